@@ -1,0 +1,208 @@
+//! Datasets: loaders that turn benchmark files into [`Task`]s, chosen by content.
+//!
+//! Every loader reports what is wrong by file, task and field, keeps going past a bad task,
+//! and never panics: a [`Dataset`] carries the tasks that loaded and the [`Problem`]s met.
+
+mod classeval;
+mod classlab;
+pub mod predictions;
+mod task_json;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::model::Task;
+
+pub use classlab::{FORMAT_TAG, FORMAT_VERSION};
+
+/// The bundled sample, written by us, embedded so classlab works from any directory.
+const SAMPLE_JSON: &str = include_str!("../../assets/sample/sample.json");
+pub const SAMPLE_NAME: &str = "bundled sample";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// ClassEval's JSON: a list of task objects.
+    ClassEval,
+    /// Our superset of it, with a header (`docs/dataset-format.md`).
+    Classlab,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::ClassEval => "ClassEval JSON",
+            Format::Classlab => "classlab dataset",
+        })
+    }
+}
+
+/// A loaded dataset: the tasks that loaded and every problem met on the way.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub name: String,
+    /// Where it came from: a path, or [`SAMPLE_NAME`].
+    pub origin: String,
+    pub format: Format,
+    pub tasks: Vec<Task>,
+    pub problems: Vec<Problem>,
+}
+
+impl Dataset {
+    pub fn task(&self, id: &str) -> Option<&Task> {
+        self.tasks.iter().find(|t| t.id == id)
+    }
+
+    pub fn method_count(&self) -> usize {
+        self.tasks.iter().map(|t| t.methods.len()).sum()
+    }
+}
+
+/// Something wrong in an input file that did not stop the rest from loading.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Problem {
+    pub file: String,
+    /// The task id, or `#<index>` when the task has no usable id.
+    pub task: Option<String>,
+    /// The field, as a path (`methods_info[2].method_name`).
+    pub field: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(task) = &self.task {
+            write!(f, ": task {task}")?;
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", field `{field}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A failure that stops a whole file from loading.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not UTF-8 text (invalid byte at offset {offset})")]
+    NotUtf8 { path: String, offset: usize },
+    #[error("{path}:{line}:{column}: invalid JSON: {message}")]
+    Json {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Unrecognized { path: String, message: String },
+}
+
+impl LoadError {
+    pub(crate) fn json(path: &str, err: &serde_json::Error) -> Self {
+        // serde_json appends " at line L column C" to its message; we report those separately.
+        let text = err.to_string();
+        let message = match text.rfind(" at line ") {
+            Some(cut) => text[..cut].to_string(),
+            None => text,
+        };
+        LoadError::Json {
+            path: path.to_string(),
+            line: err.line(),
+            column: err.column(),
+            message,
+        }
+    }
+}
+
+/// Load the bundled sample.
+pub fn sample() -> Dataset {
+    match parse_text(SAMPLE_NAME, SAMPLE_JSON) {
+        Ok(dataset) => dataset,
+        // The sample is checked by tests; if it is ever broken, say so rather than panic.
+        Err(err) => Dataset {
+            name: SAMPLE_NAME.into(),
+            origin: SAMPLE_NAME.into(),
+            format: Format::Classlab,
+            tasks: Vec::new(),
+            problems: vec![Problem {
+                file: SAMPLE_NAME.into(),
+                task: None,
+                field: None,
+                message: err.to_string(),
+            }],
+        },
+    }
+}
+
+/// Load a dataset from a path, or the bundled sample when `path` is `None`.
+pub fn load(path: Option<&Path>) -> Result<Dataset, LoadError> {
+    match path {
+        None => Ok(sample()),
+        Some(path) => load_path(path),
+    }
+}
+
+pub fn load_path(path: &Path) -> Result<Dataset, LoadError> {
+    let shown = path.display().to_string();
+    let text = read_text(path)?;
+    parse_text(&shown, &text)
+}
+
+/// Read a whole file as UTF-8, naming the file in every error.
+pub fn read_text(path: &Path) -> Result<String, LoadError> {
+    let shown = path.display().to_string();
+    if path.is_dir() {
+        return Err(LoadError::Unrecognized {
+            path: shown,
+            message: "is a directory; expected a ClassEval JSON or classlab dataset file".into(),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8 {
+        path: shown,
+        offset: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// Recognise the format by content and load it.
+pub fn parse_text(path: &str, text: &str) -> Result<Dataset, LoadError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| LoadError::json(path, &e))?;
+    match &value {
+        serde_json::Value::Array(_) => classeval::from_value(path, value),
+        serde_json::Value::Object(map) if map.contains_key("format") => {
+            classlab::from_value(path, value)
+        }
+        serde_json::Value::Object(map) if map.contains_key("task_id") => {
+            Err(LoadError::Unrecognized {
+                path: path.into(),
+                message: "a single task object; expected a list of tasks (ClassEval) or a classlab dataset".into(),
+            })
+        }
+        _ => Err(LoadError::Unrecognized {
+            path: path.into(),
+            message: format!(
+                "not a dataset: expected a JSON list of ClassEval tasks or an object with \"format\": \"{FORMAT_TAG}\" (found {})",
+                task_json::kind_of(&value)
+            ),
+        }),
+    }
+}
+
+/// Display name for a dataset file: its file name without extension.
+pub(crate) fn name_from_path(path: &str) -> String {
+    PathBuf::from(path)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.to_string())
+}

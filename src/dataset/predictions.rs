@@ -1,0 +1,150 @@
+//! Dependency prediction files (and ground-truth files of the same shape):
+//! `{"<task_id>": {"dependencies": {"<method>": ["<method>", …]}, "order": ["<method>", …]}, …}`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{LoadError, Problem, read_text, task_json::kind_of};
+use crate::analysis::DepMap;
+
+/// One task's entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DepEntry {
+    pub deps: DepMap,
+    /// `None` when the entry has no `order`.
+    pub order: Option<Vec<String>>,
+}
+
+/// A whole file: task id → entry, plus what could not be read.
+#[derive(Debug, Clone, Default)]
+pub struct DepFile {
+    pub file: String,
+    pub tasks: BTreeMap<String, DepEntry>,
+    pub problems: Vec<Problem>,
+}
+
+pub fn load(path: &Path) -> Result<DepFile, LoadError> {
+    let shown = path.display().to_string();
+    let text = read_text(path)?;
+    parse(&shown, &text)
+}
+
+pub fn parse(file: &str, text: &str) -> Result<DepFile, LoadError> {
+    let value: Value = serde_json::from_str(text).map_err(|e| LoadError::json(file, &e))?;
+    let Value::Object(map) = value else {
+        return Err(LoadError::Unrecognized {
+            path: file.into(),
+            message: format!(
+                "expected an object {{\"<task_id>\": {{\"dependencies\": {{…}}, \"order\": […]}}}}, found {}",
+                kind_of(&value)
+            ),
+        });
+    };
+    let mut out = DepFile {
+        file: file.into(),
+        ..DepFile::default()
+    };
+    for (task_id, entry) in map {
+        let mut problem = |field: String, message: String| {
+            out.problems.push(Problem {
+                file: file.into(),
+                task: Some(task_id.clone()),
+                field: Some(field),
+                message,
+            })
+        };
+        let Value::Object(entry) = entry else {
+            problem(String::new(), format!("expected an object, found {}", kind_of(&entry)));
+            continue;
+        };
+        let mut parsed = DepEntry::default();
+        match entry.get("dependencies") {
+            Some(Value::Object(deps)) => {
+                for (method, targets) in deps {
+                    let set = parsed.deps.entry(method.clone()).or_default();
+                    match targets {
+                        Value::Array(items) => {
+                            for (i, item) in items.iter().enumerate() {
+                                match item.as_str() {
+                                    Some(name) => {
+                                        set.insert(name.to_string());
+                                    }
+                                    None => problem(
+                                        format!("dependencies.{method}[{i}]"),
+                                        format!("expected a method name, found {}", kind_of(item)),
+                                    ),
+                                }
+                            }
+                        }
+                        Value::Null => {}
+                        other => problem(
+                            format!("dependencies.{method}"),
+                            format!("expected a list of method names, found {}", kind_of(other)),
+                        ),
+                    }
+                }
+            }
+            None | Some(Value::Null) => {
+                problem("dependencies".into(), "missing (scored as no dependencies)".into())
+            }
+            Some(other) => problem(
+                "dependencies".into(),
+                format!("expected an object, found {}", kind_of(other)),
+            ),
+        }
+        match entry.get("order") {
+            Some(Value::Array(items)) => {
+                let mut order = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    match item.as_str() {
+                        Some(name) => order.push(name.to_string()),
+                        None => problem(
+                            format!("order[{i}]"),
+                            format!("expected a method name, found {}", kind_of(item)),
+                        ),
+                    }
+                }
+                parsed.order = Some(order);
+            }
+            None | Some(Value::Null) => {}
+            Some(other) => problem(
+                "order".into(),
+                format!("expected a list of method names, found {}", kind_of(other)),
+            ),
+        }
+        out.tasks.insert(task_id, parsed);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_entries_and_reports_bad_fields() {
+        let f = parse(
+            "p.json",
+            r#"{"T1": {"dependencies": {"a": ["b"], "b": []}, "order": ["b", "a"]},
+                "T2": {"dependencies": {"a": "b"}},
+                "T3": 5}"#,
+        )
+        .unwrap();
+        assert_eq!(f.tasks.len(), 2);
+        assert_eq!(f.tasks["T1"].order.as_deref(), Some(&["b".to_string(), "a".to_string()][..]));
+        assert!(f.tasks["T2"].order.is_none());
+        let fields: Vec<_> = f.problems.iter().map(|p| (p.task.clone().unwrap(), p.field.clone().unwrap())).collect();
+        assert!(fields.contains(&("T2".into(), "dependencies.a".into())));
+        assert!(fields.contains(&("T3".into(), String::new())));
+    }
+
+    #[test]
+    fn rejects_non_objects_with_the_file_name() {
+        let err = parse("p.json", "[1]").unwrap_err().to_string();
+        assert!(err.starts_with("p.json:"), "{err}");
+        let err = parse("p.json", "{").unwrap_err().to_string();
+        assert!(err.starts_with("p.json:1:"), "{err}");
+    }
+}

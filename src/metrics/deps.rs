@@ -1,0 +1,1094 @@
+//! Dependency metrics: predicted vs ground-truth intra-class method dependencies
+//! (domain.md §4).
+//!
+//! Pure functions only: no I/O, no panics on any input.
+//!
+//! Conventions worth knowing when reading the numbers:
+//! * A method's predicted set P keeps every name the prediction gives, including names that
+//!   are not target methods (hallucinated methods, `__init__`) and self-dependencies: those are
+//!   real extra edges. Non-target names are additionally listed in [`DepReport::unknown_names`].
+//! * A task whose prediction is missing (`predicted == None`) is never scored as "predicted
+//!   nothing": it is listed in [`DepReport::unscored_tasks`] and left out of every metric.
+//! * When a set of methods is empty (no methods in scope), every rate and average is reported as
+//!   `0.0` rather than NaN, so the report always serialises to valid JSON. The "1 when empty"
+//!   rules for precision/recall apply per method and to micro sums over at least one method.
+//! * Duplicate names in `TaskInput::methods` are scored once (first occurrence).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+/// method -> the methods it depends on.
+pub use crate::model::DepMap;
+
+/// Everything needed to score one task.
+#[derive(Clone, Debug, Default)]
+pub struct TaskInput {
+    pub task_id: String,
+    /// The universe of target methods, in skeleton order (`__init__` never included).
+    pub methods: Vec<String>,
+    /// Ground truth: one entry per method in `methods` (missing entry = empty set).
+    pub truth: DepMap,
+    /// The prediction for this task, or None when the predictions file has no entry for it.
+    pub predicted: Option<Prediction>,
+}
+
+/// One model's dependency prediction for one task.
+#[derive(Clone, Debug, Default)]
+pub struct Prediction {
+    pub deps: DepMap,
+    /// The predicted generation order; None when the prediction gives none.
+    pub order: Option<Vec<String>>,
+}
+
+/// Scores over a set of tasks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DepReport {
+    /// Over all scored methods/tasks.
+    pub metrics: Metrics,
+    pub by_regime: ByRegime,
+    /// Only tasks with at least one violated edge, in input order.
+    pub violations: Vec<Violation>,
+    /// Tasks with no prediction: reported, never scored as empty.
+    pub unscored_tasks: Vec<String>,
+    /// Names in predictions that are not in the task's `methods`.
+    pub unknown_names: Vec<UnknownName>,
+    /// One per scored task, input order.
+    pub tasks: Vec<TaskScore>,
+}
+
+/// Metrics stratified by whether the method has ground-truth dependencies.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ByRegime {
+    /// Methods whose ground-truth set G is non-empty.
+    pub with_deps: Metrics,
+    /// Methods whose ground-truth set G is empty.
+    pub no_deps: Metrics,
+}
+
+/// Aggregate metrics over the methods in scope.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Tasks with at least one method in scope (the denominator of `class_accuracy`).
+    pub tasks: usize,
+    pub methods: usize,
+    pub edges_truth: usize,
+    pub edges_predicted: usize,
+    pub edges_correct: usize,
+    pub counts: CategoryCounts,
+    /// Percent of methods; the four sum to 100 (all 0 when no methods).
+    pub exact_pct: f64,
+    pub missing_only_pct: f64,
+    pub extra_only_pct: f64,
+    pub wrong_pct: f64,
+    /// Per-method precision/recall/F1, each averaged over methods (F1 is the mean of the
+    /// per-method F1s, not the harmonic mean of the averaged P and R).
+    #[serde(rename = "macro")]
+    pub macro_avg: Prf,
+    /// Edge-level: Σ|P∩G| / Σ|P|, Σ|P∩G| / Σ|G|, F1 their harmonic mean.
+    pub micro: Prf,
+    /// Mean over tasks of (exact methods / methods of that task in scope).
+    pub class_accuracy: f64,
+    /// Tasks whose every in-scope method is exact (tasks with no method in scope not counted).
+    pub fully_correct_tasks: usize,
+    /// Tasks with at least one violated ground-truth edge (regime entries repeat the overall count).
+    pub tasks_with_violations: usize,
+}
+
+/// Number of methods in each category.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CategoryCounts {
+    pub exact: usize,
+    pub missing_only: usize,
+    pub extra_only: usize,
+    pub wrong: usize,
+}
+
+/// Precision, recall, F1.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Prf {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+/// A task whose predicted order breaks at least one ground-truth edge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    pub task_id: String,
+    /// The predicted order, as given.
+    pub order: Vec<String>,
+    /// `[A, B]`: A depends on B but B is absent from the order or placed after A.
+    pub violated_edges: Vec<[String; 2]>,
+    /// Target methods absent from the order, skeleton order.
+    pub missing_from_order: Vec<String>,
+}
+
+/// A name used by a prediction that is not one of the task's target methods.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownName {
+    pub task_id: String,
+    pub name: String,
+    /// `"key"` (a predicted method that is not a target method), `"dependency of <m>"`,
+    /// or `"order"` (a name in the predicted generation order).
+    pub context: String,
+}
+
+/// Scores of one task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TaskScore {
+    pub task_id: String,
+    /// Skeleton order.
+    pub methods: Vec<MethodScore>,
+    /// This task alone.
+    pub metrics: Metrics,
+    pub violated_edges: Vec<[String; 2]>,
+    pub order_given: bool,
+}
+
+/// How a method's predicted set compares with its ground truth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    /// P = G.
+    Exact,
+    /// P ⊂ G strictly: some dependencies missed, none invented.
+    MissingOnly,
+    /// G ⊂ P strictly: some dependencies invented, none missed.
+    ExtraOnly,
+    /// Both missed and invented dependencies.
+    Wrong,
+}
+
+/// Scores of one method.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MethodScore {
+    pub method: String,
+    /// All five lists are sorted.
+    pub truth: Vec<String>,
+    pub predicted: Vec<String>,
+    pub correct: Vec<String>,
+    pub missing: Vec<String>,
+    pub extra: Vec<String>,
+    pub category: Category,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+/// Score every task. Tasks without a prediction are listed in `unscored_tasks` only.
+pub fn score(tasks: &[TaskInput]) -> DepReport {
+    let mut scores = Vec::new();
+    let mut violations = Vec::new();
+    let mut unscored_tasks = Vec::new();
+    let mut unknown_names = Vec::new();
+
+    for task in tasks {
+        let Some(prediction) = &task.predicted else {
+            unscored_tasks.push(task.task_id.clone());
+            continue;
+        };
+        let scored = score_prediction(task, prediction);
+        unknown_names.extend(scored.unknown_names);
+        if let Some(violation) = scored.violation {
+            violations.push(violation);
+        }
+        scores.push(scored.score);
+    }
+
+    let with_violations = violations.len();
+    let per_task = || scores.iter().map(|t| t.methods.as_slice());
+    let all = aggregate(per_task(), |_| true, with_violations);
+    let with_deps = aggregate(per_task(), |m| !m.truth.is_empty(), with_violations);
+    let no_deps = aggregate(per_task(), |m| m.truth.is_empty(), with_violations);
+
+    DepReport {
+        metrics: all,
+        by_regime: ByRegime { with_deps, no_deps },
+        violations,
+        unscored_tasks,
+        unknown_names,
+        tasks: scores,
+    }
+}
+
+/// Score one task alone, with the same semantics as [`score`].
+///
+/// Returns `None` when the task has no prediction: such a task is unscored, never scored as if
+/// the model had predicted no dependencies.
+pub fn score_task(task: &TaskInput) -> Option<TaskScore> {
+    let prediction = task.predicted.as_ref()?;
+    Some(score_prediction(task, prediction).score)
+}
+
+/// One task's score plus the findings that `score` collects report-wide.
+struct ScoredTask {
+    score: TaskScore,
+    unknown_names: Vec<UnknownName>,
+    violation: Option<Violation>,
+}
+
+fn score_prediction(task: &TaskInput, prediction: &Prediction) -> ScoredTask {
+    let methods = dedup_keep_order(&task.methods);
+    let targets: BTreeSet<&str> = methods.iter().copied().collect();
+    let empty = BTreeSet::new();
+
+    let method_scores: Vec<MethodScore> = methods
+        .iter()
+        .map(|&m| {
+            let truth = task.truth.get(m).unwrap_or(&empty);
+            let predicted = prediction.deps.get(m).unwrap_or(&empty);
+            score_method(m, truth, predicted)
+        })
+        .collect();
+
+    let unknown_names = find_unknown_names(task, prediction, &methods, &targets);
+
+    let (violated_edges, violation) = match &prediction.order {
+        None => (Vec::new(), None),
+        Some(order) => {
+            let violated = violated_edges(&methods, &task.truth, order);
+            let violation = (!violated.is_empty()).then(|| Violation {
+                task_id: task.task_id.clone(),
+                order: order.clone(),
+                violated_edges: violated.clone(),
+                missing_from_order: missing_from_order(&methods, order),
+            });
+            (violated, violation)
+        }
+    };
+
+    let has_violation = usize::from(!violated_edges.is_empty());
+    let metrics = aggregate([method_scores.as_slice()], |_| true, has_violation);
+
+    ScoredTask {
+        score: TaskScore {
+            task_id: task.task_id.clone(),
+            methods: method_scores,
+            metrics,
+            violated_edges,
+            order_given: prediction.order.is_some(),
+        },
+        unknown_names,
+        violation,
+    }
+}
+
+fn score_method(
+    method: &str,
+    truth: &BTreeSet<String>,
+    predicted: &BTreeSet<String>,
+) -> MethodScore {
+    let correct: Vec<String> = truth.intersection(predicted).cloned().collect();
+    let missing: Vec<String> = truth.difference(predicted).cloned().collect();
+    let extra: Vec<String> = predicted.difference(truth).cloned().collect();
+
+    let category = match (missing.is_empty(), extra.is_empty()) {
+        (true, true) => Category::Exact,
+        (false, true) => Category::MissingOnly,
+        (true, false) => Category::ExtraOnly,
+        (false, false) => Category::Wrong,
+    };
+    let prf = prf(correct.len(), predicted.len(), truth.len());
+
+    MethodScore {
+        method: method.to_string(),
+        truth: truth.iter().cloned().collect(),
+        predicted: predicted.iter().cloned().collect(),
+        correct,
+        missing,
+        extra,
+        category,
+        precision: prf.precision,
+        recall: prf.recall,
+        f1: prf.f1,
+    }
+}
+
+/// P/R/F1 from counts; an empty predicted (truth) side gives precision (recall) 1.
+fn prf(correct: usize, predicted: usize, truth: usize) -> Prf {
+    let precision = if predicted == 0 {
+        1.0
+    } else {
+        correct as f64 / predicted as f64
+    };
+    let recall = if truth == 0 {
+        1.0
+    } else {
+        correct as f64 / truth as f64
+    };
+    Prf {
+        precision,
+        recall,
+        f1: harmonic_mean(precision, recall),
+    }
+}
+
+fn harmonic_mean(a: f64, b: f64) -> f64 {
+    if a + b > 0.0 {
+        2.0 * a * b / (a + b)
+    } else {
+        0.0
+    }
+}
+
+/// Ground-truth edges A→B broken by `order`: B absent, or A present and B placed after A.
+/// Duplicate names in the order count at their first position.
+fn violated_edges(methods: &[&str], truth: &DepMap, order: &[String]) -> Vec<[String; 2]> {
+    let mut position: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, name) in order.iter().enumerate() {
+        position.entry(name.as_str()).or_insert(i);
+    }
+    let mut violated = Vec::new();
+    for &a in methods {
+        let Some(deps) = truth.get(a) else { continue };
+        for b in deps {
+            let broken = match (position.get(a), position.get(b.as_str())) {
+                (_, None) => true,
+                (Some(pa), Some(pb)) => pb > pa,
+                (None, Some(_)) => false,
+            };
+            if broken {
+                violated.push([a.to_string(), b.clone()]);
+            }
+        }
+    }
+    violated
+}
+
+fn missing_from_order(methods: &[&str], order: &[String]) -> Vec<String> {
+    let present: BTreeSet<&str> = order.iter().map(String::as_str).collect();
+    methods
+        .iter()
+        .filter(|m| !present.contains(*m))
+        .map(|m| m.to_string())
+        .collect()
+}
+
+/// Prediction names outside the target methods: keys (sorted), then dependencies of each target
+/// method (skeleton order), then order entries (first occurrence, deduplicated).
+fn find_unknown_names(
+    task: &TaskInput,
+    prediction: &Prediction,
+    methods: &[&str],
+    targets: &BTreeSet<&str>,
+) -> Vec<UnknownName> {
+    let unknown = |name: &str, context: String| UnknownName {
+        task_id: task.task_id.clone(),
+        name: name.to_string(),
+        context,
+    };
+    let mut found = Vec::new();
+    for key in prediction.deps.keys() {
+        if !targets.contains(key.as_str()) {
+            found.push(unknown(key, "key".to_string()));
+        }
+    }
+    for &m in methods {
+        for dep in prediction.deps.get(m).into_iter().flatten() {
+            if !targets.contains(dep.as_str()) {
+                found.push(unknown(dep, format!("dependency of {m}")));
+            }
+        }
+    }
+    let mut seen_in_order = BTreeSet::new();
+    for name in prediction.order.iter().flatten() {
+        if !targets.contains(name.as_str()) && seen_in_order.insert(name.as_str()) {
+            found.push(unknown(name, "order".to_string()));
+        }
+    }
+    found
+}
+
+fn dedup_keep_order(names: &[String]) -> Vec<&str> {
+    let mut seen = BTreeSet::new();
+    names
+        .iter()
+        .map(String::as_str)
+        .filter(|n| seen.insert(*n))
+        .collect()
+}
+
+/// Metrics over the methods of `tasks` selected by `in_scope`.
+fn aggregate<'a>(
+    tasks: impl IntoIterator<Item = &'a [MethodScore]>,
+    in_scope: impl Fn(&MethodScore) -> bool,
+    tasks_with_violations: usize,
+) -> Metrics {
+    let mut counts = CategoryCounts::default();
+    let (mut n_tasks, mut n_methods, mut fully_correct) = (0, 0, 0);
+    let (mut edges_truth, mut edges_predicted, mut edges_correct) = (0, 0, 0);
+    let (mut sum_p, mut sum_r, mut sum_f1, mut sum_class_acc) = (0.0, 0.0, 0.0, 0.0);
+
+    for task in tasks {
+        let (mut task_methods, mut task_exact) = (0usize, 0usize);
+        for m in task.iter().filter(|m| in_scope(m)) {
+            task_methods += 1;
+            edges_truth += m.truth.len();
+            edges_predicted += m.predicted.len();
+            edges_correct += m.correct.len();
+            sum_p += m.precision;
+            sum_r += m.recall;
+            sum_f1 += m.f1;
+            match m.category {
+                Category::Exact => {
+                    counts.exact += 1;
+                    task_exact += 1;
+                }
+                Category::MissingOnly => counts.missing_only += 1,
+                Category::ExtraOnly => counts.extra_only += 1,
+                Category::Wrong => counts.wrong += 1,
+            }
+        }
+        // Tasks with no method in scope say nothing about class accuracy.
+        if task_methods > 0 {
+            n_tasks += 1;
+            n_methods += task_methods;
+            sum_class_acc += task_exact as f64 / task_methods as f64;
+            fully_correct += usize::from(task_exact == task_methods);
+        }
+    }
+
+    let mean = |sum: f64, n: usize| if n == 0 { 0.0 } else { sum / n as f64 };
+    let pct = |count: usize| mean(100.0 * count as f64, n_methods);
+    // With no method at all there is no edge-level evidence either: 0, not the "1 when empty" rule.
+    let micro = if n_methods == 0 {
+        Prf::default()
+    } else {
+        prf(edges_correct, edges_predicted, edges_truth)
+    };
+
+    Metrics {
+        tasks: n_tasks,
+        methods: n_methods,
+        edges_truth,
+        edges_predicted,
+        edges_correct,
+        exact_pct: pct(counts.exact),
+        missing_only_pct: pct(counts.missing_only),
+        extra_only_pct: pct(counts.extra_only),
+        wrong_pct: pct(counts.wrong),
+        counts,
+        macro_avg: Prf {
+            precision: mean(sum_p, n_methods),
+            recall: mean(sum_r, n_methods),
+            f1: mean(sum_f1, n_methods),
+        },
+        micro,
+        class_accuracy: mean(sum_class_acc, n_tasks),
+        fully_correct_tasks: fully_correct,
+        tasks_with_violations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Names<'a> = &'a [&'a str];
+    type Entries<'a> = &'a [(&'a str, Names<'a>)];
+    type Edges<'a> = &'a [(&'a str, &'a str)];
+
+    fn set(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn dep_map(entries: Entries) -> DepMap {
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), set(v)))
+            .collect()
+    }
+
+    fn names(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    fn edges(pairs: &[(&str, &str)]) -> Vec<[String; 2]> {
+        pairs
+            .iter()
+            .map(|(a, b)| [a.to_string(), b.to_string()])
+            .collect()
+    }
+
+    fn task(
+        id: &str,
+        methods: &[&str],
+        truth: Entries,
+        deps: Entries,
+        order: Option<&[&str]>,
+    ) -> TaskInput {
+        TaskInput {
+            task_id: id.to_string(),
+            methods: names(methods),
+            truth: dep_map(truth),
+            predicted: Some(Prediction {
+                deps: dep_map(deps),
+                order: order.map(names),
+            }),
+        }
+    }
+
+    fn unpredicted(id: &str, methods: &[&str]) -> TaskInput {
+        TaskInput {
+            task_id: id.to_string(),
+            methods: names(methods),
+            ..TaskInput::default()
+        }
+    }
+
+    fn close(actual: f64, expected: f64, what: &str) {
+        assert!(
+            (actual - expected).abs() < 1e-9,
+            "{what}: got {actual}, expected {expected}"
+        );
+    }
+
+    fn pct_sum(m: &Metrics) -> f64 {
+        m.exact_pct + m.missing_only_pct + m.extra_only_pct + m.wrong_pct
+    }
+
+    /// Every number in the JSON must be finite and nothing may be null (serde_json writes NaN as null).
+    fn assert_json_clean(value: &serde_json::Value, path: &str) {
+        match value {
+            serde_json::Value::Null => panic!("null (NaN?) at {path}"),
+            serde_json::Value::Number(n) => {
+                let f = n.as_f64().expect("number");
+                assert!(f.is_finite(), "non-finite at {path}");
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    assert_json_clean(item, &format!("{path}[{i}]"));
+                }
+            }
+            serde_json::Value::Object(fields) => {
+                for (k, v) in fields {
+                    assert_json_clean(v, &format!("{path}.{k}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn category_and_per_method_prf() {
+        // (case, G, P, category, precision, recall, f1)
+        let cases: &[(&str, Names, Names, Category, f64, f64, f64)] = &[
+            (
+                "exact",
+                &["a", "b"],
+                &["a", "b"],
+                Category::Exact,
+                1.0,
+                1.0,
+                1.0,
+            ),
+            // p = 1/1, r = 1/2, f1 = 2*1*0.5/1.5 = 2/3
+            (
+                "missing-only",
+                &["a", "b"],
+                &["a"],
+                Category::MissingOnly,
+                1.0,
+                0.5,
+                2.0 / 3.0,
+            ),
+            // p = 1/2, r = 1/1, f1 = 2/3
+            (
+                "extra-only",
+                &["a"],
+                &["a", "b"],
+                Category::ExtraOnly,
+                0.5,
+                1.0,
+                2.0 / 3.0,
+            ),
+            // p = 1/2, r = 1/2, f1 = 1/2
+            (
+                "wrong, overlapping",
+                &["a", "b"],
+                &["a", "c"],
+                Category::Wrong,
+                0.5,
+                0.5,
+                0.5,
+            ),
+            // p = r = 0, so f1 = 0 (not NaN)
+            (
+                "wrong, disjoint",
+                &["a"],
+                &["c"],
+                Category::Wrong,
+                0.0,
+                0.0,
+                0.0,
+            ),
+            // P empty: precision 1 by convention, recall 0
+            (
+                "empty P",
+                &["a", "b"],
+                &[],
+                Category::MissingOnly,
+                1.0,
+                0.0,
+                0.0,
+            ),
+            // G empty: recall 1 by convention, precision 0
+            ("empty G", &[], &["a"], Category::ExtraOnly, 0.0, 1.0, 0.0),
+            ("both empty", &[], &[], Category::Exact, 1.0, 1.0, 1.0),
+            // a self-dependency is an ordinary extra edge
+            (
+                "self-dependency",
+                &["b"],
+                &["b", "m"],
+                Category::ExtraOnly,
+                0.5,
+                1.0,
+                2.0 / 3.0,
+            ),
+        ];
+        for &(case, g, p, category, precision, recall, f1) in cases {
+            let s = score_method("m", &set(g), &set(p));
+            assert_eq!(s.category, category, "{case}");
+            close(s.precision, precision, case);
+            close(s.recall, recall, case);
+            close(s.f1, f1, case);
+            // correct / missing / extra partition P ∪ G
+            assert_eq!(s.correct.len() + s.missing.len(), g.len(), "{case}");
+            assert_eq!(s.correct.len() + s.extra.len(), p.len(), "{case}");
+        }
+    }
+
+    #[test]
+    fn method_lists_are_sorted_and_split() {
+        let s = score_method("m", &set(&["z", "b", "a"]), &set(&["y", "a", "z"]));
+        assert_eq!(s.truth, names(&["a", "b", "z"]));
+        assert_eq!(s.predicted, names(&["a", "y", "z"]));
+        assert_eq!(s.correct, names(&["a", "z"]));
+        assert_eq!(s.missing, names(&["b"]));
+        assert_eq!(s.extra, names(&["y"]));
+    }
+
+    #[test]
+    fn macro_and_micro_differ() {
+        // a: G={b},       P={b} -> p=1, r=1,   f1=1
+        // b: G={a,c,d,e}, P={}  -> p=1, r=0,   f1=0
+        // c, d, e: G={}, P={}   -> p=1, r=1,   f1=1 each
+        // macro: P = 5/5 = 1, R = 4/5 = 0.8, F1 = 4/5 = 0.8
+        // micro: Σ|P∩G| = 1, Σ|P| = 1, Σ|G| = 5 -> P = 1, R = 0.2, F1 = 2*1*0.2/1.2 = 1/3
+        let t = task(
+            "t",
+            &["a", "b", "c", "d", "e"],
+            &[("a", &["b"]), ("b", &["a", "c", "d", "e"])],
+            &[("a", &["b"])],
+            None,
+        );
+        let m = score(&[t]).metrics;
+        close(m.macro_avg.precision, 1.0, "macro p");
+        close(m.macro_avg.recall, 0.8, "macro r");
+        close(m.macro_avg.f1, 0.8, "macro f1");
+        close(m.micro.precision, 1.0, "micro p");
+        close(m.micro.recall, 0.2, "micro r");
+        close(m.micro.f1, 1.0 / 3.0, "micro f1");
+        assert_eq!(
+            (m.edges_truth, m.edges_predicted, m.edges_correct),
+            (5, 1, 1)
+        );
+    }
+
+    #[test]
+    fn micro_uses_one_when_sums_are_empty() {
+        // (case, truth, deps, micro precision, micro recall)
+        let cases: &[(&str, Entries, Entries, f64, f64)] = &[
+            ("nothing predicted", &[("a", &["b"])], &[], 1.0, 0.0),
+            ("nothing true", &[], &[("a", &["b"])], 0.0, 1.0),
+            ("nothing at all", &[], &[], 1.0, 1.0),
+        ];
+        for &(case, truth, deps, precision, recall) in cases {
+            let m = score(&[task("t", &["a", "b"], truth, deps, None)]).metrics;
+            close(m.micro.precision, precision, case);
+            close(m.micro.recall, recall, case);
+        }
+    }
+
+    #[test]
+    fn class_accuracy_and_fully_correct_across_three_tasks() {
+        let t1 = task("t1", &["a", "b"], &[("a", &["b"])], &[("a", &["b"])], None); // 2/2 exact
+        let t2 = task(
+            "t2",
+            &["a", "b", "c", "d"],
+            &[("a", &["b"]), ("b", &["c"])],
+            &[("b", &["c", "d"]), ("c", &["a"])],
+            None,
+        ); // a missing-only, b extra-only, c extra-only, d exact: 1/4
+        let t3 = task(
+            "t3",
+            &["a", "b", "c"],
+            &[("a", &["b"])],
+            &[("a", &["c"]), ("b", &["a"]), ("c", &["a"])],
+            None,
+        ); // a wrong, b extra-only, c extra-only: 0/3
+        let m = score(&[t1, t2, t3]).metrics;
+        assert_eq!((m.tasks, m.methods), (3, 9));
+        // (1 + 1/4 + 0) / 3 = 0.41666…, whereas exact methods / methods = 3/9
+        close(m.class_accuracy, 1.25 / 3.0, "class accuracy");
+        close(m.exact_pct, 100.0 * 3.0 / 9.0, "exact pct");
+        assert_eq!(m.fully_correct_tasks, 1);
+        assert_eq!(
+            m.counts,
+            CategoryCounts {
+                exact: 3,
+                missing_only: 1,
+                extra_only: 4,
+                wrong: 1
+            }
+        );
+    }
+
+    #[test]
+    fn regimes_split_methods_by_truth() {
+        // t1: a (G={b}) exact, b (G={}) extra-only, c (G={a}) missing-only.
+        // t2: x, y have no deps and are exact; it has no with-deps method, so it is skipped there.
+        let t1 = task(
+            "t1",
+            &["a", "b", "c"],
+            &[("a", &["b"]), ("c", &["a"])],
+            &[("a", &["b"]), ("b", &["c"])],
+            Some(&["c", "b", "a"]), // c before a: edge c->a violated
+        );
+        let t2 = task("t2", &["x", "y"], &[], &[], None);
+        let report = score(&[t1, t2]);
+        let (all, with, without) = (
+            &report.metrics,
+            &report.by_regime.with_deps,
+            &report.by_regime.no_deps,
+        );
+        // (case, metrics, tasks, methods, exact, class accuracy, fully correct)
+        let cases: &[(&str, &Metrics, usize, usize, usize, f64, usize)] = &[
+            ("all", all, 2, 5, 3, (1.0 / 3.0 + 1.0) / 2.0, 1),
+            ("with deps", with, 1, 2, 1, 0.5, 0),
+            ("no deps", without, 2, 3, 2, (0.0 + 1.0) / 2.0, 1),
+        ];
+        for &(case, m, tasks, methods, exact, class_accuracy, fully) in cases {
+            assert_eq!(
+                (m.tasks, m.methods, m.counts.exact),
+                (tasks, methods, exact),
+                "{case}"
+            );
+            close(m.class_accuracy, class_accuracy, case);
+            assert_eq!(m.fully_correct_tasks, fully, "{case}");
+            assert_eq!(
+                m.tasks_with_violations, 1,
+                "{case} repeats the overall count"
+            );
+            close(pct_sum(m), 100.0, case);
+        }
+        assert_eq!(with.edges_truth, 2);
+        assert_eq!(without.edges_truth, 0);
+    }
+
+    #[test]
+    fn topological_violations() {
+        // a depends on b, b depends on c: a valid order is c, b, a.
+        let truth: Entries = &[("a", &["b"]), ("b", &["c"])];
+        // (case, order, violated edges, missing from order)
+        let cases: &[(&str, Names, Edges, Names)] = &[
+            ("correct order", &["c", "b", "a"], &[], &[]),
+            ("b after a", &["a", "c", "b"], &[("a", "b")], &[]),
+            ("dependency c omitted", &["b", "a"], &[("b", "c")], &["c"]),
+            ("dependent a omitted", &["c", "b"], &[], &["a"]),
+            (
+                "empty order",
+                &[],
+                &[("a", "b"), ("b", "c")],
+                &["a", "b", "c"],
+            ),
+            // a's first position (1) is before b (2); its later duplicate does not rescue it
+            (
+                "duplicate, first position counts",
+                &["c", "a", "b", "a"],
+                &[("a", "b")],
+                &[],
+            ),
+            ("duplicate, harmless", &["c", "b", "c", "a", "b"], &[], &[]),
+            ("unknown names ignored", &["ghost", "c", "b", "a"], &[], &[]),
+        ];
+        for &(case, order, violated, missing) in cases {
+            let report = score(&[task("t", &["a", "b", "c"], truth, &[], Some(order))]);
+            let ts = &report.tasks[0];
+            assert!(ts.order_given, "{case}");
+            assert_eq!(ts.violated_edges, edges(violated), "{case}");
+            assert_eq!(
+                ts.metrics.tasks_with_violations,
+                usize::from(!violated.is_empty()),
+                "{case}"
+            );
+            assert_eq!(
+                report.metrics.tasks_with_violations,
+                usize::from(!violated.is_empty()),
+                "{case}"
+            );
+            if violated.is_empty() {
+                assert!(report.violations.is_empty(), "{case}");
+            } else {
+                let v = &report.violations[0];
+                assert_eq!(v.task_id, "t", "{case}");
+                assert_eq!(v.order, names(order), "{case}");
+                assert_eq!(v.violated_edges, edges(violated), "{case}");
+                assert_eq!(v.missing_from_order, names(missing), "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn ground_truth_cycle_always_violates_one_edge() {
+        let truth: Entries = &[("a", &["b"]), ("b", &["a"])];
+        let cases: &[(Names, Edges)] =
+            &[(&["a", "b"], &[("a", "b")]), (&["b", "a"], &[("b", "a")])];
+        for &(order, violated) in cases {
+            let ts = score_task(&task("t", &["a", "b"], truth, &[], Some(order))).unwrap();
+            assert_eq!(ts.violated_edges, edges(violated), "{order:?}");
+        }
+    }
+
+    #[test]
+    fn no_order_means_no_violations() {
+        let report = score(&[task("t", &["a", "b"], &[("a", &["b"])], &[], None)]);
+        assert!(!report.tasks[0].order_given);
+        assert!(report.tasks[0].violated_edges.is_empty());
+        assert!(report.violations.is_empty());
+        assert_eq!(report.metrics.tasks_with_violations, 0);
+    }
+
+    #[test]
+    fn violations_list_only_offending_tasks_in_input_order() {
+        let truth: Entries = &[("a", &["b"])];
+        let tasks = [
+            task("bad1", &["a", "b"], truth, &[], Some(&["a", "b"])),
+            task("good", &["a", "b"], truth, &[], Some(&["b", "a"])),
+            task("bad2", &["a", "b"], truth, &[], Some(&["a"])),
+        ];
+        let report = score(&tasks);
+        let ids: Vec<&str> = report
+            .violations
+            .iter()
+            .map(|v| v.task_id.as_str())
+            .collect();
+        assert_eq!(ids, ["bad1", "bad2"]);
+        assert_eq!(report.metrics.tasks_with_violations, 2);
+        assert_eq!(report.violations[1].missing_from_order, names(&["b"]));
+    }
+
+    #[test]
+    fn unknown_names_are_reported_and_still_scored() {
+        let t = task(
+            "t",
+            &["a", "b"],
+            &[],
+            &[
+                ("a", &["a", "ghost", "__init__"]),
+                ("b", &[]),
+                ("zzz", &["a"]),
+            ],
+            Some(&["a", "b", "phantom", "phantom"]),
+        );
+        let report = score(&[t]);
+        let found: Vec<(&str, &str)> = report
+            .unknown_names
+            .iter()
+            .map(|u| {
+                assert_eq!(u.task_id, "t");
+                (u.name.as_str(), u.context.as_str())
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("zzz", "key"),
+                ("__init__", "dependency of a"),
+                ("ghost", "dependency of a"),
+                ("phantom", "order"),
+            ],
+            "the self-dependency `a` is a known name, so it is not listed"
+        );
+        let a = &report.tasks[0].methods[0];
+        assert_eq!(a.category, Category::ExtraOnly);
+        assert_eq!(a.extra, names(&["__init__", "a", "ghost"]));
+        // The unknown key zzz is not scored as a method; its edge is not counted.
+        assert_eq!(report.metrics.methods, 2);
+        assert_eq!(report.metrics.edges_predicted, 3);
+    }
+
+    #[test]
+    fn unscored_tasks_are_reported_not_scored() {
+        let scored = task(
+            "t1",
+            &["a", "b"],
+            &[("a", &["b"])],
+            &[("a", &["b"])],
+            Some(&["b", "a"]),
+        );
+        let missing = unpredicted("t2", &["x", "y"]);
+        let report = score(&[missing.clone(), scored.clone()]);
+        assert_eq!(report.unscored_tasks, names(&["t2"]));
+        assert_eq!(report.tasks.len(), 1);
+        assert_eq!(
+            report.metrics,
+            score(&[scored]).metrics,
+            "t2 must not count as empty"
+        );
+        assert_eq!(report.metrics.fully_correct_tasks, 1);
+        assert_eq!(score_task(&missing), None);
+    }
+
+    #[test]
+    fn score_task_matches_report_entry() {
+        let t = task(
+            "t",
+            &["a", "b", "c"],
+            &[("a", &["b", "c"])],
+            &[("a", &["b"]), ("c", &["a"])],
+            Some(&["a", "b", "c"]),
+        );
+        let report = score(std::slice::from_ref(&t));
+        let alone = score_task(&t).unwrap();
+        assert_eq!(alone, report.tasks[0]);
+        assert_eq!(
+            alone.metrics, report.metrics,
+            "one task: task metrics = report metrics"
+        );
+        let order: Vec<&str> = alone.methods.iter().map(|m| m.method.as_str()).collect();
+        assert_eq!(order, ["a", "b", "c"], "skeleton order kept");
+    }
+
+    #[test]
+    fn percentages_sum_to_100() {
+        // Each case gives, per method, (G, P); chosen to produce awkward thirds and sevenths.
+        let cases: &[(&str, Names, Entries, Entries)] = &[
+            (
+                "one of each + exact",
+                &["a", "b", "c", "d"],
+                &[("a", &["b"]), ("c", &["a"]), ("d", &["a"])],
+                &[("b", &["c"]), ("c", &["a"]), ("d", &["b"])],
+            ),
+            (
+                "thirds",
+                &["a", "b", "c"],
+                &[("a", &["b"])],
+                &[("b", &["c"])],
+            ),
+            (
+                "sevenths",
+                &["a", "b", "c", "d", "e", "f", "g"],
+                &[("a", &["b"]), ("b", &["c"])],
+                &[("a", &["c"]), ("g", &["a"])],
+            ),
+            ("all exact", &["a"], &[], &[]),
+        ];
+        for &(case, methods, truth, deps) in cases {
+            let report = score(&[task("t", methods, truth, deps, None)]);
+            for m in [
+                &report.metrics,
+                &report.by_regime.with_deps,
+                &report.by_regime.no_deps,
+            ] {
+                if m.methods > 0 {
+                    close(pct_sum(m), 100.0, case);
+                }
+            }
+        }
+        let c = score(&[task(
+            "t",
+            &["a", "b", "c", "d"],
+            &[("a", &["b"]), ("c", &["a"]), ("d", &["a"])],
+            &[("b", &["c"]), ("c", &["a"]), ("d", &["b"])],
+            None,
+        )])
+        .metrics
+        .counts;
+        assert_eq!(
+            c,
+            CategoryCounts {
+                exact: 1,
+                missing_only: 1,
+                extra_only: 1,
+                wrong: 1
+            }
+        );
+    }
+
+    #[test]
+    fn degenerate_inputs_give_zeros_and_clean_json() {
+        let all_zero = |m: &Metrics, case: &str| {
+            assert_eq!(
+                (m.tasks, m.methods, m.fully_correct_tasks),
+                (0, 0, 0),
+                "{case}"
+            );
+            for f in [
+                m.exact_pct,
+                m.class_accuracy,
+                m.macro_avg.f1,
+                m.micro.precision,
+                m.micro.recall,
+            ] {
+                assert_eq!(f, 0.0, "{case}");
+            }
+        };
+        let cases: &[(&str, Vec<TaskInput>)] = &[
+            ("empty input", vec![]),
+            ("only unscored", vec![unpredicted("t", &["a"])]),
+            (
+                "task without methods",
+                vec![task("t", &[], &[], &[("ghost", &["x"])], Some(&[]))],
+            ),
+        ];
+        for (case, tasks) in cases {
+            let report = score(tasks);
+            all_zero(&report.metrics, case);
+            all_zero(&report.by_regime.with_deps, case);
+            all_zero(&report.by_regime.no_deps, case);
+            let json = serde_json::to_value(&report).expect("serialises");
+            assert_json_clean(&json, case);
+            assert!(
+                json["metrics"].get("macro").is_some(),
+                "macro renamed: {case}"
+            );
+        }
+        // A realistic report too: no regime may divide by zero (here with_deps is empty).
+        let report = score(&[task("t", &["a", "b"], &[], &[("a", &["b"])], Some(&["a"]))]);
+        assert_json_clean(&serde_json::to_value(&report).unwrap(), "no-deps only");
+        let json = serde_json::to_value(&report.tasks[0].methods[0]).unwrap();
+        assert_eq!(json["category"], "extra_only");
+    }
+
+    #[test]
+    fn messy_inputs_do_not_panic() {
+        // Duplicate method names are scored once; truth keys outside `methods` are ignored;
+        // empty names and truth edges to unknown names are tolerated.
+        let t = task(
+            "t",
+            &["a", "a", "", "b"],
+            &[
+                ("a", &["b", "outside"]),
+                ("not_a_method", &["a"]),
+                ("", &["a"]),
+            ],
+            &[("", &["a"])],
+            Some(&["", "b", "", "a"]),
+        );
+        let report = score(&[t]);
+        assert_eq!(report.metrics.methods, 3);
+        // Skeleton order a, "", b. a -> b fine; a -> outside is absent from the order;
+        // "" -> a is broken because a comes after "".
+        assert_eq!(
+            report.tasks[0].violated_edges,
+            edges(&[("a", "outside"), ("", "a")])
+        );
+        assert_eq!(
+            report.tasks[0].methods[1].category,
+            Category::Exact,
+            "the empty name"
+        );
+    }
+}

@@ -1,0 +1,2 @@
+//! Metrics over model outputs; `deps` scores predicted vs ground-truth method dependencies.
+pub mod deps;

@@ -1,0 +1,100 @@
+//! The task model every other module speaks: one benchmark task, whatever file it came from.
+//!
+//! Field names follow ClassEval's where they exist, so our own dataset format can be a plain
+//! superset of theirs (see `dataset::classlab`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// method → the methods it depends on (A → {B, …} when A depends on B).
+pub type DepMap = BTreeMap<String, BTreeSet<String>>;
+
+/// One class-level benchmark task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Task {
+    pub id: String,
+    pub class_name: String,
+    /// The class docstring as the dataset gives it (ClassEval keeps the quotes and indentation).
+    pub description: String,
+    /// Import lines, one per entry (`import x`, `from a import b`).
+    pub imports: Vec<String>,
+    /// The given `class X:` header with its implemented `__init__`.
+    pub constructor: String,
+    /// Instance fields the constructor sets (`self.x`).
+    pub fields: Vec<String>,
+    /// Full skeleton: imports, class docstring, `__init__`, every target method without a body.
+    pub skeleton: String,
+    /// The reference class.
+    pub solution: String,
+    /// The whole (private) test module.
+    pub test_module: String,
+    /// Names of the test classes in `test_module`, as the dataset lists them.
+    pub test_classes: Vec<String>,
+    /// Target methods in skeleton order (`__init__` excluded: it is given).
+    pub methods: Vec<Method>,
+    pub provenance: Provenance,
+}
+
+/// One target method of a task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Method {
+    pub name: String,
+    /// Signature and docstring, as in the skeleton.
+    pub description: String,
+    /// The test class that exercises this method, if the dataset names one.
+    pub test_class: Option<String>,
+    /// Source of that test class.
+    pub test_code: String,
+    /// The reference implementation of this method alone.
+    pub solution: String,
+    /// The dataset's human annotation; `None` when the dataset has none.
+    pub annotated: Option<AnnotatedDeps>,
+    /// Public (guidance) tests: a unittest module fragment with one TestCase, or `None`.
+    pub public_tests: Option<String>,
+}
+
+/// ClassEval's `dependencies` object.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct AnnotatedDeps {
+    pub standalone: bool,
+    pub lib: Vec<String>,
+    pub fields: Vec<String>,
+    pub methods: Vec<String>,
+}
+
+/// Where a task came from, carried through curation and export.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Benchmark or corpus name, e.g. `ClassEval`, `classlab-sample`.
+    pub source: String,
+    /// The id in the original benchmark, when this task was derived from one.
+    pub original_id: Option<String>,
+    /// Digest of the original task (hex SHA-256 of its canonical JSON), when known.
+    pub original_digest: Option<String>,
+    /// Free-form provenance notes (reviewer, date, findings resolved …).
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Task {
+    pub fn method(&self, name: &str) -> Option<&Method> {
+        self.methods.iter().find(|m| m.name == name)
+    }
+
+    pub fn method_names(&self) -> Vec<&str> {
+        self.methods.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    /// Number of test methods (`def test…`) in the test module, counted textually so it needs
+    /// no parse; analysis gives the exact per-class numbers.
+    pub fn test_count(&self) -> usize {
+        self.test_module
+            .lines()
+            .filter(|l| {
+                let t = l.trim_start();
+                t.starts_with("def test") || t.starts_with("async def test")
+            })
+            .count()
+    }
+}
