@@ -6,3 +6,5 @@ pub mod analysis;
 pub mod dataset;
 pub mod model;
 pub mod metrics;
+pub mod depcheck;
+pub mod tui;

@@ -35,10 +35,11 @@ class ContactStore:
         >>> store = ContactStore('contacts.csv')
         >>> store.contacts = [{'name': 'Ada', 'email': 'ada@example.org'}]
         >>> store.save()
-        >>> with open('contacts.csv', encoding='utf-8') as handle:
-        ...     print(handle.read(), end='')
-        name,email
-        Ada,ada@example.org
+        >>> copy = ContactStore('contacts.csv')
+        >>> copy.load()
+        1
+        >>> copy.contacts
+        [{'name': 'Ada', 'email': 'ada@example.org'}]
         """
 
     def add(self, name, email):

@@ -29,8 +29,8 @@ class DurationTestFromString(unittest.TestCase):
         self.assertEqual(duration.seconds, 0)
 
     def test_from_string_3(self):
-        duration = Duration.from_string('  30s   30s ')
-        self.assertEqual(duration.seconds, 60)
+        seconds = [Duration.from_string(text).seconds for text in ('30s 30s', '  1m  ')]
+        self.assertEqual(seconds, [60, 60])
 
     def test_from_string_4(self):
         with self.assertRaises(ValueError):

@@ -33,7 +33,8 @@ class RomanNumeralConverterTestFromRoman(unittest.TestCase):
         self.assertEqual(self.converter.from_roman('MCMLXXXIV'), 1984)
 
     def test_from_roman_2(self):
-        self.assertEqual(self.converter.from_roman(''), 0)
+        total = self.converter.from_roman('')
+        self.assertEqual(total, 0)
 
     def test_from_roman_3(self):
         values = [self.converter.from_roman(text) for text in ('iv', 'Vi', 'IIII')]

@@ -61,7 +61,8 @@ class ShoppingCartTestTotalPublic(unittest.TestCase):
 class ShoppingCartTestUnitPricePublic(unittest.TestCase):
     def test_unit_price_1(self):
         cart = ShoppingCart({'lamp': 12.5, 'bulb': 1.25})
-        self.assertEqual(cart._unit_price('bulb'), 1.25)
+        prices = [cart._unit_price(sku) for sku in ('lamp', 'bulb')]
+        self.assertEqual(prices, [12.5, 1.25])
 
     def test_unit_price_2(self):
         cart = ShoppingCart({'lamp': 12.5})
