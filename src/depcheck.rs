@@ -91,7 +91,13 @@ fn truth_file_methods(entry: &DepEntry, task: Option<&Task>) -> Vec<String> {
                 .map(|m| m.name.clone()),
         );
     }
-    for name in entry.order.iter().flatten().map(String::as_str).chain(named.iter().copied()) {
+    for name in entry
+        .order
+        .iter()
+        .flatten()
+        .map(String::as_str)
+        .chain(named.iter().copied())
+    {
         if name != "__init__" && !methods.iter().any(|m| m == name) {
             methods.push(name.to_string());
         }
@@ -106,7 +112,11 @@ pub fn check(
     predictions: &DepFile,
     truth: &GroundTruth,
 ) -> DepCheck {
-    let by_id: BTreeMap<&str, usize> = tasks.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+    let by_id: BTreeMap<&str, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.id.as_str(), i))
+        .collect();
     let mut inputs = Vec::new();
     let mut tasks_without_truth = Vec::new();
     let mut truth_unknown_names = Vec::new();
@@ -150,7 +160,9 @@ pub fn check(
             }
             tasks_without_truth = tasks
                 .iter()
-                .filter(|t| !file.tasks.contains_key(&t.id) && predictions.tasks.contains_key(&t.id))
+                .filter(|t| {
+                    !file.tasks.contains_key(&t.id) && predictions.tasks.contains_key(&t.id)
+                })
                 .map(|t| t.id.clone())
                 .collect();
         }
@@ -223,9 +235,16 @@ mod tests {
         let annotated = check(&tasks, &analyses, &preds, &GroundTruth::Annotated);
         assert_eq!(annotated.report.metrics.counts.extra_only, 2);
         // A truth file naming a method the dataset lacks keeps it and reports it.
-        let gt = predictions::parse("gt.json", r#"{"T": {"dependencies": {"a": ["b", "zz"]}}}"#).unwrap();
+        let gt = predictions::parse("gt.json", r#"{"T": {"dependencies": {"a": ["b", "zz"]}}}"#)
+            .unwrap();
         let file = check(&tasks, &analyses, &preds, &GroundTruth::File(gt));
-        assert_eq!(file.truth_unknown_names, [UnknownTruthName { task_id: "T".into(), name: "zz".into() }]);
+        assert_eq!(
+            file.truth_unknown_names,
+            [UnknownTruthName {
+                task_id: "T".into(),
+                name: "zz".into()
+            }]
+        );
         assert_eq!(file.report.tasks[0].methods.len(), 3);
     }
 }

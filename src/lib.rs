@@ -3,8 +3,10 @@
 //! Dependencies point one way: `tui`/`cli` → `analysis`/`metrics`/`dataset` → `model`.
 
 pub mod analysis;
+pub mod cli;
+pub mod config;
 pub mod dataset;
-pub mod model;
-pub mod metrics;
 pub mod depcheck;
+pub mod metrics;
+pub mod model;
 pub mod tui;

@@ -82,6 +82,22 @@ impl Task {
         self.methods.iter().find(|m| m.name == name)
     }
 
+    /// The class description as plain text: quotes and common indentation removed.
+    pub fn description_text(&self) -> String {
+        let t = self.description.trim();
+        let t = t
+            .trim_start_matches("\"\"\"")
+            .trim_end_matches("\"\"\"")
+            .trim_start_matches("'''")
+            .trim_end_matches("'''");
+        t.lines()
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string()
+    }
+
     pub fn method_names(&self) -> Vec<&str> {
         self.methods.iter().map(|m| m.name.as_str()).collect()
     }

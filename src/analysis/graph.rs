@@ -58,6 +58,19 @@ impl DepGraph {
         self.deps.get(node).unwrap_or(&EMPTY)
     }
 
+    /// Everything `node` depends on directly or through other methods (`node` itself only when
+    /// it sits on a cycle).
+    pub fn reachable(&self, node: &str) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&str> = self.deps_of(node).iter().map(String::as_str).collect();
+        while let Some(n) = stack.pop() {
+            if seen.insert(n.to_string()) {
+                stack.extend(self.deps_of(n).iter().map(String::as_str));
+            }
+        }
+        seen
+    }
+
     /// Methods that depend on `node`.
     pub fn callers_of(&self, node: &str) -> Vec<&str> {
         self.nodes
@@ -70,8 +83,12 @@ impl DepGraph {
     /// Strongly connected components in a form the rest of the code can use: for each node,
     /// the index of its component; components numbered in discovery order.
     fn components(&self) -> (Vec<Vec<usize>>, Vec<usize>) {
-        let index: BTreeMap<&str, usize> =
-            self.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+        let index: BTreeMap<&str, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
         let mut g = DiGraph::<(), ()>::with_capacity(self.nodes.len(), self.edge_count());
         let ids: Vec<_> = self.nodes.iter().map(|_| g.add_node(())).collect();
         for (a, targets) in &self.deps {
@@ -151,8 +168,12 @@ impl DepGraph {
     /// than the deepest dependency (members of a cycle share a layer).
     pub fn layers(&self) -> Vec<Vec<String>> {
         let (_, comp_of) = self.components();
-        let position: BTreeMap<&str, usize> =
-            self.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+        let position: BTreeMap<&str, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
         let mut layer_of: BTreeMap<&str, usize> = BTreeMap::new();
         for name in self.topo_order() {
             let i = position[name.as_str()];
@@ -199,8 +220,16 @@ mod tests {
         let cases: &[(&[&str], &[(&str, &str)], &[&str])] = &[
             (&["a", "b", "c"], &[], &["a", "b", "c"]),
             (&["a", "b", "c"], &[("a", "c")], &["b", "c", "a"]),
-            (&["a", "b", "c", "d"], &[("a", "b"), ("b", "c"), ("c", "d")], &["d", "c", "b", "a"]),
-            (&["a", "b", "c"], &[("a", "c"), ("b", "c")], &["c", "a", "b"]),
+            (
+                &["a", "b", "c", "d"],
+                &[("a", "b"), ("b", "c"), ("c", "d")],
+                &["d", "c", "b", "a"],
+            ),
+            (
+                &["a", "b", "c"],
+                &[("a", "c"), ("b", "c")],
+                &["c", "a", "b"],
+            ),
         ];
         for (nodes, edges, want) in cases {
             assert_eq!(graph(nodes, edges).topo_order(), *want, "{edges:?}");
@@ -209,7 +238,10 @@ mod tests {
 
     #[test]
     fn cycles_are_blocks_not_panics() {
-        let g = graph(&["a", "b", "c", "d"], &[("b", "c"), ("c", "b"), ("a", "b"), ("d", "d")]);
+        let g = graph(
+            &["a", "b", "c", "d"],
+            &[("b", "c"), ("c", "b"), ("a", "b"), ("d", "d")],
+        );
         assert_eq!(g.cycles(), vec![vec!["b".to_string(), "c".to_string()]]);
         assert_eq!(g.topo_order(), ["b", "c", "a", "d"]);
         assert_eq!(g.layers(), vec![vec!["b", "c", "d"], vec!["a"]]);
@@ -220,12 +252,23 @@ mod tests {
         let g = graph(&["a", "b"], &[("a", "zzz"), ("a", "a"), ("a", "b")]);
         assert_eq!(g.edges(), vec![["a".to_string(), "b".to_string()]]);
         assert_eq!(g.callers_of("b"), ["a"]);
+        let chain = graph(&["a", "b", "c"], &[("a", "b"), ("b", "c")]);
+        assert_eq!(
+            chain.reachable("a").into_iter().collect::<Vec<_>>(),
+            ["b", "c"]
+        );
     }
 
     #[test]
     fn layers_put_callees_left() {
-        let g = graph(&["top", "mid", "leaf", "alone"], &[("top", "mid"), ("mid", "leaf"), ("top", "leaf")]);
-        assert_eq!(g.layers(), vec![vec!["leaf", "alone"], vec!["mid"], vec!["top"]]);
+        let g = graph(
+            &["top", "mid", "leaf", "alone"],
+            &[("top", "mid"), ("mid", "leaf"), ("top", "leaf")],
+        );
+        assert_eq!(
+            g.layers(),
+            vec![vec!["leaf", "alone"], vec!["mid"], vec!["top"]]
+        );
     }
 
     #[test]

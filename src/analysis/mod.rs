@@ -130,13 +130,22 @@ pub fn analyze_task(task: &Task) -> TaskAnalysis {
     let tests = parse_module(&task.test_module);
     let mut notes = Vec::new();
     if !solution.parses() {
-        notes.push(format!("solution: syntax error at line(s) {:?}", solution.error_lines));
+        notes.push(format!(
+            "solution: syntax error at line(s) {:?}",
+            solution.error_lines
+        ));
     }
     if !task.skeleton.is_empty() && !skeleton.parses() {
-        notes.push(format!("skeleton: syntax error at line(s) {:?}", skeleton.error_lines));
+        notes.push(format!(
+            "skeleton: syntax error at line(s) {:?}",
+            skeleton.error_lines
+        ));
     }
     if !task.test_module.is_empty() && !tests.parses() {
-        notes.push(format!("tests: syntax error at line(s) {:?}", tests.error_lines));
+        notes.push(format!(
+            "tests: syntax error at line(s) {:?}",
+            tests.error_lines
+        ));
     }
     let class = solution.class(&task.class_name).cloned();
     if class.is_none() {
@@ -152,7 +161,10 @@ pub fn analyze_task(task: &Task) -> TaskAnalysis {
     } else {
         task.methods.iter().map(|m| m.name.clone()).collect()
     };
-    let graph = DepGraph::new(nodes.clone(), &extracted.map(|g| g.deps).unwrap_or_default());
+    let graph = DepGraph::new(
+        nodes.clone(),
+        &extracted.map(|g| g.deps).unwrap_or_default(),
+    );
 
     let mut annotated_unknown = Vec::new();
     let annotated = if task.methods.iter().any(|m| m.annotated.is_some()) {

@@ -85,6 +85,9 @@ pub struct MethodDef {
     /// Names reached through `self.x`, `cls.x` or `<ClassName>.x` in the body (nested functions
     /// and lambdas included, nested classes excluded); `_Class__x` is folded to `__x`.
     pub self_refs: BTreeSet<String>,
+    /// Attribute names reached through any other receiver (`other.deposit`, `order.total()`):
+    /// not dependencies, but they explain annotations that think they are.
+    pub other_refs: BTreeSet<String>,
     /// True when the body holds nothing but a docstring, `pass` or `...`.
     pub body_is_stub: bool,
 }
@@ -150,7 +153,10 @@ pub fn parse_module(source: &str) -> Module {
     let src = source.as_bytes();
     let mut cursor = root.walk();
     for child in root.named_children(&mut cursor) {
-        if matches!(child.kind(), "import_statement" | "import_from_statement" | "future_import_statement") {
+        if matches!(
+            child.kind(),
+            "import_statement" | "import_from_statement" | "future_import_statement"
+        ) {
             module.imports.push(text(child, src).to_string());
         }
     }
@@ -267,7 +273,9 @@ fn read_class(def: Node<'_>, outer: Node<'_>, src: &[u8], scope: &str) -> Class 
             let (func, outer_node, decorators) = match stmt.kind() {
                 "function_definition" => (stmt, stmt, Vec::new()),
                 "decorated_definition" => match stmt.child_by_field_name("definition") {
-                    Some(d) if d.kind() == "function_definition" => (d, stmt, decorators_of(stmt, src)),
+                    Some(d) if d.kind() == "function_definition" => {
+                        (d, stmt, decorators_of(stmt, src))
+                    }
                     _ => continue,
                 },
                 _ => continue,
@@ -328,9 +336,9 @@ fn read_method(
         }
         _ => Vec::new(),
     };
-    let mut self_refs = BTreeSet::new();
+    let mut refs = Refs::default();
     if let Some(b) = body {
-        collect_self_refs(b, src, class_name, &mut self_refs);
+        collect_refs(b, src, class_name, &mut refs);
     }
     MethodDef {
         signature,
@@ -345,7 +353,8 @@ fn read_method(
         docstring_bytes: doc.as_ref().map(|(_, r)| *r),
         docstring: doc.map(|(s, _)| s),
         doctests,
-        self_refs,
+        self_refs: refs.own,
+        other_refs: refs.other,
         body_is_stub: body.is_none_or(|b| is_stub_body(b, src)),
         name,
     }
@@ -423,7 +432,9 @@ fn doctests_of(doc: &str, first_line: usize) -> Vec<Doctest> {
                 line: first_line + i,
             });
             in_example = true;
-        } else if in_example && (line.starts_with("...") && out.last().is_some_and(|d| d.expected.is_empty())) {
+        } else if in_example
+            && (line.starts_with("...") && out.last().is_some_and(|d| d.expected.is_empty()))
+        {
             if let Some(last) = out.last_mut() {
                 let cont = &line[3..];
                 last.source.push('\n');
@@ -445,21 +456,29 @@ fn doctests_of(doc: &str, first_line: usize) -> Vec<Doctest> {
 
 fn is_stub_body(block: Node<'_>, src: &[u8]) -> bool {
     let mut cursor = block.walk();
-    block.named_children(&mut cursor).all(|stmt| match stmt.kind() {
-        "pass_statement" | "comment" => true,
-        "expression_statement" => {
-            let mut c = stmt.walk();
-            stmt.named_children(&mut c)
-                .all(|e| matches!(e.kind(), "string" | "concatenated_string" | "ellipsis"))
-                || text(stmt, src).trim() == "..."
-        }
-        _ => false,
-    })
+    block
+        .named_children(&mut cursor)
+        .all(|stmt| match stmt.kind() {
+            "pass_statement" | "comment" => true,
+            "expression_statement" => {
+                let mut c = stmt.walk();
+                stmt.named_children(&mut c)
+                    .all(|e| matches!(e.kind(), "string" | "concatenated_string" | "ellipsis"))
+                    || text(stmt, src).trim() == "..."
+            }
+            _ => false,
+        })
 }
 
-/// Record `x` for every `self.x`, `cls.x` or `ClassName.x` below `node`, skipping nested classes
-/// (their `self` is another object).
-fn collect_self_refs(node: Node<'_>, src: &[u8], class_name: &str, out: &mut BTreeSet<String>) {
+#[derive(Default)]
+struct Refs {
+    own: BTreeSet<String>,
+    other: BTreeSet<String>,
+}
+
+/// Record `x` for every `self.x`, `cls.x` or `ClassName.x` below `node` (and, apart, attributes
+/// of any other receiver), skipping nested classes: their `self` is another object.
+fn collect_refs(node: Node<'_>, src: &[u8], class_name: &str, out: &mut Refs) {
     if node.kind() == "class_definition" {
         return;
     }
@@ -468,16 +487,20 @@ fn collect_self_refs(node: Node<'_>, src: &[u8], class_name: &str, out: &mut BTr
             node.child_by_field_name("object"),
             node.child_by_field_name("attribute"),
         )
-        && object.kind() == "identifier"
     {
         let receiver = text(object, src);
-        if receiver == "self" || receiver == "cls" || receiver == class_name {
-            out.insert(unmangle(text(attr, src), class_name));
+        let own = object.kind() == "identifier"
+            && (receiver == "self" || receiver == "cls" || receiver == class_name);
+        let name = unmangle(text(attr, src), class_name);
+        if own {
+            out.own.insert(name);
+        } else {
+            out.other.insert(name);
         }
     }
     let mut cursor = node.walk();
     for child in node.named_children(&mut cursor) {
-        collect_self_refs(child, src, class_name, out);
+        collect_refs(child, src, class_name, out);
     }
 }
 
@@ -535,7 +558,11 @@ class Outer(Base, metaclass=M):
     fn finds_classes_including_nested() {
         let m = parse_module(SRC);
         assert!(m.parses());
-        let names: Vec<_> = m.classes.iter().map(|c| c.qualified_name.as_str()).collect();
+        let names: Vec<_> = m
+            .classes
+            .iter()
+            .map(|c| c.qualified_name.as_str())
+            .collect();
         assert_eq!(names, ["Outer", "Outer.__private.Local", "Outer.Inner"]);
         assert_eq!(m.imports, ["import os", "from a import b"]);
         assert_eq!(m.classes[0].bases, ["Base", "metaclass=M"]);
@@ -546,7 +573,10 @@ class Outer(Base, metaclass=M):
     fn reads_methods() {
         let m = parse_module(SRC);
         let c = m.class("Outer").unwrap();
-        assert_eq!(c.method_names(), ["__init__", "helper", "value", "__private", "fetch"]);
+        assert_eq!(
+            c.method_names(),
+            ["__init__", "helper", "value", "__private", "fetch"]
+        );
         let helper = c.method("helper").unwrap();
         assert!(helper.is_staticmethod());
         assert_eq!(helper.params, ["a", "b", "*args", "c", "**kw"]);
@@ -567,11 +597,26 @@ class Outer(Base, metaclass=M):
     fn self_refs_cover_self_cls_classname_and_mangling_but_not_nested_classes() {
         let m = parse_module(SRC);
         let c = m.class("Outer").unwrap();
-        let refs = |n: &str| c.method(n).unwrap().self_refs.iter().cloned().collect::<Vec<_>>();
+        let refs = |n: &str| {
+            c.method(n)
+                .unwrap()
+                .self_refs
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
         assert_eq!(refs("value"), ["__private", "helper"]);
         // `self.value` inside the nested class `Local` is not Outer's.
         assert_eq!(refs("__private"), ["__other"]);
         assert_eq!(refs("__init__"), ["x"]);
+        let other: Vec<_> = c
+            .method("value")
+            .unwrap()
+            .other_refs
+            .iter()
+            .cloned()
+            .collect();
+        assert!(other.is_empty(), "{other:?}");
     }
 
     #[test]
@@ -583,7 +628,14 @@ class Outer(Base, metaclass=M):
 
     #[test]
     fn no_panic_on_garbage() {
-        for src in ["", "\0\0", "class", "def (", "class A(:\n  '''", "\u{feff}class A: pass"] {
+        for src in [
+            "",
+            "\0\0",
+            "class",
+            "def (",
+            "class A(:\n  '''",
+            "\u{feff}class A: pass",
+        ] {
             let _ = parse_module(src);
         }
     }

@@ -94,6 +94,9 @@ mod tests {
         // The skeleton parses and keeps the method set.
         let again = parse_module(&sk);
         assert!(again.parses());
-        assert_eq!(again.class("A").unwrap().method_names(), ["__init__", "f", "g"]);
+        assert_eq!(
+            again.class("A").unwrap().method_names(),
+            ["__init__", "f", "g"]
+        );
     }
 }

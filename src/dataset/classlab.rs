@@ -32,7 +32,11 @@ pub(crate) fn from_value(path: &str, value: Value) -> Result<Dataset, LoadError>
                 "field `version`: dataset format version {v} is newer than this classlab understands ({FORMAT_VERSION}); upgrade classlab"
             )));
         }
-        None => return Err(unrecognized("field `version`: missing or not a whole number".into())),
+        None => {
+            return Err(unrecognized(
+                "field `version`: missing or not a whole number".into(),
+            ));
+        }
     }
     let name = match header.get("name") {
         Some(Value::String(name)) => name.clone(),
@@ -58,9 +62,12 @@ mod tests {
 
     #[test]
     fn rejects_a_future_version_clearly() {
-        let err = parse_text("d.json", r#"{"format":"classlab-dataset","version":9,"tasks":[]}"#)
-            .unwrap_err()
-            .to_string();
+        let err = parse_text(
+            "d.json",
+            r#"{"format":"classlab-dataset","version":9,"tasks":[]}"#,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("d.json") && err.contains("version 9"), "{err}");
     }
 
@@ -74,7 +81,9 @@ mod tests {
 
     #[test]
     fn syntax_errors_carry_line_and_column() {
-        let err = parse_text("d.json", "[\n  {\"task_id\": }\n]").unwrap_err().to_string();
+        let err = parse_text("d.json", "[\n  {\"task_id\": }\n]")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("d.json:2:"), "{err}");
     }
 }

@@ -56,7 +56,10 @@ pub fn parse(file: &str, text: &str) -> Result<DepFile, LoadError> {
             })
         };
         let Value::Object(entry) = entry else {
-            problem(String::new(), format!("expected an object, found {}", kind_of(&entry)));
+            problem(
+                String::new(),
+                format!("expected an object, found {}", kind_of(&entry)),
+            );
             continue;
         };
         let mut parsed = DepEntry::default();
@@ -86,9 +89,10 @@ pub fn parse(file: &str, text: &str) -> Result<DepFile, LoadError> {
                     }
                 }
             }
-            None | Some(Value::Null) => {
-                problem("dependencies".into(), "missing (scored as no dependencies)".into())
-            }
+            None | Some(Value::Null) => problem(
+                "dependencies".into(),
+                "missing (scored as no dependencies)".into(),
+            ),
             Some(other) => problem(
                 "dependencies".into(),
                 format!("expected an object, found {}", kind_of(other)),
@@ -133,9 +137,16 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.tasks.len(), 2);
-        assert_eq!(f.tasks["T1"].order.as_deref(), Some(&["b".to_string(), "a".to_string()][..]));
+        assert_eq!(
+            f.tasks["T1"].order.as_deref(),
+            Some(&["b".to_string(), "a".to_string()][..])
+        );
         assert!(f.tasks["T2"].order.is_none());
-        let fields: Vec<_> = f.problems.iter().map(|p| (p.task.clone().unwrap(), p.field.clone().unwrap())).collect();
+        let fields: Vec<_> = f
+            .problems
+            .iter()
+            .map(|p| (p.task.clone().unwrap(), p.field.clone().unwrap()))
+            .collect();
         assert!(fields.contains(&("T2".into(), "dependencies.a".into())));
         assert!(fields.contains(&("T3".into(), String::new())));
     }

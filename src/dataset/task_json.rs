@@ -37,7 +37,13 @@ impl Reader<'_> {
         });
     }
 
-    fn string(&mut self, obj: &Map<String, Value>, key: &str, path: &str, required: bool) -> String {
+    fn string(
+        &mut self,
+        obj: &Map<String, Value>,
+        key: &str,
+        path: &str,
+        required: bool,
+    ) -> String {
         match obj.get(key) {
             Some(Value::String(s)) => s.clone(),
             Some(other) => {
@@ -48,7 +54,11 @@ impl Reader<'_> {
             }
             None => {
                 self.fatal |= required;
-                let what = if required { "missing (required)" } else { "missing" };
+                let what = if required {
+                    "missing (required)"
+                } else {
+                    "missing"
+                };
                 self.problem(path, what.into());
                 String::new()
             }
@@ -158,7 +168,10 @@ fn read_methods(r: &mut Reader<'_>, obj: &Map<String, Value>) -> Vec<Method> {
     let items = match obj.get("methods_info") {
         Some(Value::Array(items)) => items,
         Some(other) => {
-            let msg = format!("expected a list of method objects, found {}", kind_of(other));
+            let msg = format!(
+                "expected a list of method objects, found {}",
+                kind_of(other)
+            );
             r.problem("methods_info", msg);
             return Vec::new();
         }
@@ -180,10 +193,19 @@ fn read_methods(r: &mut Reader<'_>, obj: &Map<String, Value>) -> Vec<Method> {
             // Without a name the method cannot be matched to code: skip it, keep the task.
             continue;
         }
-        let description = r.string(m, "method_description", &format!("{base}.method_description"), false);
+        let description = r.string(
+            m,
+            "method_description",
+            &format!("{base}.method_description"),
+            false,
+        );
         let test_class = r.opt_string(m, "test_class", &format!("{base}.test_class"));
-        let test_code = r.opt_string(m, "test_code", &format!("{base}.test_code")).unwrap_or_default();
-        let solution = r.opt_string(m, "solution_code", &format!("{base}.solution_code")).unwrap_or_default();
+        let test_code = r
+            .opt_string(m, "test_code", &format!("{base}.test_code"))
+            .unwrap_or_default();
+        let solution = r
+            .opt_string(m, "solution_code", &format!("{base}.solution_code"))
+            .unwrap_or_default();
         let public_tests = r.opt_string(m, "public_tests", &format!("{base}.public_tests"));
         let annotated = read_annotation(r, m, &base);
         methods.push(Method {
@@ -199,7 +221,11 @@ fn read_methods(r: &mut Reader<'_>, obj: &Map<String, Value>) -> Vec<Method> {
     methods
 }
 
-fn read_annotation(r: &mut Reader<'_>, m: &Map<String, Value>, base: &str) -> Option<AnnotatedDeps> {
+fn read_annotation(
+    r: &mut Reader<'_>,
+    m: &Map<String, Value>,
+    base: &str,
+) -> Option<AnnotatedDeps> {
     let path = format!("{base}.dependencies");
     match m.get("dependencies") {
         None | Some(Value::Null) => None,
@@ -251,7 +277,8 @@ fn read_provenance(
                 provenance.source = source;
             }
             provenance.original_id = r.opt_string(p, "original_id", "provenance.original_id");
-            provenance.original_digest = r.opt_string(p, "original_digest", "provenance.original_digest");
+            provenance.original_digest =
+                r.opt_string(p, "original_digest", "provenance.original_digest");
             for key in ["source", "original_id", "original_digest"] {
                 extra.remove(key);
             }
@@ -327,13 +354,16 @@ mod tests {
     fn bad_optional_field_keeps_the_task() {
         let mut value = minimal();
         value["test"] = json!(42);
-        value["methods_info"] = json!([{"method_name": "m", "dependencies": {"method_dependencies": [1]}}, 7]);
+        value["methods_info"] =
+            json!([{"method_name": "m", "dependencies": {"method_dependencies": [1]}}, 7]);
         let mut problems = Vec::new();
         let task = read_task("f.json", 0, &value, "ClassEval", &mut problems).unwrap();
         assert_eq!(task.methods.len(), 1);
         let fields: Vec<_> = problems.iter().filter_map(|p| p.field.clone()).collect();
         assert!(fields.contains(&"test".to_string()));
-        assert!(fields.contains(&"methods_info[0].dependencies.method_dependencies[0]".to_string()));
+        assert!(
+            fields.contains(&"methods_info[0].dependencies.method_dependencies[0]".to_string())
+        );
         assert!(fields.contains(&"methods_info[1]".to_string()));
     }
 
@@ -348,7 +378,12 @@ mod tests {
     #[test]
     fn duplicate_ids_are_reported() {
         let mut problems = Vec::new();
-        let tasks = read_tasks("f.json", &[minimal(), minimal()], "ClassEval", &mut problems);
+        let tasks = read_tasks(
+            "f.json",
+            &[minimal(), minimal()],
+            "ClassEval",
+            &mut problems,
+        );
         assert_eq!(tasks.len(), 1);
         assert!(problems[0].message.contains("duplicate"));
     }

@@ -1,0 +1,189 @@
+//! Headless subcommands. Every command takes `--dataset PATH` (default: the bundled sample) and
+//! `--json`. Exit codes: 0 success; 1 error (one line on stderr); 2 usage error; 3 the output is
+//! complete for what loaded, but the input had problems (listed on stderr, one per line).
+
+mod analyze;
+mod depcheck;
+mod deps;
+mod show;
+mod table;
+mod tasks;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::analysis::{TaskAnalysis, analyze_task};
+use crate::dataset::{self, Dataset, Problem};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "classlab",
+    version,
+    about = "A terminal workbench for studying how LLMs generate whole Python classes",
+    long_about = "Browse class-level benchmark tasks, their skeletons, tests and method dependency \
+graphs; compare predicted dependencies with the ground truth. Without a command, opens the TUI."
+)]
+pub struct Cli {
+    /// Dataset file: ClassEval JSON or a classlab dataset (default: the bundled sample).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub dataset: Option<PathBuf>,
+    /// Machine-readable JSON on stdout.
+    #[arg(long, global = true)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub tui: TuiArgs,
+}
+
+#[derive(Debug, clap::Args, Default)]
+pub struct TuiArgs {
+    /// Dependency predictions to compare with the ground truth in the TUI.
+    #[arg(long, value_name = "FILE")]
+    pub predictions: Option<PathBuf>,
+    /// Colour theme: dark, light, high-contrast, or a theme in the config directory.
+    #[arg(long, value_name = "NAME")]
+    pub theme: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One row per task: id, class, methods, dependency edges (extracted), tests.
+    Tasks,
+    /// One task: methods with signatures, extracted and annotated dependencies, tests.
+    Show {
+        /// Task id, e.g. ClassEval_0.
+        task_id: String,
+    },
+    /// Per task and method: extracted vs annotated dependencies, with a summary.
+    Deps,
+    /// Score predicted dependencies against the ground truth (domain.md §4).
+    Depcheck {
+        /// Predictions: {"<task_id>": {"dependencies": {...}, "order": [...]}}.
+        #[arg(long, value_name = "FILE")]
+        predictions: PathBuf,
+        /// Ground truth: `extracted` (from the reference code), `annotated` (the dataset's
+        /// method_dependencies), or a file in the predictions shape.
+        #[arg(
+            long,
+            value_name = "extracted|annotated|FILE",
+            default_value = "extracted"
+        )]
+        gt: String,
+    },
+    /// Every class in every .py file below a path: methods and dependency edges.
+    Analyze {
+        /// A directory or a Python file.
+        path: PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Open the terminal UI (the default when no command is given).
+    Tui(TuiArgs),
+}
+
+/// Output format of a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    Human,
+    Json,
+}
+
+/// What a command hands back: whether its input had problems (exit 3).
+pub(crate) struct Outcome {
+    pub problems: usize,
+}
+
+impl Outcome {
+    pub fn clean() -> Self {
+        Outcome { problems: 0 }
+    }
+}
+
+pub(crate) struct Context {
+    pub dataset_path: Option<PathBuf>,
+    pub output: Output,
+}
+
+impl Context {
+    /// Load the dataset, printing its problems as warnings.
+    pub fn dataset(&self) -> anyhow::Result<(Dataset, usize)> {
+        let dataset = dataset::load(self.dataset_path.as_deref())?;
+        let problems = warn_all(&dataset.problems);
+        Ok((dataset, problems))
+    }
+
+    pub fn analyses(dataset: &Dataset) -> Vec<TaskAnalysis> {
+        dataset.tasks.iter().map(analyze_task).collect()
+    }
+}
+
+/// Print each problem on stderr as a warning; returns how many.
+pub(crate) fn warn_all(problems: &[Problem]) -> usize {
+    let stderr = std::io::stderr();
+    let mut err = stderr.lock();
+    for p in problems {
+        let _ = writeln!(err, "classlab: warning: {p}");
+    }
+    problems.len()
+}
+
+/// Write a value as pretty JSON on stdout.
+pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let ctx = Context {
+        dataset_path: cli.dataset.clone(),
+        output: if cli.json {
+            Output::Json
+        } else {
+            Output::Human
+        },
+    };
+    let result = match cli.command {
+        Some(Command::Tasks) => tasks::run(&ctx),
+        Some(Command::Show { task_id }) => show::run(&ctx, &task_id),
+        Some(Command::Deps) => deps::run(&ctx),
+        Some(Command::Depcheck { predictions, gt }) => depcheck::run(&ctx, &predictions, &gt),
+        Some(Command::Analyze { path, jobs }) => analyze::run(&ctx, &path, jobs),
+        Some(Command::Tui(args)) => tui(&ctx, args),
+        None => tui(&ctx, cli.tui),
+    };
+    match result {
+        Ok(outcome) if outcome.problems > 0 => ExitCode::from(3),
+        Ok(_) => ExitCode::SUCCESS,
+        Err(err) => {
+            // One line: the error and its causes, joined.
+            let chain: Vec<String> = err.chain().map(|e| e.to_string()).collect();
+            eprintln!("classlab: error: {}", chain.join(": "));
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn tui(ctx: &Context, args: TuiArgs) -> anyhow::Result<Outcome> {
+    let dataset = dataset::load(ctx.dataset_path.as_deref())?;
+    let predictions = args
+        .predictions
+        .as_deref()
+        .map(dataset::predictions::load)
+        .transpose()?;
+    crate::tui::run(crate::tui::TuiOptions {
+        dataset,
+        predictions,
+        truth: crate::depcheck::GroundTruth::Extracted,
+        theme: args.theme,
+    })?;
+    Ok(Outcome::clean())
+}

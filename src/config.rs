@@ -1,0 +1,171 @@
+//! User configuration: `config.toml` in the XDG config directory
+//! (`directories::ProjectDirs::from("", "", "classlab").config_dir()`).
+//!
+//! ```toml
+//! theme = "dark"            # dark | light | high-contrast | a theme in <config dir>/themes/
+//!
+//! [keys]                    # key → action name; adds to (or replaces) the default bindings
+//! "ctrl-n" = "down"
+//! "ctrl-p" = "up"
+//! ```
+//!
+//! Unknown top-level keys are ignored so later sections (LLM endpoint profiles …) can be added
+//! without breaking older binaries. A malformed file is an error naming the file, line and
+//! column; callers decide whether to go on with the defaults (the TUI does, and says so).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The parsed configuration. Every field is optional: an empty file is the defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Theme name; `--theme` overrides it.
+    pub theme: Option<String>,
+    /// Key string (`"ctrl-n"`, `"J"`, `"pgdown"`) → action name (`"down"`).
+    pub keys: BTreeMap<String, String>,
+}
+
+/// A config file that could not be read or parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub path: String,
+    /// 1-based; `None` when the error is not about a position (unreadable file).
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+            if let Some(column) = self.column {
+                write!(f, ":{column}")?;
+            }
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// 1-based line and column of a byte offset (columns count characters).
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// Parse config text; `path` is only used to name the file in errors.
+pub fn parse(path: &str, text: &str) -> Result<Config, ConfigError> {
+    toml::from_str::<Config>(text).map_err(|err| {
+        let (line, column) = match err.span() {
+            Some(span) => {
+                let (l, c) = line_column(text, span.start);
+                (Some(l), Some(c))
+            }
+            None => (None, None),
+        };
+        ConfigError {
+            path: path.to_string(),
+            line,
+            column,
+            message: err.message().trim().to_string(),
+        }
+    })
+}
+
+/// classlab's configuration directory, when the platform has one.
+pub fn config_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "classlab").map(|d| d.config_dir().to_path_buf())
+}
+
+/// `<config dir>/config.toml`.
+pub fn config_path() -> Option<PathBuf> {
+    config_dir().map(|d| d.join("config.toml"))
+}
+
+/// Read and parse a config file; a missing file is the defaults, not an error.
+pub fn load_from(path: &Path) -> Result<Config, ConfigError> {
+    let shown = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(&shown, &text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
+        Err(e) => Err(ConfigError {
+            path: shown,
+            line: None,
+            column: None,
+            message: format!("cannot read: {e}"),
+        }),
+    }
+}
+
+/// Load the user's config: the defaults when there is no config directory or file.
+pub fn load() -> Result<Config, ConfigError> {
+    match config_path() {
+        Some(path) => load_from(&path),
+        None => Ok(Config::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_theme_and_keys() {
+        let c = parse(
+            "c.toml",
+            "theme = \"light\"\n[keys]\n\"ctrl-n\" = \"down\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.theme.as_deref(), Some("light"));
+        assert_eq!(c.keys.get("ctrl-n").map(String::as_str), Some("down"));
+    }
+
+    #[test]
+    fn empty_and_unknown_sections_are_fine() {
+        assert_eq!(parse("c.toml", "").unwrap(), Config::default());
+        let c = parse("c.toml", "[llm.local]\nurl = \"http://x\"\n").unwrap();
+        assert_eq!(c, Config::default());
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let err = parse(
+            "/home/u/.config/classlab/config.toml",
+            "theme = \"dark\"\n[keys\n",
+        )
+        .unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("/home/u/.config/classlab/config.toml:2:"),
+            "{err}"
+        );
+        let err = parse("c.toml", "theme = 3\n").unwrap_err();
+        assert_eq!((err.line, err.column), (Some(1), Some(9)), "{err}");
+        let err = parse("c.toml", "[keys]\n\"j\" = 1\n").unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
+    }
+
+    #[test]
+    fn missing_file_is_the_defaults() {
+        let c = load_from(Path::new("/nonexistent/classlab/config.toml")).unwrap();
+        assert_eq!(c, Config::default());
+    }
+
+    #[test]
+    fn line_column_counts_characters() {
+        assert_eq!(line_column("ab\ncé\nx", 6), (2, 3));
+        assert_eq!(line_column("", 10), (1, 1));
+    }
+}

@@ -1,0 +1,555 @@
+//! The TUI's state and its one entry point for change: `App::update(Action) -> Vec<Effect>`.
+
+use std::cell::RefCell;
+
+use ratatui::layout::Rect;
+
+use super::action::Action;
+use super::data::Data;
+use super::highlight::HighlightCache;
+use super::keymap::{Context, Keymap};
+use super::list::ListState;
+use super::palette::{self, Command, PaletteState};
+use super::theme::Theme;
+use super::views::{self, layout};
+
+/// What the app loop must do after an update.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    Quit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    List,
+    Task,
+    Summary,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Skeleton,
+    Solution,
+    Tests,
+    Methods,
+    Deps,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 5] = [Tab::Skeleton, Tab::Solution, Tab::Tests, Tab::Methods, Tab::Deps];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Skeleton => "Skeleton",
+            Tab::Solution => "Solution",
+            Tab::Tests => "Tests",
+            Tab::Methods => "Methods",
+            Tab::Deps => "Dependencies",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        Tab::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+
+    /// Index of the code pane (0–2) for the three code tabs.
+    pub fn code_index(self) -> Option<usize> {
+        (self.index() < 3).then(|| self.index())
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CodeScroll {
+    pub top: usize,
+    pub left: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskState {
+    pub idx: usize,
+    pub tab: Tab,
+    /// Skeleton, Solution, Tests.
+    pub code: [CodeScroll; 3],
+    /// A line of the Solution to highlight (0-based): the method jumped to.
+    pub mark: Option<usize>,
+    pub method_selected: usize,
+    pub method_offset: usize,
+    pub deps_scroll: usize,
+}
+
+impl TaskState {
+    pub fn new(idx: usize) -> TaskState {
+        TaskState {
+            idx,
+            tab: Tab::Skeleton,
+            code: [CodeScroll::default(); 3],
+            mark: None,
+            method_selected: 0,
+            method_offset: 0,
+            deps_scroll: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Overlay {
+    Help { scroll: usize },
+    Problems { scroll: usize },
+    Palette(PaletteState),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub level: Level,
+}
+
+/// How the UI starts: themes, keys, colours and messages from config loading.
+pub struct UiSetup {
+    pub themes: Vec<Theme>,
+    /// Theme name to start with (flag or config); unknown names are reported.
+    pub theme: Option<String>,
+    pub no_color: bool,
+    pub keymap: Keymap,
+    /// Problems met reading config and themes, shown in the status line.
+    pub messages: Vec<String>,
+    pub size: (u16, u16),
+}
+
+impl Default for UiSetup {
+    fn default() -> Self {
+        UiSetup {
+            themes: Theme::builtin(),
+            theme: None,
+            no_color: false,
+            keymap: Keymap::default(),
+            messages: Vec::new(),
+            size: (80, 24),
+        }
+    }
+}
+
+pub struct App {
+    pub data: Data,
+    pub keymap: Keymap,
+    pub themes: Vec<Theme>,
+    pub theme_idx: usize,
+    pub no_color: bool,
+    pub screen: Screen,
+    /// Where Esc from the summary goes.
+    pub summary_return: Screen,
+    pub summary_scroll: usize,
+    pub list: ListState,
+    pub task: TaskState,
+    pub overlay: Option<Overlay>,
+    pub status: Option<Status>,
+    pub size: (u16, u16),
+    /// Something changed since the last draw.
+    pub dirty: bool,
+    pub commands: Vec<Command>,
+    /// Memo of highlighted code; filled while rendering.
+    pub highlight: RefCell<HighlightCache>,
+    mono: Theme,
+}
+
+impl App {
+    pub fn new(data: Data, setup: UiSetup) -> App {
+        let themes = if setup.themes.is_empty() { Theme::builtin() } else { setup.themes };
+        let mut messages = setup.messages;
+        let theme_idx = match &setup.theme {
+            Some(name) => themes.iter().position(|t| &t.name == name).unwrap_or_else(|| {
+                let known: Vec<&str> = themes.iter().map(|t| t.name.as_str()).collect();
+                messages.push(format!("unknown theme `{name}` (known: {})", known.join(", ")));
+                0
+            }),
+            None => 0,
+        };
+        let names: Vec<String> = themes.iter().map(|t| t.name.clone()).collect();
+        let status = (!messages.is_empty()).then(|| Status {
+            text: messages.join(" · "),
+            level: Level::Error,
+        });
+        App {
+            list: ListState::new(&data.rows),
+            data,
+            keymap: setup.keymap,
+            commands: palette::commands(&names),
+            themes,
+            theme_idx,
+            no_color: setup.no_color,
+            screen: Screen::List,
+            summary_return: Screen::List,
+            summary_scroll: 0,
+            task: TaskState::new(0),
+            overlay: None,
+            status,
+            size: setup.size,
+            dirty: true,
+            highlight: RefCell::new(HighlightCache::default()),
+            mono: Theme::mono(),
+        }
+    }
+
+    pub fn theme(&self) -> &Theme {
+        if self.no_color {
+            return &self.mono;
+        }
+        self.themes.get(self.theme_idx).unwrap_or(&self.mono)
+    }
+
+    pub fn area(&self) -> Rect {
+        Rect::new(0, 0, self.size.0, self.size.1)
+    }
+
+    pub fn chrome(&self) -> layout::Chrome {
+        layout::chrome(self.area(), !self.data.problems.is_empty())
+    }
+
+    /// The keymap contexts active now, most specific first.
+    pub fn contexts(&self) -> Vec<Context> {
+        match &self.overlay {
+            Some(Overlay::Help { .. }) => return vec![Context::Help, Context::Global],
+            Some(Overlay::Problems { .. }) => return vec![Context::Problems, Context::Global],
+            Some(Overlay::Palette(_)) => return vec![Context::Palette, Context::Global],
+            None => {}
+        }
+        self.view_contexts()
+    }
+
+    /// The contexts of the view under any overlay (what the help lists).
+    pub fn view_contexts(&self) -> Vec<Context> {
+        match self.screen {
+            Screen::List if self.list.filtering => vec![Context::Filter, Context::Global],
+            Screen::List => vec![Context::List, Context::Global],
+            Screen::Summary => vec![Context::Summary, Context::Global],
+            Screen::Task => {
+                let tab = match self.task.tab {
+                    Tab::Methods => Context::Methods,
+                    Tab::Deps => Context::Deps,
+                    _ => Context::Code,
+                };
+                vec![tab, Context::Task, Context::Global]
+            }
+        }
+    }
+
+    /// Source shown by a code tab of task `idx`.
+    pub fn code_source(&self, idx: usize, tab: Tab) -> &str {
+        let (Some(task), Some(analysis)) = (self.data.dataset.tasks.get(idx), self.data.analyses.get(idx)) else {
+            return "";
+        };
+        match tab {
+            Tab::Skeleton if task.skeleton.trim().is_empty() => &analysis.generated_skeleton,
+            Tab::Skeleton => &task.skeleton,
+            Tab::Solution => &task.solution,
+            Tab::Tests => &task.test_module,
+            _ => "",
+        }
+    }
+
+    fn set_status(&mut self, level: Level, text: impl Into<String>) {
+        self.status = Some(Status { text: text.into(), level });
+    }
+
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        self.dirty = true;
+        if !matches!(action, Action::Resize(..) | Action::Scroll(_)) {
+            self.status = None;
+        }
+        match action {
+            Action::Quit => return vec![Effect::Quit],
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                self.clamp();
+            }
+            Action::CycleTheme => self.cycle_theme(),
+            Action::SetTheme(name) => self.set_theme(&name),
+            Action::ShowSummary => {
+                self.overlay = None;
+                if self.screen != Screen::Summary {
+                    self.summary_return = self.screen;
+                    self.screen = Screen::Summary;
+                    self.summary_scroll = 0;
+                }
+            }
+            Action::ShowProblems if !matches!(self.overlay, Some(Overlay::Problems { .. })) => {
+                if self.data.problems.is_empty() {
+                    self.set_status(Level::Info, "no load problems");
+                } else {
+                    self.overlay = Some(Overlay::Problems { scroll: 0 });
+                }
+            }
+            Action::ToggleHelp if !matches!(self.overlay, Some(Overlay::Help { .. })) => {
+                self.overlay = Some(Overlay::Help { scroll: 0 });
+            }
+            Action::OpenPalette => self.overlay = Some(Overlay::Palette(PaletteState::new(&self.commands))),
+            action if self.overlay.is_some() => return self.update_overlay(action),
+            action => match self.screen {
+                Screen::List => return self.update_list(action),
+                Screen::Task => self.update_task(action),
+                Screen::Summary => self.update_summary(action),
+            },
+        }
+        Vec::new()
+    }
+
+    fn cycle_theme(&mut self) {
+        if self.no_color {
+            self.set_status(Level::Info, "NO_COLOR is set: colours are off");
+            return;
+        }
+        self.theme_idx = (self.theme_idx + 1) % self.themes.len().max(1);
+        let name = self.theme().name.clone();
+        self.set_status(Level::Info, format!("theme: {name}"));
+    }
+
+    fn set_theme(&mut self, name: &str) {
+        match self.themes.iter().position(|t| t.name == name) {
+            Some(i) => {
+                self.theme_idx = i;
+                if self.no_color {
+                    self.set_status(Level::Info, "NO_COLOR is set: colours are off");
+                } else {
+                    self.set_status(Level::Info, format!("theme: {name}"));
+                }
+            }
+            None => self.set_status(Level::Error, format!("unknown theme `{name}`")),
+        }
+    }
+
+    fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
+        let page = layout::inner_page(layout::overlay(self.area())).max(1);
+        let max_help = views::help::line_count(self).saturating_sub(page);
+        let max_problems = self.data.problems.len().saturating_sub(page);
+        match self.overlay.as_mut() {
+            Some(Overlay::Help { scroll }) => match action {
+                Action::Back | Action::ToggleHelp | Action::Close => self.overlay = None,
+                other => *scroll = scrolled(*scroll, &other, page, max_help),
+            },
+            Some(Overlay::Problems { scroll }) => match action {
+                Action::Back | Action::ShowProblems | Action::Close => self.overlay = None,
+                other => *scroll = scrolled(*scroll, &other, page, max_problems),
+            },
+            Some(Overlay::Palette(p)) => match action {
+                Action::Back => self.overlay = None,
+                Action::Input(c) => {
+                    p.input.push(c);
+                    p.selected = 0;
+                    p.refresh(&self.commands);
+                }
+                Action::Backspace => {
+                    p.input.pop();
+                    p.refresh(&self.commands);
+                }
+                Action::ClearInput => {
+                    p.input.clear();
+                    p.refresh(&self.commands);
+                }
+                Action::Up => p.selected = p.selected.saturating_sub(1),
+                Action::Down => p.selected = (p.selected + 1).min(p.items.len().saturating_sub(1)),
+                Action::Submit => {
+                    let chosen = p.chosen(&self.commands).map(|c| c.action.clone());
+                    self.overlay = None;
+                    if let Some(action) = chosen {
+                        return self.update(action);
+                    }
+                }
+                _ => {}
+            },
+            None => {}
+        }
+        Vec::new()
+    }
+
+    /// Rows of tasks visible in the list now.
+    pub fn list_page(&self) -> usize {
+        let (table, _) = layout::list_split(self.chrome().body);
+        layout::table_page(table).max(1)
+    }
+
+    fn update_list(&mut self, action: Action) -> Vec<Effect> {
+        let page = self.list_page();
+        if self.list.filtering {
+            match action {
+                Action::Input(c) => {
+                    self.list.filter.push(c);
+                    self.refilter();
+                }
+                Action::Backspace => {
+                    self.list.filter.pop();
+                    self.refilter();
+                }
+                Action::ClearInput => {
+                    self.list.filter.clear();
+                    self.refilter();
+                }
+                Action::Back => {
+                    self.list.filtering = false;
+                    self.list.filter.clear();
+                    self.refilter();
+                }
+                Action::Submit => {
+                    self.list.filtering = false;
+                    self.open_selected();
+                }
+                Action::Up => self.list.move_by(-1, page),
+                Action::Down => self.list.move_by(1, page),
+                Action::Scroll(n) => self.list.move_by(isize::from(n), page),
+                _ => {}
+            }
+            return Vec::new();
+        }
+        let len = self.list.visible.len();
+        match action {
+            Action::Close => return vec![Effect::Quit],
+            Action::Back if !self.list.filter.is_empty() => {
+                self.list.filter.clear();
+                self.refilter();
+            }
+            Action::StartFilter => self.list.filtering = true,
+            Action::Open => self.open_selected(),
+            Action::SortNext => {
+                self.list.sort = self.list.sort.next();
+                self.list.reverse = false;
+                self.resort();
+            }
+            Action::SortReverse => {
+                self.list.reverse = !self.list.reverse;
+                self.resort();
+            }
+            Action::SortBy(column) => {
+                self.list.sort = column;
+                self.resort();
+            }
+            Action::Click { column, row } => self.click_list(column, row),
+            other => {
+                let target = scrolled(self.list.selected, &other, page, len.saturating_sub(1));
+                self.list.select(target, page);
+            }
+        }
+        Vec::new()
+    }
+
+    fn click_list(&mut self, column: u16, row: u16) {
+        let (table, _) = layout::list_split(self.chrome().body);
+        let first = table.y + 2;
+        if column >= table.x && column < table.right() && row >= first && row < table.bottom().saturating_sub(1) {
+            let target = self.list.offset + usize::from(row - first);
+            if target < self.list.visible.len() {
+                if target == self.list.selected {
+                    self.open_selected();
+                } else {
+                    self.list.select(target, self.list_page());
+                }
+            }
+        }
+    }
+
+    fn refilter(&mut self) {
+        self.list.refresh(&self.data.rows);
+        self.list.offset = 0;
+        self.list.scroll_into_view(self.list_page());
+    }
+
+    fn resort(&mut self) {
+        self.list.refresh(&self.data.rows);
+        self.list.scroll_into_view(self.list_page());
+    }
+
+    fn open_selected(&mut self) {
+        if let Some(idx) = self.list.selected_task() {
+            self.task = TaskState::new(idx);
+            self.screen = Screen::Task;
+        }
+    }
+
+    fn update_summary(&mut self, action: Action) {
+        match action {
+            Action::Back | Action::Close => self.screen = self.summary_return,
+            other => {
+                let content = self.chrome().body;
+                let page = layout::inner_page(content).max(1);
+                let max = views::summary::line_count(self, content.width).saturating_sub(page);
+                self.summary_scroll = scrolled(self.summary_scroll, &other, page, max);
+            }
+        }
+    }
+
+    fn update_task(&mut self, action: Action) {
+        match action {
+            Action::Back | Action::Close => self.screen = Screen::List,
+            Action::NextTab => self.task.tab = Tab::ALL[(self.task.tab.index() + 1) % 5],
+            Action::PrevTab => self.task.tab = Tab::ALL[(self.task.tab.index() + 4) % 5],
+            Action::GoTab(n) if (1..=5).contains(&n) => self.task.tab = Tab::ALL[usize::from(n - 1)],
+            Action::NextTask => self.step_task(1),
+            Action::PrevTask => self.step_task(-1),
+            Action::Click { column, row } => self.click_tabs(column, row),
+            other => match self.task.tab {
+                Tab::Methods => super::app_task::update_methods(self, other),
+                Tab::Deps => {
+                    let (_, content) = layout::task_split(self.chrome().body);
+                    let page = layout::inner_page(content).max(1);
+                    let max = views::deps_view::line_count(self, content).saturating_sub(page);
+                    self.task.deps_scroll = scrolled(self.task.deps_scroll, &other, page, max);
+                }
+                tab => super::app_task::update_code(self, tab, other),
+            },
+        }
+    }
+
+    fn step_task(&mut self, delta: isize) {
+        let page = self.list_page();
+        if self.list.visible.is_empty() {
+            return;
+        }
+        self.list.move_by(delta, page);
+        if let Some(idx) = self.list.selected_task() {
+            let tab = self.task.tab;
+            self.task = TaskState::new(idx);
+            self.task.tab = tab;
+        }
+    }
+
+    fn click_tabs(&mut self, column: u16, row: u16) {
+        let (tabs, _) = layout::task_split(self.chrome().body);
+        if row != tabs.y {
+            return;
+        }
+        if let Some(tab) = views::task_view::tab_at(column.saturating_sub(tabs.x)) {
+            self.task.tab = tab;
+        }
+    }
+}
+
+/// Apply a navigation action to a position in `0..=max`.
+pub fn scrolled(pos: usize, action: &Action, page: usize, max: usize) -> usize {
+    let next = match action {
+        Action::Up => pos.saturating_sub(1),
+        Action::Down => pos + 1,
+        Action::PageUp => pos.saturating_sub(page.max(1)),
+        Action::PageDown => pos + page.max(1),
+        Action::Top => 0,
+        Action::Bottom => max,
+        Action::Scroll(n) => pos.saturating_add_signed(isize::from(*n)),
+        _ => pos,
+    };
+    next.min(max)
+}
+
+impl App {
+    /// Keep every position valid after a resize.
+    fn clamp(&mut self) {
+        let page = self.list_page();
+        self.list.scroll_into_view(page);
+        if self.screen == Screen::Task {
+            super::app_task::clamp_code(self);
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! The task list's state: fuzzy filter (nucleo-matcher over "id class"), sort, selection.
+
+use std::cmp::Ordering;
+
+use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+
+use super::action::SortColumn;
+use super::data::TaskRow;
+
+#[derive(Debug, Clone, Default)]
+pub struct ListState {
+    pub filter: String,
+    /// Typing into the filter.
+    pub filtering: bool,
+    pub sort: SortColumn,
+    pub reverse: bool,
+    /// Task indices shown, in display order.
+    pub visible: Vec<usize>,
+    /// For each visible row, the matched character positions in `"<id> <class>"`.
+    pub matches: Vec<Vec<u32>>,
+    /// Index into `visible`.
+    pub selected: usize,
+    /// First visible row on screen.
+    pub offset: usize,
+}
+
+/// Compare strings with digit runs as numbers: `T_2 < T_10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a, b);
+    loop {
+        match (a.chars().next(), b.chars().next()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let da = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
+                let db = b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len());
+                let (na, nb) = (a[..da].trim_start_matches('0'), b[..db].trim_start_matches('0'));
+                let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                a = &a[da..];
+                b = &b[db..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(&y);
+                }
+                a = &a[x.len_utf8()..];
+                b = &b[y.len_utf8()..];
+            }
+        }
+    }
+}
+
+fn compare(rows: &[TaskRow], column: SortColumn, a: usize, b: usize) -> Ordering {
+    let (x, y) = (&rows[a], &rows[b]);
+    let primary = match column {
+        SortColumn::Id => natural_cmp(&x.id, &y.id),
+        SortColumn::Class => x.class.to_lowercase().cmp(&y.class.to_lowercase()),
+        SortColumn::Methods => x.methods.cmp(&y.methods),
+        SortColumn::Deps => x.deps.cmp(&y.deps),
+        SortColumn::Tests => x.tests.cmp(&y.tests),
+    };
+    primary.then_with(|| natural_cmp(&x.id, &y.id)).then(a.cmp(&b))
+}
+
+impl ListState {
+    pub fn new(rows: &[TaskRow]) -> ListState {
+        let mut s = ListState::default();
+        s.refresh(rows);
+        s
+    }
+
+    /// The selected task index, if any row is shown.
+    pub fn selected_task(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    /// Recompute the visible rows after a filter or sort change, keeping the selected task
+    /// selected when it is still shown.
+    pub fn refresh(&mut self, rows: &[TaskRow]) {
+        let keep = self.selected_task();
+        let mut found: Vec<(usize, Vec<u32>)> = if self.filter.trim().is_empty() {
+            (0..rows.len()).map(|i| (i, Vec::new())).collect()
+        } else {
+            let pattern = Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart);
+            let mut matcher = Matcher::new(Config::DEFAULT);
+            let mut buf = Vec::new();
+            rows.iter()
+                .enumerate()
+                .filter_map(|(i, row)| {
+                    let hay = format!("{} {}", row.id, row.class);
+                    let mut indices = Vec::new();
+                    pattern.indices(Utf32Str::new(&hay, &mut buf), &mut matcher, &mut indices)?;
+                    indices.sort_unstable();
+                    indices.dedup();
+                    Some((i, indices))
+                })
+                .collect()
+        };
+        found.sort_by(|(a, _), (b, _)| {
+            let ord = compare(rows, self.sort, *a, *b);
+            if self.reverse { ord.reverse() } else { ord }
+        });
+        self.visible = found.iter().map(|(i, _)| *i).collect();
+        self.matches = found.into_iter().map(|(_, m)| m).collect();
+        self.selected = keep
+            .and_then(|t| self.visible.iter().position(|&v| v == t))
+            .unwrap_or(0);
+    }
+
+    /// Move the selection by `delta` rows, clamped, and keep it on screen.
+    pub fn move_by(&mut self, delta: isize, page: usize) {
+        if self.visible.is_empty() {
+            self.selected = 0;
+            self.offset = 0;
+            return;
+        }
+        let last = self.visible.len() - 1;
+        self.selected = self.selected.saturating_add_signed(delta).min(last);
+        self.scroll_into_view(page);
+    }
+
+    pub fn select(&mut self, row: usize, page: usize) {
+        self.selected = row.min(self.visible.len().saturating_sub(1));
+        self.scroll_into_view(page);
+    }
+
+    /// Adjust `offset` so the selected row is among the `page` rows shown.
+    pub fn scroll_into_view(&mut self, page: usize) {
+        let page = page.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + page {
+            self.offset = self.selected + 1 - page;
+        }
+        let max_offset = self.visible.len().saturating_sub(page);
+        self.offset = self.offset.min(max_offset);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<TaskRow> {
+        [("T_10", "Zeta", 3, 1), ("T_2", "alpha", 5, 0), ("T_1", "Beta", 1, 4)]
+            .into_iter()
+            .map(|(id, class, methods, deps)| TaskRow {
+                id: id.into(),
+                class: class.into(),
+                methods,
+                deps,
+                tests: methods * 2,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn natural_order() {
+        assert_eq!(natural_cmp("T_2", "T_10"), Ordering::Less);
+        assert_eq!(natural_cmp("T_02", "T_2"), Ordering::Equal);
+        assert_eq!(natural_cmp("a", "ab"), Ordering::Less);
+    }
+
+    #[test]
+    fn sorts_and_reverses() {
+        let rows = rows();
+        let mut s = ListState::new(&rows);
+        assert_eq!(s.visible, [2, 1, 0]);
+        s.sort = SortColumn::Class;
+        s.refresh(&rows);
+        assert_eq!(s.visible, [1, 2, 0]);
+        s.sort = SortColumn::Deps;
+        s.reverse = true;
+        s.refresh(&rows);
+        assert_eq!(s.visible, [2, 0, 1]);
+    }
+
+    #[test]
+    fn filter_keeps_selection_and_reports_matches() {
+        let rows = rows();
+        let mut s = ListState::new(&rows);
+        s.select(2, 10); // T_10 Zeta
+        s.filter = "zt".into();
+        s.refresh(&rows);
+        assert_eq!(s.visible, [0]);
+        assert_eq!(s.selected_task(), Some(0));
+        assert_eq!(s.matches[0], [5, 7]); // "T_10 Zeta": Z at 5, t at 7
+        s.filter = "qqq".into();
+        s.refresh(&rows);
+        assert!(s.visible.is_empty());
+        assert_eq!(s.selected_task(), None);
+        s.move_by(1, 10);
+        assert_eq!(s.selected, 0);
+    }
+
+    #[test]
+    fn scrolling_keeps_selection_visible() {
+        let rows: Vec<TaskRow> = (0..50)
+            .map(|i| TaskRow { id: format!("T_{i}"), class: "C".into(), methods: 0, deps: 0, tests: 0 })
+            .collect();
+        let mut s = ListState::new(&rows);
+        s.move_by(30, 10);
+        assert_eq!((s.selected, s.offset), (30, 21));
+        s.move_by(-25, 10);
+        assert_eq!((s.selected, s.offset), (5, 5));
+        s.move_by(1000, 10);
+        assert_eq!((s.selected, s.offset), (49, 40));
+    }
+}
