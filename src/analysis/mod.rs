@@ -56,7 +56,7 @@ pub fn test_classes(module: &Module) -> Vec<TestClass> {
                 .filter(|n| n.starts_with("test"))
                 .map(String::from)
                 .collect(),
-            start_line: c.start_line,
+            start_line: c.header_line,
         })
         .collect()
 }
@@ -228,7 +228,7 @@ pub fn analyze_source(source: &str) -> Result<Vec<ClassSummary>, Vec<usize>> {
             let graph = class_graph(c);
             ClassSummary {
                 class: c.qualified_name.clone(),
-                line: c.start_line,
+                line: c.header_line,
                 methods: c.method_names().into_iter().map(String::from).collect(),
                 edges: graph.edges(),
                 skeleton_lines: skeleton::skeleton_of(source, &module, c).lines().count(),

@@ -38,7 +38,10 @@ pub struct Class {
     /// inside a function is named `func.Inner`).
     pub qualified_name: String,
     pub bases: Vec<String>,
+    /// First line including decorators, 1-based.
     pub start_line: usize,
+    /// The line of the `class` keyword (what Python's `ast` calls `lineno`).
+    pub header_line: usize,
     pub end_line: usize,
     pub docstring: Option<String>,
     /// Methods in source order; a name defined twice (property setter, overloads) appears twice.
@@ -288,6 +291,7 @@ fn read_class(def: Node<'_>, outer: Node<'_>, src: &[u8], scope: &str) -> Class 
         name,
         bases,
         start_line: outer.start_position().row + 1,
+        header_line: def.start_position().row + 1,
         end_line: outer.end_position().row + 1,
         docstring,
         methods,

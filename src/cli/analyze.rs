@@ -39,7 +39,7 @@ enum FileResult {
     Failed(String),
 }
 
-fn python_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+fn python_files(root: &Path, exclude: &[String]) -> anyhow::Result<Vec<PathBuf>> {
     if !root.exists() {
         anyhow::bail!("{}: no such file or directory", root.display());
     }
@@ -49,6 +49,11 @@ fn python_files(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(root)
         .follow_links(false)
         .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_dir()
+                || !exclude.iter().any(|x| e.file_name() == x.as_str())
+        })
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "py"))
         .map(walkdir::DirEntry::into_path)
@@ -65,7 +70,10 @@ fn analyze_file(path: &Path) -> FileResult {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
-            return FileResult::Failed(format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()));
+            return FileResult::Failed(format!(
+                "not UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ));
         }
     };
     match analyze_source(&text) {
@@ -77,8 +85,13 @@ fn analyze_file(path: &Path) -> FileResult {
     }
 }
 
-pub(crate) fn run(ctx: &Context, root: &Path, jobs: Option<usize>) -> anyhow::Result<Outcome> {
-    let files = python_files(root)?;
+pub(crate) fn run(
+    ctx: &Context,
+    root: &Path,
+    jobs: Option<usize>,
+    exclude: &[String],
+) -> anyhow::Result<Outcome> {
+    let files = python_files(root, exclude)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()?;

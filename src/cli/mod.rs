@@ -81,6 +81,9 @@ pub enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// Skip directories with this name (repeatable), e.g. `--exclude site-packages`.
+        #[arg(long, value_name = "DIRNAME")]
+        exclude: Vec<String>,
     },
     /// Open the terminal UI (the default when no command is given).
     Tui(TuiArgs),
@@ -156,7 +159,11 @@ pub fn main() -> ExitCode {
         Some(Command::Show { task_id }) => show::run(&ctx, &task_id),
         Some(Command::Deps) => deps::run(&ctx),
         Some(Command::Depcheck { predictions, gt }) => depcheck::run(&ctx, &predictions, &gt),
-        Some(Command::Analyze { path, jobs }) => analyze::run(&ctx, &path, jobs),
+        Some(Command::Analyze {
+            path,
+            jobs,
+            exclude,
+        }) => analyze::run(&ctx, &path, jobs, &exclude),
         Some(Command::Tui(args)) => tui(&ctx, args),
         None => tui(&ctx, cli.tui),
     };

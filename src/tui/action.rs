@@ -84,7 +84,10 @@ pub enum Action {
     /// Mouse wheel: lines, negative is up.
     Scroll(i16),
     /// Left click at a terminal cell.
-    Click { column: u16, row: u16 },
+    Click {
+        column: u16,
+        row: u16,
+    },
     Resize(u16, u16),
 }
 
@@ -116,10 +119,26 @@ const NAMED: &[(&str, Action, &str)] = &[
     ("sort", Action::SortNext, "sort by the next column"),
     ("sort-reverse", Action::SortReverse, "reverse the sort"),
     ("sort-id", Action::SortBy(SortColumn::Id), "sort by id"),
-    ("sort-class", Action::SortBy(SortColumn::Class), "sort by class"),
-    ("sort-methods", Action::SortBy(SortColumn::Methods), "sort by methods"),
-    ("sort-deps", Action::SortBy(SortColumn::Deps), "sort by deps"),
-    ("sort-tests", Action::SortBy(SortColumn::Tests), "sort by tests"),
+    (
+        "sort-class",
+        Action::SortBy(SortColumn::Class),
+        "sort by class",
+    ),
+    (
+        "sort-methods",
+        Action::SortBy(SortColumn::Methods),
+        "sort by methods",
+    ),
+    (
+        "sort-deps",
+        Action::SortBy(SortColumn::Deps),
+        "sort by deps",
+    ),
+    (
+        "sort-tests",
+        Action::SortBy(SortColumn::Tests),
+        "sort by tests",
+    ),
     ("summary", Action::ShowSummary, "dataset dependency summary"),
     ("help", Action::ToggleHelp, "this help"),
     ("palette", Action::OpenPalette, "command palette"),
@@ -133,7 +152,10 @@ const NAMED: &[(&str, Action, &str)] = &[
 impl Action {
     /// The action a config file names, e.g. `"down"`, `"tab-3"`.
     pub fn from_name(name: &str) -> Option<Action> {
-        NAMED.iter().find(|(n, _, _)| *n == name).map(|(_, a, _)| a.clone())
+        NAMED
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, a, _)| a.clone())
     }
 
     /// The config name of a bindable action.

@@ -36,7 +36,13 @@ pub enum Tab {
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [Tab::Skeleton, Tab::Solution, Tab::Tests, Tab::Methods, Tab::Deps];
+    pub const ALL: [Tab; 5] = [
+        Tab::Skeleton,
+        Tab::Solution,
+        Tab::Tests,
+        Tab::Methods,
+        Tab::Deps,
+    ];
 
     pub fn title(self) -> &'static str {
         match self {
@@ -161,14 +167,24 @@ pub struct App {
 
 impl App {
     pub fn new(data: Data, setup: UiSetup) -> App {
-        let themes = if setup.themes.is_empty() { Theme::builtin() } else { setup.themes };
+        let themes = if setup.themes.is_empty() {
+            Theme::builtin()
+        } else {
+            setup.themes
+        };
         let mut messages = setup.messages;
         let theme_idx = match &setup.theme {
-            Some(name) => themes.iter().position(|t| &t.name == name).unwrap_or_else(|| {
-                let known: Vec<&str> = themes.iter().map(|t| t.name.as_str()).collect();
-                messages.push(format!("unknown theme `{name}` (known: {})", known.join(", ")));
-                0
-            }),
+            Some(name) => themes
+                .iter()
+                .position(|t| &t.name == name)
+                .unwrap_or_else(|| {
+                    let known: Vec<&str> = themes.iter().map(|t| t.name.as_str()).collect();
+                    messages.push(format!(
+                        "unknown theme `{name}` (known: {})",
+                        known.join(", ")
+                    ));
+                    0
+                }),
             None => 0,
         };
         let names: Vec<String> = themes.iter().map(|t| t.name.clone()).collect();
@@ -242,7 +258,10 @@ impl App {
 
     /// Source shown by a code tab of task `idx`.
     pub fn code_source(&self, idx: usize, tab: Tab) -> &str {
-        let (Some(task), Some(analysis)) = (self.data.dataset.tasks.get(idx), self.data.analyses.get(idx)) else {
+        let (Some(task), Some(analysis)) = (
+            self.data.dataset.tasks.get(idx),
+            self.data.analyses.get(idx),
+        ) else {
             return "";
         };
         match tab {
@@ -255,7 +274,10 @@ impl App {
     }
 
     fn set_status(&mut self, level: Level, text: impl Into<String>) {
-        self.status = Some(Status { text: text.into(), level });
+        self.status = Some(Status {
+            text: text.into(),
+            level,
+        });
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
@@ -289,7 +311,9 @@ impl App {
             Action::ToggleHelp if !matches!(self.overlay, Some(Overlay::Help { .. })) => {
                 self.overlay = Some(Overlay::Help { scroll: 0 });
             }
-            Action::OpenPalette => self.overlay = Some(Overlay::Palette(PaletteState::new(&self.commands))),
+            Action::OpenPalette => {
+                self.overlay = Some(Overlay::Palette(PaletteState::new(&self.commands)))
+            }
             action if self.overlay.is_some() => return self.update_overlay(action),
             action => match self.screen {
                 Screen::List => return self.update_list(action),
@@ -324,150 +348,10 @@ impl App {
         }
     }
 
-    fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
-        let page = layout::inner_page(layout::overlay(self.area())).max(1);
-        let max_help = views::help::line_count(self).saturating_sub(page);
-        let max_problems = self.data.problems.len().saturating_sub(page);
-        match self.overlay.as_mut() {
-            Some(Overlay::Help { scroll }) => match action {
-                Action::Back | Action::ToggleHelp | Action::Close => self.overlay = None,
-                other => *scroll = scrolled(*scroll, &other, page, max_help),
-            },
-            Some(Overlay::Problems { scroll }) => match action {
-                Action::Back | Action::ShowProblems | Action::Close => self.overlay = None,
-                other => *scroll = scrolled(*scroll, &other, page, max_problems),
-            },
-            Some(Overlay::Palette(p)) => match action {
-                Action::Back => self.overlay = None,
-                Action::Input(c) => {
-                    p.input.push(c);
-                    p.selected = 0;
-                    p.refresh(&self.commands);
-                }
-                Action::Backspace => {
-                    p.input.pop();
-                    p.refresh(&self.commands);
-                }
-                Action::ClearInput => {
-                    p.input.clear();
-                    p.refresh(&self.commands);
-                }
-                Action::Up => p.selected = p.selected.saturating_sub(1),
-                Action::Down => p.selected = (p.selected + 1).min(p.items.len().saturating_sub(1)),
-                Action::Submit => {
-                    let chosen = p.chosen(&self.commands).map(|c| c.action.clone());
-                    self.overlay = None;
-                    if let Some(action) = chosen {
-                        return self.update(action);
-                    }
-                }
-                _ => {}
-            },
-            None => {}
-        }
-        Vec::new()
-    }
-
     /// Rows of tasks visible in the list now.
     pub fn list_page(&self) -> usize {
         let (table, _) = layout::list_split(self.chrome().body);
         layout::table_page(table).max(1)
-    }
-
-    fn update_list(&mut self, action: Action) -> Vec<Effect> {
-        let page = self.list_page();
-        if self.list.filtering {
-            match action {
-                Action::Input(c) => {
-                    self.list.filter.push(c);
-                    self.refilter();
-                }
-                Action::Backspace => {
-                    self.list.filter.pop();
-                    self.refilter();
-                }
-                Action::ClearInput => {
-                    self.list.filter.clear();
-                    self.refilter();
-                }
-                Action::Back => {
-                    self.list.filtering = false;
-                    self.list.filter.clear();
-                    self.refilter();
-                }
-                Action::Submit => {
-                    self.list.filtering = false;
-                    self.open_selected();
-                }
-                Action::Up => self.list.move_by(-1, page),
-                Action::Down => self.list.move_by(1, page),
-                Action::Scroll(n) => self.list.move_by(isize::from(n), page),
-                _ => {}
-            }
-            return Vec::new();
-        }
-        let len = self.list.visible.len();
-        match action {
-            Action::Close => return vec![Effect::Quit],
-            Action::Back if !self.list.filter.is_empty() => {
-                self.list.filter.clear();
-                self.refilter();
-            }
-            Action::StartFilter => self.list.filtering = true,
-            Action::Open => self.open_selected(),
-            Action::SortNext => {
-                self.list.sort = self.list.sort.next();
-                self.list.reverse = false;
-                self.resort();
-            }
-            Action::SortReverse => {
-                self.list.reverse = !self.list.reverse;
-                self.resort();
-            }
-            Action::SortBy(column) => {
-                self.list.sort = column;
-                self.resort();
-            }
-            Action::Click { column, row } => self.click_list(column, row),
-            other => {
-                let target = scrolled(self.list.selected, &other, page, len.saturating_sub(1));
-                self.list.select(target, page);
-            }
-        }
-        Vec::new()
-    }
-
-    fn click_list(&mut self, column: u16, row: u16) {
-        let (table, _) = layout::list_split(self.chrome().body);
-        let first = table.y + 2;
-        if column >= table.x && column < table.right() && row >= first && row < table.bottom().saturating_sub(1) {
-            let target = self.list.offset + usize::from(row - first);
-            if target < self.list.visible.len() {
-                if target == self.list.selected {
-                    self.open_selected();
-                } else {
-                    self.list.select(target, self.list_page());
-                }
-            }
-        }
-    }
-
-    fn refilter(&mut self) {
-        self.list.refresh(&self.data.rows);
-        self.list.offset = 0;
-        self.list.scroll_into_view(self.list_page());
-    }
-
-    fn resort(&mut self) {
-        self.list.refresh(&self.data.rows);
-        self.list.scroll_into_view(self.list_page());
-    }
-
-    fn open_selected(&mut self) {
-        if let Some(idx) = self.list.selected_task() {
-            self.task = TaskState::new(idx);
-            self.screen = Screen::Task;
-        }
     }
 
     fn update_summary(&mut self, action: Action) {
@@ -487,7 +371,9 @@ impl App {
             Action::Back | Action::Close => self.screen = Screen::List,
             Action::NextTab => self.task.tab = Tab::ALL[(self.task.tab.index() + 1) % 5],
             Action::PrevTab => self.task.tab = Tab::ALL[(self.task.tab.index() + 4) % 5],
-            Action::GoTab(n) if (1..=5).contains(&n) => self.task.tab = Tab::ALL[usize::from(n - 1)],
+            Action::GoTab(n) if (1..=5).contains(&n) => {
+                self.task.tab = Tab::ALL[usize::from(n - 1)]
+            }
             Action::NextTask => self.step_task(1),
             Action::PrevTask => self.step_task(-1),
             Action::Click { column, row } => self.click_tabs(column, row),

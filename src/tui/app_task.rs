@@ -29,11 +29,16 @@ pub fn update_code(app: &mut App, tab: Tab, action: Action) {
     let gutter = lines.max(1).to_string().len() + 3;
     let max_left = (longest + gutter).saturating_sub(code_width(app).max(1));
     let scroll = &mut app.task.code[i];
+    // A jump may have put a line near the end at the top; stay there until scrolled up.
+    let max_top = lines
+        .saturating_sub(page)
+        .max(scroll.top.min(lines.saturating_sub(1)));
     match action {
         Action::Left => scroll.left = scroll.left.saturating_sub(8),
         Action::Right => scroll.left = (scroll.left + 8).min(max_left),
         Action::LineStart => scroll.left = 0,
-        other => scroll.top = scrolled(scroll.top, &other, page, lines.saturating_sub(page)),
+        Action::Bottom => scroll.top = lines.saturating_sub(page),
+        other => scroll.top = scrolled(scroll.top, &other, page, max_top),
     }
 }
 
@@ -49,7 +54,12 @@ pub fn update_methods(app: &mut App, action: Action) {
     match action {
         Action::Open => jump_to_method(app),
         other => {
-            let sel = scrolled(app.task.method_selected, &other, page, count.saturating_sub(1));
+            let sel = scrolled(
+                app.task.method_selected,
+                &other,
+                page,
+                count.saturating_sub(1),
+            );
             app.task.method_selected = sel;
             if sel < app.task.method_offset {
                 app.task.method_offset = sel;
@@ -92,11 +102,9 @@ fn jump_to_method(app: &mut App) {
     };
     match def_line(app, idx, &name) {
         Some(line) => {
-            let lines = app.code_source(idx, Tab::Solution).lines().count();
-            let page = code_page(app);
             app.task.tab = Tab::Solution;
             app.task.mark = Some(line);
-            app.task.code[1].top = line.min(lines.saturating_sub(page));
+            app.task.code[1].top = line;
             app.task.code[1].left = 0;
         }
         None => {
@@ -115,7 +123,7 @@ pub fn clamp_code(app: &mut App) {
         let lines = app.code_source(app.task.idx, tab).lines().count();
         if let Some(i) = tab.code_index() {
             let top = &mut app.task.code[i].top;
-            *top = (*top).min(lines.saturating_sub(page));
+            *top = (*top).min(lines.saturating_sub(page).max(app.task.mark.unwrap_or(0)));
         }
     }
 }

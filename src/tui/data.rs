@@ -75,15 +75,17 @@ pub fn extracted_as_predictions(dataset: &Dataset, analyses: &[TaskAnalysis]) ->
 fn truth_graph(truth: &GroundTruth, task_id: &str, analysis: &TaskAnalysis) -> Option<DepGraph> {
     match truth {
         GroundTruth::Extracted => Some(analysis.graph.clone()),
-        GroundTruth::Annotated => Some(
-            analysis
-                .annotated
-                .clone()
-                .unwrap_or_else(|| DepGraph::new(analysis.graph.nodes.clone(), &Default::default())),
-        ),
+        GroundTruth::Annotated => {
+            Some(analysis.annotated.clone().unwrap_or_else(|| {
+                DepGraph::new(analysis.graph.nodes.clone(), &Default::default())
+            }))
+        }
         GroundTruth::File(file) => file.tasks.get(task_id).map(|entry| {
             let mut nodes = analysis.graph.nodes.clone();
-            let named = entry.deps.iter().flat_map(|(k, v)| std::iter::once(k).chain(v));
+            let named = entry
+                .deps
+                .iter()
+                .flat_map(|(k, v)| std::iter::once(k).chain(v));
             for name in named.chain(entry.order.iter().flatten()) {
                 if name != "__init__" && !nodes.contains(name) {
                     nodes.push(name.clone());
@@ -116,7 +118,12 @@ impl Data {
             .as_ref()
             .map(|p| depcheck::check(&dataset.tasks, &analyses, p, &truth));
         let as_predictions = extracted_as_predictions(&dataset, &analyses);
-        let agreement = depcheck::check(&dataset.tasks, &analyses, &as_predictions, &GroundTruth::Annotated);
+        let agreement = depcheck::check(
+            &dataset.tasks,
+            &analyses,
+            &as_predictions,
+            &GroundTruth::Annotated,
+        );
         let truth_graphs = dataset
             .tasks
             .iter()
@@ -161,13 +168,17 @@ impl Data {
     pub fn task_score(&self, idx: usize) -> Option<&TaskScore> {
         let check = self.check.as_ref()?;
         let id = &self.dataset.tasks.get(idx)?.id;
-        self.check_index.get(id).and_then(|&i| check.report.tasks.get(i))
+        self.check_index
+            .get(id)
+            .and_then(|&i| check.report.tasks.get(i))
     }
 
     /// Extracted vs annotated for task `idx`.
     pub fn agreement_score(&self, idx: usize) -> Option<&TaskScore> {
         let id = &self.dataset.tasks.get(idx)?.id;
-        self.agreement_index.get(id).and_then(|&i| self.agreement.report.tasks.get(i))
+        self.agreement_index
+            .get(id)
+            .and_then(|&i| self.agreement.report.tasks.get(i))
     }
 
     /// The predicted order of task `idx`, when the predictions give one.

@@ -103,9 +103,18 @@ impl Doc {
             .unwrap_or_else(|| ss.find_syntax_plain_text());
         let state = theme_set().themes.get(theme).map(|t| {
             let h = Highlighter::new(t);
-            (ParseState::new(syntax), HighlightState::new(&h, ScopeStack::new()))
+            (
+                ParseState::new(syntax),
+                HighlightState::new(&h, ScopeStack::new()),
+            )
         });
-        Doc { lines, styled: Vec::new(), state, theme: theme.to_string(), last_used: 0 }
+        Doc {
+            lines,
+            styled: Vec::new(),
+            state,
+            theme: theme.to_string(),
+            last_used: 0,
+        }
     }
 
     /// Highlight lines until `upto` (exclusive) are done.
@@ -120,7 +129,9 @@ impl Doc {
                     let with_newline = format!("{line}\n");
                     match parse.parse_line(&with_newline, syntax_set()) {
                         Ok(ops) => HighlightIterator::new(hl, &ops, &with_newline, &highlighter)
-                            .map(|(style, text)| (convert(style), text.trim_end_matches('\n').to_string()))
+                            .map(|(style, text)| {
+                                (convert(style), text.trim_end_matches('\n').to_string())
+                            })
                             .filter(|(_, text)| !text.is_empty())
                             .collect(),
                         Err(_) => {
@@ -168,14 +179,27 @@ impl HighlightCache {
             self.docs.remove(&key);
         }
         if !self.docs.contains_key(&key) && self.docs.len() >= MAX_DOCS {
-            if let Some(oldest) = self.docs.iter().min_by_key(|(_, d)| d.last_used).map(|(k, _)| *k) {
+            if let Some(oldest) = self
+                .docs
+                .iter()
+                .min_by_key(|(_, d)| d.last_used)
+                .map(|(k, _)| *k)
+            {
                 self.docs.remove(&oldest);
             }
         }
-        let doc = self.docs.entry(key).or_insert_with(|| Doc::new(source, theme));
+        let doc = self
+            .docs
+            .entry(key)
+            .or_insert_with(|| Doc::new(source, theme));
         doc.last_used = clock;
         doc.ensure(end);
-        doc.styled.iter().skip(start).take(end.saturating_sub(start)).cloned().collect()
+        doc.styled
+            .iter()
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .cloned()
+            .collect()
     }
 
     /// Lines highlighted so far for a document (for tests).
@@ -188,7 +212,8 @@ impl HighlightCache {
 mod tests {
     use super::*;
 
-    const CODE: &str = "def f(x):\n    \"\"\"A docstring\n    over two lines\n    \"\"\"\n    return x  # done\n";
+    const CODE: &str =
+        "def f(x):\n    \"\"\"A docstring\n    over two lines\n    \"\"\"\n    return x  # done\n";
 
     fn text(line: &StyledLine) -> String {
         line.iter().map(|(_, t)| t.as_str()).collect()
@@ -213,8 +238,17 @@ mod tests {
         let later = b.lines((0, 0), CODE, Some("base16-ocean.dark"), 2, 3);
         assert_eq!(later[0], in_one_go[2]);
         let mut c = HighlightCache::default();
-        let alone = c.lines((0, 0), "    over two lines\n", Some("base16-ocean.dark"), 0, 1);
-        assert_ne!(alone[0][0].0, in_one_go[2][0].0, "docstring colour must come from the state");
+        let alone = c.lines(
+            (0, 0),
+            "    over two lines\n",
+            Some("base16-ocean.dark"),
+            0,
+            1,
+        );
+        assert_ne!(
+            alone[0][0].0, in_one_go[2][0].0,
+            "docstring colour must come from the state"
+        );
     }
 
     #[test]

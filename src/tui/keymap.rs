@@ -34,9 +34,12 @@ impl KeyChord {
 
     /// Normalise a terminal key event: Shift on a character or Tab is already in the code.
     pub fn from_event(event: &KeyEvent) -> Self {
-        let mut mods = event.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
+        let mut mods =
+            event.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT | KeyModifiers::SHIFT);
         let code = match event.code {
-            KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => KeyCode::Char(c.to_ascii_lowercase()),
+            KeyCode::Char(c) if mods.contains(KeyModifiers::CONTROL) => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
             other => other,
         };
         if matches!(code, KeyCode::Char(_) | KeyCode::BackTab) {
@@ -54,7 +57,11 @@ impl KeyChord {
             let stripped = ["ctrl-", "control-", "c-"]
                 .iter()
                 .map(|p| (p, KeyModifiers::CONTROL))
-                .chain(["alt-", "meta-", "a-", "m-"].iter().map(|p| (p, KeyModifiers::ALT)))
+                .chain(
+                    ["alt-", "meta-", "a-", "m-"]
+                        .iter()
+                        .map(|p| (p, KeyModifiers::ALT)),
+                )
                 .chain(["shift-", "s-"].iter().map(|p| (p, KeyModifiers::SHIFT)))
                 .find(|(p, _)| lower.starts_with(**p) && rest.len() > p.len());
             match stripped {
@@ -88,15 +95,26 @@ impl KeyChord {
             "delete" | "del" => KeyCode::Delete,
             "insert" | "ins" => KeyCode::Insert,
             "minus" => KeyCode::Char('-'),
-            f if f.len() > 1 && f.starts_with('f') && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) => {
+            f if f.len() > 1
+                && f.starts_with('f')
+                && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) =>
+            {
                 KeyCode::F(f[1..].parse().unwrap_or(1))
             }
             _ => {
                 let mut chars = rest.chars();
                 match (chars.next(), chars.next()) {
                     (Some(c), None) => {
-                        let c = if mods.contains(KeyModifiers::SHIFT) { c.to_ascii_uppercase() } else { c };
-                        let c = if mods.contains(KeyModifiers::CONTROL) { c.to_ascii_lowercase() } else { c };
+                        let c = if mods.contains(KeyModifiers::SHIFT) {
+                            c.to_ascii_uppercase()
+                        } else {
+                            c
+                        };
+                        let c = if mods.contains(KeyModifiers::CONTROL) {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c
+                        };
                         mods.remove(KeyModifiers::SHIFT);
                         KeyCode::Char(c)
                     }
@@ -205,20 +223,32 @@ fn defaults() -> Vec<Binding> {
     use Action as A;
     use Context as C;
     let mut out = Vec::new();
-    let mut add = |context: Context, keys: &[KeyChord], action: Action, note: Option<&'static str>| {
-        for &key in keys {
-            out.push(Binding { context, key, action: action.clone(), note });
-        }
-    };
+    let mut add =
+        |context: Context, keys: &[KeyChord], action: Action, note: Option<&'static str>| {
+            for &key in keys {
+                out.push(Binding {
+                    context,
+                    key,
+                    action: action.clone(),
+                    note,
+                });
+            }
+        };
     let down = [KeyChord::ch('j'), KeyChord::plain(K::Down)];
     let up = [KeyChord::ch('k'), KeyChord::plain(K::Up)];
-    let pgdn = [KeyChord::plain(K::PageDown), KeyChord::ctrl('f'), KeyChord::ch(' ')];
+    let pgdn = [
+        KeyChord::plain(K::PageDown),
+        KeyChord::ctrl('f'),
+        KeyChord::ch(' '),
+    ];
     let pgup = [KeyChord::plain(K::PageUp), KeyChord::ctrl('b')];
     let top = [KeyChord::ch('g'), KeyChord::plain(K::Home)];
     let bottom = [KeyChord::ch('G'), KeyChord::plain(K::End)];
     let esc = [KeyChord::plain(K::Esc)];
     let q = [KeyChord::ch('q')];
-    let nav = |add: &mut dyn FnMut(Context, &[KeyChord], Action, Option<&'static str>), c: Context, scroll: bool| {
+    let nav = |add: &mut dyn FnMut(Context, &[KeyChord], Action, Option<&'static str>),
+               c: Context,
+               scroll: bool| {
         add(c, &down, A::Down, scroll.then_some("scroll down"));
         add(c, &up, A::Up, scroll.then_some("scroll up"));
         add(c, &pgdn, A::PageDown, None);
@@ -228,31 +258,66 @@ fn defaults() -> Vec<Binding> {
     };
 
     add(C::Global, &[KeyChord::ctrl('c')], A::Quit, None);
-    add(C::Global, &[KeyChord::ch('?'), KeyChord::plain(K::F(1))], A::ToggleHelp, None);
+    add(
+        C::Global,
+        &[KeyChord::ch('?'), KeyChord::plain(K::F(1))],
+        A::ToggleHelp,
+        None,
+    );
     add(C::Global, &[KeyChord::ch(':')], A::OpenPalette, None);
     add(C::Global, &[KeyChord::ch('T')], A::CycleTheme, None);
     add(C::Global, &[KeyChord::ch('D')], A::ShowSummary, None);
     add(C::Global, &[KeyChord::ch('!')], A::ShowProblems, None);
 
     nav(&mut add, C::List, false);
-    add(C::List, &[KeyChord::plain(K::Enter)], A::Open, Some("open the task"));
+    add(
+        C::List,
+        &[KeyChord::plain(K::Enter)],
+        A::Open,
+        Some("open the task"),
+    );
     add(C::List, &[KeyChord::ch('/')], A::StartFilter, None);
     add(C::List, &[KeyChord::ch('s')], A::SortNext, None);
     add(C::List, &[KeyChord::ch('S')], A::SortReverse, None);
     add(C::List, &esc, A::Back, Some("clear the filter"));
     add(C::List, &q, A::Close, Some("quit"));
 
-    add(C::Filter, &[KeyChord::plain(K::Enter)], A::Submit, Some("open the selected task"));
+    add(
+        C::Filter,
+        &[KeyChord::plain(K::Enter)],
+        A::Submit,
+        Some("open the selected task"),
+    );
     add(C::Filter, &esc, A::Back, Some("cancel the filter"));
-    add(C::Filter, &[KeyChord::plain(K::Down), KeyChord::ctrl('n')], A::Down, None);
-    add(C::Filter, &[KeyChord::plain(K::Up), KeyChord::ctrl('p')], A::Up, None);
-    add(C::Filter, &[KeyChord::plain(K::Backspace)], A::Backspace, None);
+    add(
+        C::Filter,
+        &[KeyChord::plain(K::Down), KeyChord::ctrl('n')],
+        A::Down,
+        None,
+    );
+    add(
+        C::Filter,
+        &[KeyChord::plain(K::Up), KeyChord::ctrl('p')],
+        A::Up,
+        None,
+    );
+    add(
+        C::Filter,
+        &[KeyChord::plain(K::Backspace)],
+        A::Backspace,
+        None,
+    );
     add(C::Filter, &[KeyChord::ctrl('u')], A::ClearInput, None);
 
     add(C::Task, &[KeyChord::plain(K::Tab)], A::NextTab, None);
     add(C::Task, &[KeyChord::plain(K::BackTab)], A::PrevTab, None);
     for n in 1..=5u8 {
-        add(C::Task, &[KeyChord::ch(char::from(b'0' + n))], A::GoTab(n), None);
+        add(
+            C::Task,
+            &[KeyChord::ch(char::from(b'0' + n))],
+            A::GoTab(n),
+            None,
+        );
     }
     add(C::Task, &[KeyChord::ch(']')], A::NextTask, None);
     add(C::Task, &[KeyChord::ch('[')], A::PrevTask, None);
@@ -260,12 +325,27 @@ fn defaults() -> Vec<Binding> {
     add(C::Task, &q, A::Close, Some("back to the task list"));
 
     nav(&mut add, C::Code, true);
-    add(C::Code, &[KeyChord::ch('h'), KeyChord::plain(K::Left)], A::Left, None);
-    add(C::Code, &[KeyChord::ch('l'), KeyChord::plain(K::Right)], A::Right, None);
+    add(
+        C::Code,
+        &[KeyChord::ch('h'), KeyChord::plain(K::Left)],
+        A::Left,
+        None,
+    );
+    add(
+        C::Code,
+        &[KeyChord::ch('l'), KeyChord::plain(K::Right)],
+        A::Right,
+        None,
+    );
     add(C::Code, &[KeyChord::ch('0')], A::LineStart, None);
 
     nav(&mut add, C::Methods, false);
-    add(C::Methods, &[KeyChord::plain(K::Enter)], A::Open, Some("show the method in Solution"));
+    add(
+        C::Methods,
+        &[KeyChord::plain(K::Enter)],
+        A::Open,
+        Some("show the method in Solution"),
+    );
 
     nav(&mut add, C::Deps, true);
 
@@ -273,18 +353,56 @@ fn defaults() -> Vec<Binding> {
     add(C::Summary, &esc, A::Back, Some("back"));
     add(C::Summary, &q, A::Close, Some("back"));
 
-    add(C::Help, &[KeyChord::plain(K::Esc), KeyChord::ch('?'), KeyChord::ch('q')], A::Back, Some("close the help"));
+    add(
+        C::Help,
+        &[
+            KeyChord::plain(K::Esc),
+            KeyChord::ch('?'),
+            KeyChord::ch('q'),
+        ],
+        A::Back,
+        Some("close the help"),
+    );
     add(C::Help, &down, A::Down, Some("scroll down"));
     add(C::Help, &up, A::Up, Some("scroll up"));
 
-    add(C::Palette, &[KeyChord::plain(K::Enter)], A::Submit, Some("run the command"));
+    add(
+        C::Palette,
+        &[KeyChord::plain(K::Enter)],
+        A::Submit,
+        Some("run the command"),
+    );
     add(C::Palette, &esc, A::Back, Some("close the palette"));
-    add(C::Palette, &[KeyChord::plain(K::Down), KeyChord::ctrl('n')], A::Down, None);
-    add(C::Palette, &[KeyChord::plain(K::Up), KeyChord::ctrl('p')], A::Up, None);
-    add(C::Palette, &[KeyChord::plain(K::Backspace)], A::Backspace, None);
+    add(
+        C::Palette,
+        &[KeyChord::plain(K::Down), KeyChord::ctrl('n')],
+        A::Down,
+        None,
+    );
+    add(
+        C::Palette,
+        &[KeyChord::plain(K::Up), KeyChord::ctrl('p')],
+        A::Up,
+        None,
+    );
+    add(
+        C::Palette,
+        &[KeyChord::plain(K::Backspace)],
+        A::Backspace,
+        None,
+    );
     add(C::Palette, &[KeyChord::ctrl('u')], A::ClearInput, None);
 
-    add(C::Problems, &[KeyChord::plain(K::Esc), KeyChord::ch('!'), KeyChord::ch('q')], A::Back, Some("close"));
+    add(
+        C::Problems,
+        &[
+            KeyChord::plain(K::Esc),
+            KeyChord::ch('!'),
+            KeyChord::ch('q'),
+        ],
+        A::Back,
+        Some("close"),
+    );
     add(C::Problems, &down, A::Down, Some("scroll down"));
     add(C::Problems, &up, A::Up, Some("scroll up"));
     out
@@ -292,7 +410,9 @@ fn defaults() -> Vec<Binding> {
 
 impl Default for Keymap {
     fn default() -> Self {
-        Keymap { bindings: defaults() }
+        Keymap {
+            bindings: defaults(),
+        }
     }
 }
 
@@ -316,7 +436,9 @@ impl Keymap {
                 continue;
             }
             let Some(action) = Action::from_name(action_name) else {
-                errors.push(format!("[keys] \"{key_text}\": unknown action `{action_name}`"));
+                errors.push(format!(
+                    "[keys] \"{key_text}\": unknown action `{action_name}`"
+                ));
                 continue;
             };
             let mut contexts: Vec<Context> = map
@@ -331,8 +453,14 @@ impl Keymap {
                 contexts.push(Context::Global);
             }
             for context in contexts {
-                map.bindings.retain(|b| !(b.context == context && b.key == key));
-                map.bindings.push(Binding { context, key, action: action.clone(), note: None });
+                map.bindings
+                    .retain(|b| !(b.context == context && b.key == key));
+                map.bindings.push(Binding {
+                    context,
+                    key,
+                    action: action.clone(),
+                    note: None,
+                });
             }
         }
         (map, errors)
@@ -342,12 +470,18 @@ impl Keymap {
     /// context an unbound plain character is typed text, and only Ctrl-C reaches Everywhere.
     pub fn lookup(&self, contexts: &[Context], key: KeyChord) -> Option<Action> {
         for &context in contexts {
-            if let Some(b) = self.bindings.iter().find(|b| b.context == context && b.key == key) {
+            if let Some(b) = self
+                .bindings
+                .iter()
+                .find(|b| b.context == context && b.key == key)
+            {
                 return Some(b.action.clone());
             }
             if context.is_text_input() {
                 if let KeyCode::Char(c) = key.code
-                    && !key.mods.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+                    && !key
+                        .mods
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
                 {
                     return Some(Action::Input(c));
                 }
@@ -361,8 +495,14 @@ impl Keymap {
     pub fn describe(&self, context: Context) -> Vec<(Vec<String>, String)> {
         let mut out: Vec<(Action, Vec<String>, String)> = Vec::new();
         for b in self.bindings.iter().filter(|b| b.context == context) {
-            let desc = b.note.map(str::to_string).unwrap_or_else(|| b.action.describe());
-            match out.iter_mut().find(|(a, _, d)| *a == b.action && *d == desc) {
+            let desc = b
+                .note
+                .map(str::to_string)
+                .unwrap_or_else(|| b.action.describe());
+            match out
+                .iter_mut()
+                .find(|(a, _, d)| *a == b.action && *d == desc)
+            {
                 Some((_, keys, _)) => keys.push(b.key.to_string()),
                 None => out.push((b.action.clone(), vec![b.key.to_string()], desc)),
             }
@@ -420,10 +560,19 @@ mod tests {
         let map = Keymap::default();
         let list = [Context::List, Context::Global];
         assert_eq!(map.lookup(&list, KeyChord::ch('j')), Some(Action::Down));
-        assert_eq!(map.lookup(&list, KeyChord::ch('?')), Some(Action::ToggleHelp));
+        assert_eq!(
+            map.lookup(&list, KeyChord::ch('?')),
+            Some(Action::ToggleHelp)
+        );
         let filter = [Context::Filter, Context::Global];
-        assert_eq!(map.lookup(&filter, KeyChord::ch('j')), Some(Action::Input('j')));
-        assert_eq!(map.lookup(&filter, KeyChord::ch('?')), Some(Action::Input('?')));
+        assert_eq!(
+            map.lookup(&filter, KeyChord::ch('j')),
+            Some(Action::Input('j'))
+        );
+        assert_eq!(
+            map.lookup(&filter, KeyChord::ch('?')),
+            Some(Action::Input('?'))
+        );
         assert_eq!(map.lookup(&filter, KeyChord::ctrl('c')), Some(Action::Quit));
         assert_eq!(map.lookup(&filter, KeyChord::ctrl('x')), None);
     }
@@ -438,10 +587,22 @@ mod tests {
         o.insert("F".to_string(), "sort-deps".to_string());
         let (map, errors) = Keymap::with_overrides(&o);
         assert_eq!(errors.len(), 2, "{errors:?}");
-        assert_eq!(map.lookup(&[Context::Code], KeyChord::ctrl('j')), Some(Action::Down));
-        assert_eq!(map.lookup(&[Context::Filter], KeyChord::ctrl('j')), Some(Action::Down));
-        assert_eq!(map.lookup(&[Context::Help], KeyChord::ctrl('j')), Some(Action::Down));
-        assert_eq!(map.lookup(&[Context::List, Context::Global], KeyChord::ch('q')), None);
+        assert_eq!(
+            map.lookup(&[Context::Code], KeyChord::ctrl('j')),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            map.lookup(&[Context::Filter], KeyChord::ctrl('j')),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            map.lookup(&[Context::Help], KeyChord::ctrl('j')),
+            Some(Action::Down)
+        );
+        assert_eq!(
+            map.lookup(&[Context::List, Context::Global], KeyChord::ch('q')),
+            None
+        );
         assert_eq!(
             map.lookup(&[Context::List, Context::Global], KeyChord::ch('F')),
             Some(Action::SortBy(super::super::action::SortColumn::Deps))
@@ -452,6 +613,12 @@ mod tests {
     fn describe_groups_keys() {
         let map = Keymap::default();
         let list = map.describe(Context::List);
-        assert_eq!(list[0], (vec!["j".to_string(), "↓".to_string()], "move down".to_string()));
+        assert_eq!(
+            list[0],
+            (
+                vec!["j".to_string(), "↓".to_string()],
+                "move down".to_string()
+            )
+        );
     }
 }

@@ -36,7 +36,10 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
             (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
                 let da = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
                 let db = b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len());
-                let (na, nb) = (a[..da].trim_start_matches('0'), b[..db].trim_start_matches('0'));
+                let (na, nb) = (
+                    a[..da].trim_start_matches('0'),
+                    b[..db].trim_start_matches('0'),
+                );
                 let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
                 if ord != Ordering::Equal {
                     return ord;
@@ -64,7 +67,9 @@ fn compare(rows: &[TaskRow], column: SortColumn, a: usize, b: usize) -> Ordering
         SortColumn::Deps => x.deps.cmp(&y.deps),
         SortColumn::Tests => x.tests.cmp(&y.tests),
     };
-    primary.then_with(|| natural_cmp(&x.id, &y.id)).then(a.cmp(&b))
+    primary
+        .then_with(|| natural_cmp(&x.id, &y.id))
+        .then(a.cmp(&b))
 }
 
 impl ListState {
@@ -79,12 +84,22 @@ impl ListState {
         self.visible.get(self.selected).copied()
     }
 
-    /// Recompute the visible rows after a filter or sort change, keeping the selected task
-    /// selected when it is still shown.
+    /// Recompute the visible rows after a sort change, keeping the selected task selected when
+    /// it is still shown.
     pub fn refresh(&mut self, rows: &[TaskRow]) {
+        self.refresh_with(rows, false);
+    }
+
+    /// Recompute the visible rows after a filter change: the best match gets selected (the
+    /// table keeps its column order).
+    pub fn refilter(&mut self, rows: &[TaskRow]) {
+        self.refresh_with(rows, true);
+    }
+
+    fn refresh_with(&mut self, rows: &[TaskRow], select_best: bool) {
         let keep = self.selected_task();
-        let mut found: Vec<(usize, Vec<u32>)> = if self.filter.trim().is_empty() {
-            (0..rows.len()).map(|i| (i, Vec::new())).collect()
+        let mut found: Vec<(usize, u32, Vec<u32>)> = if self.filter.trim().is_empty() {
+            (0..rows.len()).map(|i| (i, 0, Vec::new())).collect()
         } else {
             let pattern = Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart);
             let mut matcher = Matcher::new(Config::DEFAULT);
@@ -94,22 +109,35 @@ impl ListState {
                 .filter_map(|(i, row)| {
                     let hay = format!("{} {}", row.id, row.class);
                     let mut indices = Vec::new();
-                    pattern.indices(Utf32Str::new(&hay, &mut buf), &mut matcher, &mut indices)?;
+                    let score = pattern.indices(
+                        Utf32Str::new(&hay, &mut buf),
+                        &mut matcher,
+                        &mut indices,
+                    )?;
                     indices.sort_unstable();
                     indices.dedup();
-                    Some((i, indices))
+                    Some((i, score, indices))
                 })
                 .collect()
         };
-        found.sort_by(|(a, _), (b, _)| {
+        found.sort_by(|(a, _, _), (b, _, _)| {
             let ord = compare(rows, self.sort, *a, *b);
             if self.reverse { ord.reverse() } else { ord }
         });
-        self.visible = found.iter().map(|(i, _)| *i).collect();
-        self.matches = found.into_iter().map(|(_, m)| m).collect();
-        self.selected = keep
-            .and_then(|t| self.visible.iter().position(|&v| v == t))
-            .unwrap_or(0);
+        // First row with the highest score.
+        let best = found
+            .iter()
+            .enumerate()
+            .max_by(|(i, x), (j, y)| x.1.cmp(&y.1).then(j.cmp(i)))
+            .map_or(0, |(pos, _)| pos);
+        self.visible = found.iter().map(|(i, _, _)| *i).collect();
+        self.matches = found.into_iter().map(|(_, _, m)| m).collect();
+        self.selected = if select_best && !self.filter.trim().is_empty() {
+            best
+        } else {
+            keep.and_then(|t| self.visible.iter().position(|&v| v == t))
+                .unwrap_or(0)
+        };
     }
 
     /// Move the selection by `delta` rows, clamped, and keep it on screen.
@@ -147,16 +175,20 @@ mod tests {
     use super::*;
 
     fn rows() -> Vec<TaskRow> {
-        [("T_10", "Zeta", 3, 1), ("T_2", "alpha", 5, 0), ("T_1", "Beta", 1, 4)]
-            .into_iter()
-            .map(|(id, class, methods, deps)| TaskRow {
-                id: id.into(),
-                class: class.into(),
-                methods,
-                deps,
-                tests: methods * 2,
-            })
-            .collect()
+        [
+            ("T_10", "Zeta", 3, 1),
+            ("T_2", "alpha", 5, 0),
+            ("T_1", "Beta", 1, 4),
+        ]
+        .into_iter()
+        .map(|(id, class, methods, deps)| TaskRow {
+            id: id.into(),
+            class: class.into(),
+            methods,
+            deps,
+            tests: methods * 2,
+        })
+        .collect()
     }
 
     #[test]
@@ -186,12 +218,12 @@ mod tests {
         let mut s = ListState::new(&rows);
         s.select(2, 10); // T_10 Zeta
         s.filter = "zt".into();
-        s.refresh(&rows);
+        s.refilter(&rows);
         assert_eq!(s.visible, [0]);
         assert_eq!(s.selected_task(), Some(0));
         assert_eq!(s.matches[0], [5, 7]); // "T_10 Zeta": Z at 5, t at 7
         s.filter = "qqq".into();
-        s.refresh(&rows);
+        s.refilter(&rows);
         assert!(s.visible.is_empty());
         assert_eq!(s.selected_task(), None);
         s.move_by(1, 10);
@@ -199,9 +231,34 @@ mod tests {
     }
 
     #[test]
+    fn filtering_selects_the_best_match_in_column_order() {
+        let rows: Vec<TaskRow> = [("T_1", "RomanNumeralConverter"), ("T_2", "RateLimiter")]
+            .into_iter()
+            .map(|(id, class)| TaskRow {
+                id: id.into(),
+                class: class.into(),
+                methods: 0,
+                deps: 0,
+                tests: 0,
+            })
+            .collect();
+        let mut s = ListState::new(&rows);
+        s.filter = "rate".into();
+        s.refilter(&rows);
+        assert_eq!(s.visible, [0, 1]);
+        assert_eq!(s.selected_task(), Some(1));
+    }
+
+    #[test]
     fn scrolling_keeps_selection_visible() {
         let rows: Vec<TaskRow> = (0..50)
-            .map(|i| TaskRow { id: format!("T_{i}"), class: "C".into(), methods: 0, deps: 0, tests: 0 })
+            .map(|i| TaskRow {
+                id: format!("T_{i}"),
+                class: "C".into(),
+                methods: 0,
+                deps: 0,
+                tests: 0,
+            })
             .collect();
         let mut s = ListState::new(&rows);
         s.move_by(30, 10);

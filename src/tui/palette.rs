@@ -15,7 +15,10 @@ pub struct Command {
 pub fn commands(theme_names: &[String]) -> Vec<Command> {
     let mut out: Vec<Command> = theme_names
         .iter()
-        .map(|t| Command { label: format!("theme {t}"), action: Action::SetTheme(t.clone()) })
+        .map(|t| Command {
+            label: format!("theme {t}"),
+            action: Action::SetTheme(t.clone()),
+        })
         .collect();
     out.extend(SortColumn::ALL.iter().map(|c| Command {
         label: format!("sort {}", c.name()),
@@ -29,7 +32,10 @@ pub fn commands(theme_names: &[String]) -> Vec<Command> {
         ("help", Action::ToggleHelp),
         ("quit", Action::Quit),
     ];
-    out.extend(plain.into_iter().map(|(l, a)| Command { label: l.into(), action: a }));
+    out.extend(plain.into_iter().map(|(l, a)| Command {
+        label: l.into(),
+        action: a,
+    }));
     out
 }
 
@@ -60,7 +66,11 @@ impl PaletteState {
                 .enumerate()
                 .filter_map(|(i, c)| {
                     let mut idx = Vec::new();
-                    let score = pattern.indices(Utf32Str::new(&c.label, &mut buf), &mut matcher, &mut idx)?;
+                    let score = pattern.indices(
+                        Utf32Str::new(&c.label, &mut buf),
+                        &mut matcher,
+                        &mut idx,
+                    )?;
                     idx.sort_unstable();
                     idx.dedup();
                     Some((score, i, idx))
@@ -73,7 +83,9 @@ impl PaletteState {
     }
 
     pub fn chosen<'a>(&self, commands: &'a [Command]) -> Option<&'a Command> {
-        self.items.get(self.selected).and_then(|(i, _)| commands.get(*i))
+        self.items
+            .get(self.selected)
+            .and_then(|(i, _)| commands.get(*i))
     }
 }
 
@@ -88,7 +100,10 @@ mod tests {
         assert_eq!(p.items.len(), cmds.len());
         p.input = "thlig".into();
         p.refresh(&cmds);
-        assert_eq!(p.chosen(&cmds).map(|c| c.action.clone()), Some(Action::SetTheme("light".into())));
+        assert_eq!(
+            p.chosen(&cmds).map(|c| c.action.clone()),
+            Some(Action::SetTheme("light".into()))
+        );
         p.input = "zzzz".into();
         p.refresh(&cmds);
         assert!(p.chosen(&cmds).is_none());

@@ -14,7 +14,10 @@ use serde::Deserialize;
 const BUILTIN: [(&str, &str); 3] = [
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
 ];
 
 /// The colour of every slot.
@@ -109,8 +112,9 @@ impl Theme {
         })?;
         let mut palette = Palette::default();
         for (slot, value) in &file.colors {
-            let color = Color::from_str(value)
-                .map_err(|_| format!("colour `{slot}`: cannot read `{value}` (use #rrggbb, a name or 0-255)"))?;
+            let color = Color::from_str(value).map_err(|_| {
+                format!("colour `{slot}`: cannot read `{value}` (use #rrggbb, a name or 0-255)")
+            })?;
             let target = match slot.as_str() {
                 "bg" => &mut palette.bg,
                 "fg" => &mut palette.fg,
@@ -164,7 +168,10 @@ impl Theme {
             .collect();
         paths.sort();
         for path in paths {
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let parsed = std::fs::read_to_string(&path)
                 .map_err(|e| e.to_string())
                 .and_then(|text| Theme::parse(&stem, &text));
@@ -194,13 +201,15 @@ impl Theme {
         }
     }
     pub fn accent(&self) -> Style {
-        self.with_fg(|p| p.accent, Style::new()).add_modifier(Modifier::BOLD)
+        self.with_fg(|p| p.accent, Style::new())
+            .add_modifier(Modifier::BOLD)
     }
     pub fn title(&self) -> Style {
         self.accent()
     }
     pub fn header(&self) -> Style {
-        self.with_fg(|p| p.fg, Style::new()).add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
+        self.with_fg(|p| p.fg, Style::new())
+            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED)
     }
     pub fn muted(&self) -> Style {
         self.with_fg(|p| p.muted, Style::new().add_modifier(Modifier::DIM))
@@ -221,11 +230,17 @@ impl Theme {
         self.with_fg(|p| p.warn, Style::new().add_modifier(Modifier::BOLD))
     }
     pub fn error(&self) -> Style {
-        self.with_fg(|p| p.error, Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED))
+        self.with_fg(
+            |p| p.error,
+            Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+        )
     }
     pub fn matched(&self) -> Style {
-        self.with_fg(|p| p.matched, Style::new().add_modifier(Modifier::UNDERLINED))
-            .add_modifier(Modifier::BOLD)
+        self.with_fg(
+            |p| p.matched,
+            Style::new().add_modifier(Modifier::UNDERLINED),
+        )
+        .add_modifier(Modifier::BOLD)
     }
     pub fn line_number(&self) -> Style {
         self.with_fg(|p| p.line_number, Style::new().add_modifier(Modifier::DIM))
@@ -234,8 +249,14 @@ impl Theme {
         match kind {
             EdgeKind::Plain => Style::new(),
             EdgeKind::Correct => self.with_fg(|p| p.edge_correct, Style::new()),
-            EdgeKind::Missing => self.with_fg(|p| p.edge_missing, Style::new().add_modifier(Modifier::BOLD)),
-            EdgeKind::Extra => self.with_fg(|p| p.edge_extra, Style::new().add_modifier(Modifier::ITALIC)),
+            EdgeKind::Missing => self.with_fg(
+                |p| p.edge_missing,
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
+            EdgeKind::Extra => self.with_fg(
+                |p| p.edge_extra,
+                Style::new().add_modifier(Modifier::ITALIC),
+            ),
         }
     }
     /// Whether code panes should be highlighted.
@@ -263,9 +284,21 @@ mod tests {
 
     #[test]
     fn bad_themes_are_reported() {
-        assert!(Theme::parse("x", "[colors]\nfg = \"nope\"\n").unwrap_err().contains("fg"));
-        assert!(Theme::parse("x", "[colors]\nshiny = \"red\"\n").unwrap_err().contains("shiny"));
-        assert!(Theme::parse("x", "name = \n").unwrap_err().starts_with("line 1"));
+        assert!(
+            Theme::parse("x", "[colors]\nfg = \"nope\"\n")
+                .unwrap_err()
+                .contains("fg")
+        );
+        assert!(
+            Theme::parse("x", "[colors]\nshiny = \"red\"\n")
+                .unwrap_err()
+                .contains("shiny")
+        );
+        assert!(
+            Theme::parse("x", "name = \n")
+                .unwrap_err()
+                .starts_with("line 1")
+        );
         let t = Theme::parse("mine", "[colors]\nfg = \"red\"\n").unwrap();
         assert_eq!(t.name, "mine");
     }
@@ -273,8 +306,16 @@ mod tests {
     #[test]
     fn user_dir_overrides_and_adds() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("dark.toml"), "name = \"dark\"\n[colors]\nfg = \"red\"\n").unwrap();
-        std::fs::write(dir.path().join("solar.toml"), "syntax = \"Solarized (dark)\"\n").unwrap();
+        std::fs::write(
+            dir.path().join("dark.toml"),
+            "name = \"dark\"\n[colors]\nfg = \"red\"\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("solar.toml"),
+            "syntax = \"Solarized (dark)\"\n",
+        )
+        .unwrap();
         std::fs::write(dir.path().join("broken.toml"), "[colors\n").unwrap();
         let (themes, errors) = Theme::load_all(Some(dir.path()));
         let names: Vec<_> = themes.iter().map(|t| t.name.as_str()).collect();

@@ -10,7 +10,7 @@ pub const DEPS_TWO_PANE_WIDTH: u16 = 120;
 /// From this width the Methods table shows every column.
 pub const METHODS_WIDE_WIDTH: u16 = 100;
 /// From this width the summary table has one row per regime (else it is transposed).
-pub const SUMMARY_WIDE_WIDTH: u16 = 130;
+pub const SUMMARY_WIDE_WIDTH: u16 = 144;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chrome {
@@ -76,7 +76,7 @@ pub fn deps_split(content: Rect) -> (Rect, Option<Rect>) {
         return (content, None);
     }
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(content);
+        Layout::horizontal([Constraint::Percentage(52), Constraint::Percentage(48)]).areas(content);
     (left, Some(right))
 }
 
@@ -84,7 +84,12 @@ pub fn deps_split(content: Rect) -> (Rect, Option<Rect>) {
 pub fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);
-    Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
 }
 
 /// The overlay box used by help, problems and the palette.

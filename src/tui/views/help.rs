@@ -1,0 +1,96 @@
+//! The help overlay: every binding of the current view, generated from the keymap.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget};
+
+use super::{layout, pane, truncate};
+use crate::tui::action::Action;
+use crate::tui::app::App;
+use crate::tui::keymap::Context;
+
+pub struct HelpView<'a> {
+    pub app: &'a App,
+    pub scroll: usize,
+}
+
+pub fn lines(app: &App) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let mut out = Vec::new();
+    let sections: Vec<_> = app
+        .view_contexts()
+        .into_iter()
+        .map(|c| (c, app.keymap.describe(c)))
+        .collect();
+    let key_column = sections
+        .iter()
+        .flat_map(|(_, b)| b.iter().map(|(keys, _)| keys.join(", ").chars().count()))
+        .max()
+        .unwrap_or(8)
+        .clamp(6, 24)
+        + 2;
+    for (context, bindings) in sections {
+        if bindings.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(Line::default());
+        }
+        out.push(Line::styled(context.title().to_string(), theme.header()));
+        for (keys, desc) in bindings {
+            let keys = truncate(&keys.join(", "), key_column - 2);
+            out.push(Line::from(vec![
+                Span::styled(format!("  {keys:<key_column$}"), theme.accent()),
+                Span::raw(desc),
+            ]));
+        }
+    }
+    out.push(Line::default());
+    out.push(Line::styled(
+        "Mouse: the wheel scrolls; click selects, click again opens.",
+        theme.muted(),
+    ));
+    out.push(Line::styled(
+        "Rebind keys in the config file, table [keys].",
+        theme.muted(),
+    ));
+    out
+}
+
+pub fn line_count(app: &App) -> usize {
+    lines(app).len()
+}
+
+impl Widget for &HelpView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let lines = lines(app);
+        let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+        let width = lines.iter().map(Line::width).max().unwrap_or(20) + 4;
+        let frame = layout::overlay(area);
+        let rect = layout::centered(
+            area,
+            u16::try_from(width).unwrap_or(u16::MAX).min(frame.width),
+            height.min(frame.height),
+        );
+        Clear.render(rect, buf);
+        let page = usize::from(rect.height.saturating_sub(2));
+        let more = lines.len() > page + self.scroll;
+        let mut block = pane(app, " Help — keys of this view ").style(app.theme().base());
+        if more || self.scroll > 0 {
+            let key = app
+                .keymap
+                .key_for(Context::Help, &Action::Down)
+                .map(|k| k.to_string())
+                .unwrap_or_default();
+            block = block.title_bottom(
+                Line::styled(format!(" {key} more "), app.theme().muted()).right_aligned(),
+            );
+        }
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((u16::try_from(self.scroll).unwrap_or(u16::MAX), 0))
+            .render(rect, buf);
+    }
+}

@@ -1,0 +1,282 @@
+//! Rendering: pure functions of `&App` into a frame. Each view is a small struct wrapping the
+//! app with `impl Widget for &View`.
+
+pub mod code_pane;
+pub mod deps_view;
+pub mod help;
+pub mod layout;
+pub mod methods;
+pub mod overlays;
+pub mod summary;
+pub mod task_list;
+pub mod task_view;
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Widget};
+
+use super::action::Action;
+use super::app::{App, Level, Overlay, Screen};
+use super::keymap::Context;
+
+/// Draw the whole UI.
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    draw(app, area, frame.buffer_mut());
+}
+
+/// Draw the whole UI into a buffer (what `render` does; tests call it directly).
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    Block::new().style(theme.base()).render(area, buf);
+    if area.width < 20 || area.height < 5 {
+        Paragraph::new("window too small").render(area, buf);
+        return;
+    }
+    let chrome = layout::chrome(area, !app.data.problems.is_empty());
+    title_bar(app, chrome.title, buf);
+    if let Some(banner) = chrome.banner {
+        let key = app
+            .keymap
+            .key_for(Context::Global, &Action::ShowProblems)
+            .map_or_else(|| ":problems".to_string(), |k| k.to_string());
+        let n = app.data.problems.len();
+        let text = format!(
+            " ⚠ {n} problem{} while loading — press {key} to list",
+            if n == 1 { "" } else { "s" }
+        );
+        Paragraph::new(Line::styled(text, theme.warn())).render(banner, buf);
+    }
+    match app.screen {
+        Screen::List => task_list::TaskListView { app }.render(chrome.body, buf),
+        Screen::Task => task_view::TaskView { app }.render(chrome.body, buf),
+        Screen::Summary => summary::SummaryView { app }.render(chrome.body, buf),
+    }
+    status_line(app, chrome.status, buf);
+    match &app.overlay {
+        Some(Overlay::Help { scroll }) => help::HelpView {
+            app,
+            scroll: *scroll,
+        }
+        .render(area, buf),
+        Some(Overlay::Problems { scroll }) => overlays::ProblemsView {
+            app,
+            scroll: *scroll,
+        }
+        .render(area, buf),
+        Some(Overlay::Palette(state)) => overlays::PaletteView { app, state }.render(area, buf),
+        None => {}
+    }
+}
+
+fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let d = &app.data;
+    let mut spans = vec![
+        Span::styled(" classlab ", theme.accent()),
+        Span::styled("│ ", theme.muted()),
+    ];
+    match app.screen {
+        Screen::Task => {
+            if let Some(task) = d.dataset.tasks.get(app.task.idx) {
+                spans.push(Span::styled(task.id.clone(), theme.accent()));
+                spans.push(Span::raw(format!(" {}", task.class_name)));
+            }
+        }
+        _ => {
+            spans.push(Span::raw(d.dataset.name.clone()));
+            spans.push(Span::styled(
+                format!(
+                    " · {} tasks · {} methods · {} edges",
+                    d.len(),
+                    d.dataset.method_count(),
+                    d.rows.iter().map(|r| r.deps).sum::<usize>()
+                ),
+                theme.muted(),
+            ));
+        }
+    }
+    let right = match (&d.predictions, app.screen) {
+        (_, Screen::Task) => {
+            let pos = app.list.visible.iter().position(|&i| i == app.task.idx);
+            match pos {
+                Some(p) => format!("task {}/{} ", p + 1, app.list.visible.len()),
+                None => String::new(),
+            }
+        }
+        (Some(p), _) => format!("predictions: {} ", short_path(&p.file)),
+        (None, _) => String::new(),
+    };
+    let left = Line::from(spans);
+    let room = usize::from(area.width).saturating_sub(left.width() + 1);
+    Paragraph::new(left).render(area, buf);
+    if !right.is_empty() && right.chars().count() <= room {
+        Paragraph::new(Line::styled(right, theme.muted()).right_aligned()).render(area, buf);
+    }
+}
+
+/// The file name of a path (for titles).
+pub fn short_path(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// Hints for the status line: (context, action, label).
+fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
+    use Action as A;
+    use Context as C;
+    match (&app.overlay, app.screen) {
+        (Some(Overlay::Palette(_)), _) => vec![
+            (C::Palette, A::Submit, "run"),
+            (C::Palette, A::Down, "next"),
+            (C::Palette, A::Up, "previous"),
+            (C::Palette, A::Back, "close"),
+        ],
+        (Some(Overlay::Help { .. }), _) => {
+            vec![(C::Help, A::Down, "scroll"), (C::Help, A::Back, "close")]
+        }
+        (Some(Overlay::Problems { .. }), _) => {
+            vec![
+                (C::Problems, A::Down, "scroll"),
+                (C::Problems, A::Back, "close"),
+            ]
+        }
+        (None, Screen::List) if app.list.filtering => vec![
+            (C::Filter, A::Submit, "open"),
+            (C::Filter, A::Back, "cancel"),
+            (C::Filter, A::Down, "next"),
+            (C::Filter, A::Up, "previous"),
+        ],
+        (None, Screen::List) => vec![
+            (C::List, A::Open, "open"),
+            (C::List, A::StartFilter, "filter"),
+            (C::List, A::SortNext, "sort"),
+            (C::Global, A::ShowSummary, "summary"),
+            (C::Global, A::OpenPalette, "commands"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::List, A::Close, "quit"),
+        ],
+        (None, Screen::Task) => {
+            let mut h = vec![
+                (C::Task, A::NextTab, "tab"),
+                (C::Task, A::NextTask, "next task"),
+            ];
+            if app.task.tab == super::app::Tab::Methods {
+                h.insert(0, (C::Methods, A::Open, "show code"));
+            }
+            h.extend([
+                (C::Global, A::ToggleHelp, "help"),
+                (C::Task, A::Back, "back"),
+            ]);
+            h
+        }
+        (None, Screen::Summary) => vec![
+            (C::Summary, A::Down, "scroll"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::Summary, A::Back, "back"),
+        ],
+    }
+}
+
+fn status_line(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    if let Some(status) = &app.status {
+        let style = match status.level {
+            Level::Info => theme.accent(),
+            Level::Warn => theme.warn(),
+            Level::Error => theme.error(),
+        };
+        let text = truncate(&format!(" {}", status.text), usize::from(area.width));
+        Paragraph::new(Line::styled(text, style)).render(area, buf);
+        return;
+    }
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (context, action, label) in hints(app) {
+        let Some(key) = app.keymap.key_for(context, &action) else {
+            continue;
+        };
+        let key = key.to_string();
+        let len = key.chars().count() + label.len() + 3;
+        if used + len > usize::from(area.width) {
+            break;
+        }
+        used += len;
+        spans.push(Span::styled(format!(" {key}"), theme.accent()));
+        spans.push(Span::styled(format!(" {label} "), theme.muted()));
+    }
+    Paragraph::new(Line::from(spans)).render(area, buf);
+}
+
+/// Cut `text` to `width` characters, ending in `…` when cut.
+pub fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    if width == 0 {
+        return String::new();
+    }
+    let mut out: String = text.chars().take(width - 1).collect();
+    out.push('…');
+    out
+}
+
+/// Cut lines wider than `width`, ending in `…` (the cut line keeps its first span's style).
+pub fn fit_lines(lines: Vec<Line<'static>>, width: usize) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .map(|l| {
+            if l.width() > width {
+                let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+                Line::styled(
+                    truncate(&text, width),
+                    l.spans.first().map(|s| s.style).unwrap_or_default(),
+                )
+            } else {
+                l
+            }
+        })
+        .collect()
+}
+
+/// Spans of `text` with the characters at `indices` (char positions, shifted by `offset`)
+/// in the matched style.
+pub fn highlight_matches(
+    text: &str,
+    indices: &[u32],
+    offset: u32,
+    base: Style,
+    matched: Style,
+) -> Line<'static> {
+    if indices.is_empty() {
+        return Line::styled(text.to_string(), base);
+    }
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut run = String::new();
+    let mut run_matched = false;
+    for (i, c) in text.chars().enumerate() {
+        let is = u32::try_from(i).is_ok_and(|i| indices.binary_search(&(i + offset)).is_ok());
+        if is != run_matched && !run.is_empty() {
+            spans.push(Span::styled(
+                std::mem::take(&mut run),
+                if run_matched { matched } else { base },
+            ));
+        }
+        run_matched = is;
+        run.push(c);
+    }
+    if !run.is_empty() {
+        spans.push(Span::styled(run, if run_matched { matched } else { base }));
+    }
+    Line::from(spans)
+}
+
+/// A bordered block in the theme's border style with a title.
+pub fn pane<'a>(app: &App, title: impl Into<Line<'a>>) -> Block<'a> {
+    let theme = app.theme();
+    Block::bordered()
+        .border_style(theme.border())
+        .title(title.into().style(theme.title()))
+}

@@ -1,0 +1,229 @@
+//! The start screen: the task table (fuzzy filter, sort) and a preview of the selected task.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap};
+
+use super::{highlight_matches, layout, pane, truncate};
+use crate::tui::action::SortColumn;
+use crate::tui::app::App;
+
+pub struct TaskListView<'a> {
+    pub app: &'a App,
+}
+
+impl Widget for &TaskListView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (table, preview) = layout::list_split(area);
+        render_table(self.app, table, buf);
+        if let Some(preview) = preview {
+            render_preview(self.app, preview, buf);
+        }
+    }
+}
+
+fn header_cell(app: &App, column: SortColumn, label: &str, right: bool) -> Cell<'static> {
+    let list = &app.list;
+    let text = if list.sort == column {
+        format!("{label}{}", if list.reverse { "▼" } else { "▲" })
+    } else {
+        label.to_string()
+    };
+    let line = Line::from(text);
+    Cell::from(if right { line.right_aligned() } else { line })
+}
+
+fn number(n: usize) -> Cell<'static> {
+    Cell::from(Line::from(n.to_string()).right_aligned())
+}
+
+fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let list = &app.list;
+    let rows = &app.data.rows;
+    let id_width = rows
+        .iter()
+        .map(|r| r.id.chars().count())
+        .max()
+        .unwrap_or(2)
+        .clamp(4, 24);
+    let header = Row::new(vec![
+        header_cell(app, SortColumn::Id, "id", false),
+        header_cell(app, SortColumn::Class, "class", false),
+        header_cell(app, SortColumn::Methods, "methods", true),
+        header_cell(app, SortColumn::Deps, "deps", true),
+        header_cell(app, SortColumn::Tests, "tests", true),
+    ])
+    .style(theme.header());
+    let body: Vec<Row> = list
+        .visible
+        .iter()
+        .zip(&list.matches)
+        .map(|(&i, matched)| {
+            let r = &rows[i];
+            let id_chars = u32::try_from(r.id.chars().count()).unwrap_or(u32::MAX);
+            Row::new(vec![
+                Cell::from(highlight_matches(
+                    &r.id,
+                    matched,
+                    0,
+                    theme.base(),
+                    theme.matched(),
+                )),
+                Cell::from(highlight_matches(
+                    &r.class,
+                    matched,
+                    id_chars + 1,
+                    theme.base(),
+                    theme.matched(),
+                )),
+                number(r.methods),
+                number(r.deps),
+                number(r.tests),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(u16::try_from(id_width).unwrap_or(24)),
+        Constraint::Fill(1),
+        Constraint::Length(8),
+        Constraint::Length(6),
+        Constraint::Length(6),
+    ];
+    let title = format!(" Tasks {}/{} ", list.visible.len(), rows.len());
+    let mut block = pane(app, title);
+    if list.filtering || !list.filter.is_empty() {
+        let cursor = if list.filtering { "▏" } else { "" };
+        let filter = truncate(&list.filter, usize::from(area.width.saturating_sub(12)));
+        block = block.title_bottom(Line::from(vec![
+            Span::styled(" / ", theme.accent()),
+            Span::styled(format!("{filter}{cursor} "), theme.matched()),
+        ]));
+    }
+    if list.visible.is_empty() {
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let text = if rows.is_empty() {
+            "The dataset has no tasks.".to_string()
+        } else {
+            format!("No task matches `{}`.", list.filter)
+        };
+        Paragraph::new(Line::styled(text, theme.muted()))
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
+        return;
+    }
+    let table = Table::new(body, widths)
+        .header(header)
+        .block(block)
+        .column_spacing(1)
+        .row_highlight_style(theme.selection())
+        .highlight_symbol("› ");
+    let mut state = TableState::default()
+        .with_offset(list.offset)
+        .with_selected(Some(list.selected));
+    StatefulWidget::render(table, area, buf, &mut state);
+}
+
+/// The class docstring as readable text: quotes and indentation removed, lines joined.
+pub fn clean_description(text: &str) -> String {
+    let trimmed = text.trim().trim_matches('"').trim_matches('\'').trim();
+    let mut out = String::new();
+    for para in trimmed.split("\n\n") {
+        let joined = para
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        if joined.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&joined);
+    }
+    out
+}
+
+fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let block = pane(app, " Preview ");
+    let Some(idx) = app.list.selected_task() else {
+        block.render(area, buf);
+        return;
+    };
+    let (task, analysis) = (&app.data.dataset.tasks[idx], &app.data.analyses[idx]);
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(task.class_name.clone(), theme.accent()),
+            Span::styled(format!("  {}", task.id), theme.muted()),
+        ]),
+        Line::default(),
+    ];
+    let description = clean_description(&task.description);
+    if !description.is_empty() {
+        lines.extend(description.lines().map(|l| Line::from(l.to_string())));
+        lines.push(Line::default());
+    }
+    let nodes = &analysis.graph.nodes;
+    lines.push(Line::styled(
+        format!("Methods ({})", nodes.len()),
+        theme.header(),
+    ));
+    let width = nodes
+        .iter()
+        .map(|n| n.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(32);
+    for name in nodes {
+        let deps = analysis.graph.deps_of(name);
+        let count = match deps.len() {
+            0 => Span::styled("—".to_string(), theme.muted()),
+            1 => Span::raw("1 dep".to_string()),
+            n => Span::raw(format!("{n} deps")),
+        };
+        lines.push(Line::from(vec![
+            Span::raw(format!("  {:<width$}  ", truncate(name, width))),
+            count,
+        ]));
+    }
+    if !analysis.cycles.is_empty() {
+        lines.push(Line::styled(
+            format!("  {} cycle(s)", analysis.cycles.len()),
+            theme.warn(),
+        ));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        format!("Test classes ({})", analysis.test_classes.len()),
+        theme.header(),
+    ));
+    let width = analysis
+        .test_classes
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(40);
+    for tc in &analysis.test_classes {
+        let n = tc.tests.len();
+        lines.push(Line::from(vec![
+            Span::raw(format!("  {:<width$}", truncate(&tc.name, width))),
+            Span::styled(
+                format!("  {n} test{}", if n == 1 { "" } else { "s" }),
+                theme.muted(),
+            ),
+        ]));
+    }
+    for note in &analysis.notes {
+        lines.push(Line::styled(format!("! {note}"), theme.warn()));
+    }
+    Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .render(area, buf);
+}

@@ -1,0 +1,539 @@
+//! `App::update` driven by actions (and by key events through the keymap): state changes,
+//! effects, and robustness of rendering on awkward datasets and sizes.
+
+use classlab::dataset::{self, Dataset, predictions};
+use classlab::depcheck::GroundTruth;
+use classlab::tui::action::{Action, SortColumn};
+use classlab::tui::app::{App, Effect, Level, Overlay, Screen, Tab, UiSetup};
+use classlab::tui::data::Data;
+use classlab::tui::keymap::Keymap;
+use classlab::tui::{action_for, views};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn sample_app() -> App {
+    App::new(
+        Data::new(dataset::sample(), None, GroundTruth::Extracted),
+        UiSetup::default(),
+    )
+}
+
+fn app_for(dataset: Dataset, size: (u16, u16)) -> App {
+    App::new(
+        Data::new(dataset, None, GroundTruth::Extracted),
+        UiSetup {
+            size,
+            ..UiSetup::default()
+        },
+    )
+}
+
+fn run(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect> {
+    actions.into_iter().flat_map(|a| app.update(a)).collect()
+}
+
+fn render(app: &App) -> String {
+    let (w, h) = app.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| views::render(app, f)).unwrap();
+    terminal.backend().to_string()
+}
+
+fn key(code: KeyCode, mods: KeyModifiers) -> Event {
+    Event::Key(KeyEvent::new_with_kind(code, mods, KeyEventKind::Press))
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    match action_for(app, &key(code, KeyModifiers::NONE)) {
+        Some(a) => app.update(a),
+        None => Vec::new(),
+    }
+}
+
+#[test]
+fn quit_from_list_and_ctrl_c_everywhere() {
+    let mut app = sample_app();
+    assert_eq!(press(&mut app, KeyCode::Char('q')), [Effect::Quit]);
+    let mut app = sample_app();
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Task);
+    assert!(
+        press(&mut app, KeyCode::Char('q')).is_empty(),
+        "q in a task goes back"
+    );
+    assert_eq!(app.screen, Screen::List);
+    press(&mut app, KeyCode::Char('/'));
+    let ctrl_c = action_for(&app, &key(KeyCode::Char('c'), KeyModifiers::CONTROL)).unwrap();
+    assert_eq!(app.update(ctrl_c), [Effect::Quit]);
+}
+
+#[test]
+fn key_releases_are_ignored() {
+    let app = sample_app();
+    let release = Event::Key(KeyEvent::new_with_kind(
+        KeyCode::Char('q'),
+        KeyModifiers::NONE,
+        KeyEventKind::Release,
+    ));
+    assert_eq!(action_for(&app, &release), None);
+}
+
+#[test]
+fn open_tabs_and_back() {
+    let mut app = sample_app();
+    run(&mut app, [Action::Down, Action::Open]);
+    assert_eq!(
+        (app.screen, app.task.idx, app.task.tab),
+        (Screen::Task, 1, Tab::Skeleton)
+    );
+    run(&mut app, [Action::NextTab, Action::NextTab]);
+    assert_eq!(app.task.tab, Tab::Tests);
+    run(
+        &mut app,
+        [Action::PrevTab, Action::PrevTab, Action::PrevTab],
+    );
+    assert_eq!(app.task.tab, Tab::Deps);
+    run(&mut app, [Action::GoTab(4)]);
+    assert_eq!(app.task.tab, Tab::Methods);
+    run(&mut app, [Action::NextTask]);
+    assert_eq!((app.task.idx, app.task.tab), (2, Tab::Methods));
+    run(&mut app, [Action::Back]);
+    assert_eq!(
+        (app.screen, app.list.selected_task()),
+        (Screen::List, Some(2))
+    );
+}
+
+#[test]
+fn filter_typing_cancel_and_submit() {
+    let mut app = sample_app();
+    for c in "/rate".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    assert!(app.list.filtering);
+    assert_eq!(app.list.filter, "rate");
+    let selected = app.list.selected_task().unwrap();
+    assert_eq!(
+        app.data.dataset.tasks[selected].class_name, "RateLimiter",
+        "best match selected"
+    );
+    press(&mut app, KeyCode::Backspace);
+    assert_eq!(app.list.filter, "rat");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.list.filtering && app.list.filter.is_empty());
+    assert_eq!(app.list.visible.len(), app.data.len());
+    for c in "/roman".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Task);
+    assert_eq!(
+        app.data.dataset.tasks[app.task.idx].class_name,
+        "RomanNumeralConverter"
+    );
+    // Back in the list the filter is still applied; Esc clears it.
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.list.filter, "roman");
+    press(&mut app, KeyCode::Esc);
+    assert!(app.list.filter.is_empty());
+}
+
+#[test]
+fn filter_with_no_match_is_harmless() {
+    let mut app = sample_app();
+    run(
+        &mut app,
+        [
+            Action::StartFilter,
+            Action::Input('~'),
+            Action::Input('~'),
+            Action::Down,
+            Action::Submit,
+        ],
+    );
+    assert!(app.list.visible.is_empty());
+    assert_eq!(app.screen, Screen::List);
+    assert!(render(&app).contains("No task matches"));
+}
+
+#[test]
+fn sorting_cycles_and_reverses() {
+    let mut app = sample_app();
+    assert_eq!(app.list.sort, SortColumn::Id);
+    press(&mut app, KeyCode::Char('s'));
+    assert_eq!(app.list.sort, SortColumn::Class);
+    let first = app.list.visible[0];
+    assert_eq!(app.data.rows[first].class, "ContactStore");
+    press(&mut app, KeyCode::Char('S'));
+    assert!(app.list.reverse);
+    assert_eq!(
+        app.data.rows[app.list.visible[0]].class,
+        "WordFrequencyReport"
+    );
+    run(&mut app, [Action::SortBy(SortColumn::Deps)]);
+    assert!(render(&app).contains("deps▼"));
+}
+
+#[test]
+fn methods_enter_jumps_to_the_def_line() {
+    let mut app = sample_app();
+    run(
+        &mut app,
+        [
+            Action::Open,
+            Action::GoTab(4),
+            Action::Down,
+            Action::Down,
+            Action::Open,
+        ],
+    );
+    assert_eq!(app.task.tab, Tab::Solution);
+    let line = app.task.mark.expect("marked line");
+    let source = app.code_source(app.task.idx, Tab::Solution);
+    assert!(
+        source
+            .lines()
+            .nth(line)
+            .unwrap()
+            .trim_start()
+            .starts_with("def count_words")
+    );
+    assert_eq!(app.task.code[1].top, line, "def line at the top");
+    // Scrolling up works from there, and Bottom goes to the last full page.
+    run(&mut app, [Action::Up]);
+    assert_eq!(app.task.code[1].top, line - 1);
+}
+
+#[test]
+fn code_scrolling_is_clamped() {
+    let mut app = sample_app();
+    run(&mut app, [Action::Open, Action::GoTab(3)]);
+    let lines = app.code_source(app.task.idx, Tab::Tests).lines().count();
+    run(&mut app, [Action::Bottom, Action::Down, Action::PageDown]);
+    let top = app.task.code[2].top;
+    assert!(top > 0 && top + 10 <= lines, "top {top} of {lines}");
+    run(&mut app, [Action::Top, Action::Up, Action::PageUp]);
+    assert_eq!(app.task.code[2].top, 0);
+    run(&mut app, [Action::Right, Action::Right, Action::LineStart]);
+    assert_eq!(app.task.code[2].left, 0);
+    run(&mut app, [Action::Scroll(3)]);
+    assert_eq!(app.task.code[2].top, 3);
+}
+
+#[test]
+fn themes_cycle_and_set() {
+    let mut app = sample_app();
+    assert_eq!(app.theme().name, "dark");
+    run(&mut app, [Action::CycleTheme]);
+    assert_eq!(app.theme().name, "light");
+    run(&mut app, [Action::SetTheme("high-contrast".into())]);
+    assert_eq!(app.theme().name, "high-contrast");
+    run(&mut app, [Action::SetTheme("nope".into())]);
+    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Error));
+    assert_eq!(app.theme().name, "high-contrast");
+    let mono = App::new(
+        Data::new(dataset::sample(), None, GroundTruth::Extracted),
+        UiSetup {
+            no_color: true,
+            ..UiSetup::default()
+        },
+    );
+    assert!(!mono.theme().has_color());
+}
+
+#[test]
+fn unknown_startup_theme_and_config_messages_reach_the_status_line() {
+    let app = App::new(
+        Data::new(dataset::sample(), None, GroundTruth::Extracted),
+        UiSetup {
+            theme: Some("solarized".into()),
+            messages: vec!["config.toml:3:1: invalid table header — using defaults".into()],
+            ..UiSetup::default()
+        },
+    );
+    let status = app.status.as_ref().unwrap();
+    assert!(
+        status.text.contains("config.toml:3:1") && status.text.contains("solarized"),
+        "{}",
+        status.text
+    );
+    assert!(render(&app).contains("config.toml:3:1"));
+}
+
+#[test]
+fn palette_runs_commands() {
+    let mut app = sample_app();
+    press(&mut app, KeyCode::Char(':'));
+    assert!(matches!(app.overlay, Some(Overlay::Palette(_))));
+    for c in "summ".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    press(&mut app, KeyCode::Enter);
+    assert!(app.overlay.is_none());
+    assert_eq!(app.screen, Screen::Summary);
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::List);
+    run(
+        &mut app,
+        [
+            Action::OpenPalette,
+            Action::Input('q'),
+            Action::Input('u'),
+            Action::Input('i'),
+        ],
+    );
+    assert_eq!(app.update(Action::Submit), [Effect::Quit]);
+}
+
+#[test]
+fn help_toggles_and_lists_the_views_bindings() {
+    let mut app = sample_app();
+    press(&mut app, KeyCode::Char('?'));
+    assert!(matches!(app.overlay, Some(Overlay::Help { .. })));
+    let text = views::help::lines(&app)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    for want in [
+        "Task list",
+        "fuzzy filter",
+        "sort by the next column",
+        "Everywhere",
+        "quit classlab",
+    ] {
+        assert!(text.contains(want), "{want} missing from\n{text}");
+    }
+    // Every List binding of the keymap is listed.
+    for (keys, desc) in app.keymap.describe(classlab::tui::keymap::Context::List) {
+        assert!(
+            text.contains(&keys.join(" ")) && text.contains(&desc),
+            "{keys:?} {desc}"
+        );
+    }
+    press(&mut app, KeyCode::Char('?'));
+    assert!(app.overlay.is_none());
+    // On a code tab it lists the code bindings instead.
+    run(&mut app, [Action::Open, Action::ToggleHelp]);
+    let text: String = views::help::lines(&app)
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert!(
+        text.contains("scroll right") && !text.contains("fuzzy filter"),
+        "{text}"
+    );
+}
+
+#[test]
+fn user_key_overrides_drive_actions() {
+    let mut overrides = std::collections::BTreeMap::new();
+    overrides.insert("ctrl-n".to_string(), "down".to_string());
+    let (keymap, errors) = Keymap::with_overrides(&overrides);
+    assert!(errors.is_empty());
+    let mut app = App::new(
+        Data::new(dataset::sample(), None, GroundTruth::Extracted),
+        UiSetup {
+            keymap,
+            ..UiSetup::default()
+        },
+    );
+    let a = action_for(&app, &key(KeyCode::Char('n'), KeyModifiers::CONTROL)).unwrap();
+    app.update(a);
+    assert_eq!(app.list.selected, 1);
+}
+
+#[test]
+fn mouse_wheel_and_clicks() {
+    let mut app = sample_app();
+    let wheel = Event::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 10,
+        row: 5,
+        modifiers: KeyModifiers::NONE,
+    });
+    let a = action_for(&app, &wheel).unwrap();
+    app.update(a);
+    assert_eq!(app.list.selected, 3);
+    // Row 0 title, 1 table border, 2 header, 3 first task: click the second task, then again.
+    run(&mut app, [Action::Click { column: 5, row: 4 }]);
+    assert_eq!(app.list.selected, 1);
+    run(&mut app, [Action::Click { column: 5, row: 4 }]);
+    assert_eq!((app.screen, app.task.idx), (Screen::Task, 1));
+    // Row 1 is the tab bar: click "Dependencies".
+    run(&mut app, [Action::Click { column: 55, row: 1 }]);
+    assert_eq!(app.task.tab, Tab::Deps);
+}
+
+#[test]
+fn resize_keeps_the_selection_visible_and_tiny_sizes_render() {
+    let mut app = app_for(dataset::sample(), (80, 24));
+    run(&mut app, [Action::Bottom, Action::Resize(80, 8)]);
+    let page = app.list_page();
+    assert!(app.list.selected < app.list.offset + page);
+    for size in [(1, 1), (10, 3), (20, 5), (30, 8), (80, 24)] {
+        run(&mut app, [Action::Resize(size.0, size.1)]);
+        render(&app);
+    }
+}
+
+#[test]
+fn problems_banner_and_overlay() {
+    let text = r#"[{"task_id": "Bad_1", "class_name": 5}, {"task_id": "Ok_1", "class_name": "A",
+        "skeleton": "class A:\n    pass\n", "solution_code": "class A:\n    pass\n", "test": "",
+        "methods_info": []}]"#;
+    let ds = dataset::parse_text("bad.json", text).unwrap();
+    assert!(!ds.problems.is_empty());
+    let mut app = app_for(ds, (80, 24));
+    let screen = render(&app);
+    assert!(
+        screen.contains("problem") && screen.contains("press !"),
+        "{screen}"
+    );
+    press(&mut app, KeyCode::Char('!'));
+    assert!(matches!(app.overlay, Some(Overlay::Problems { .. })));
+    assert!(render(&app).contains("bad.json"));
+    press(&mut app, KeyCode::Esc);
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn empty_dataset_never_panics() {
+    let ds = dataset::parse_text("empty.json", "[]").unwrap();
+    let mut app = app_for(ds, (80, 24));
+    assert!(render(&app).contains("no tasks"));
+    for a in [
+        Action::Open,
+        Action::Down,
+        Action::Bottom,
+        Action::SortNext,
+        Action::ShowSummary,
+        Action::Down,
+    ] {
+        app.update(a);
+        render(&app);
+    }
+    run(
+        &mut app,
+        [
+            Action::Back,
+            Action::StartFilter,
+            Action::Input('x'),
+            Action::Submit,
+            Action::NextTask,
+        ],
+    );
+    render(&app);
+}
+
+/// Tasks without methods, with code that does not parse, with a huge line, with tabs and
+/// control characters, and with an annotation that disagrees with the code: every tab renders.
+#[test]
+fn awkward_tasks_render_on_every_tab() {
+    let long = "x".repeat(50_000);
+    let text = serde_json_text(&long);
+    let ds = dataset::parse_text("awkward.json", &text).unwrap();
+    assert_eq!(ds.tasks.len(), 3, "{:?}", ds.problems);
+    let preds = predictions::parse(
+        "p.json",
+        r#"{"T_2": {"dependencies": {"a": ["zzz", "a"]}, "order": ["nope"]}}"#,
+    )
+    .unwrap();
+    for size in [(80, 24), (160, 48), (40, 12)] {
+        let mut app = App::new(
+            Data::new(ds.clone(), Some(preds.clone()), GroundTruth::Extracted),
+            UiSetup {
+                size,
+                ..UiSetup::default()
+            },
+        );
+        for row in 0..ds.tasks.len() {
+            run(&mut app, [Action::Top]);
+            for _ in 0..row {
+                app.update(Action::Down);
+            }
+            app.update(Action::Open);
+            for tab in 1..=5 {
+                run(
+                    &mut app,
+                    [
+                        Action::GoTab(tab),
+                        Action::Bottom,
+                        Action::Right,
+                        Action::Open,
+                    ],
+                );
+                render(&app);
+                app.task.tab = Tab::ALL[usize::from(tab) - 1];
+                render(&app);
+            }
+            app.update(Action::Back);
+        }
+        run(&mut app, [Action::ShowSummary, Action::Bottom]);
+        render(&app);
+    }
+}
+
+fn serde_json_text(long: &str) -> String {
+    let tasks = serde_json::json!([
+        {"task_id": "T_1", "class_name": "Empty", "skeleton": "", "solution_code": "", "test": "", "methods_info": []},
+        {"task_id": "T_2", "class_name": "Broken", "skeleton": "class Broken:\n    def a(self):\n        pass\n",
+         "solution_code": format!("class Broken:\n\tdef a(self):\n\t\treturn self.b(  # {long}\n\x07\n"),
+         "test": "def test_x(:\n", "test_classes": ["Nope"],
+         "methods_info": [
+            {"method_name": "a", "method_description": "", "test_class": "Nope", "test_code": "", "solution_code": "",
+             "dependencies": {"Standalone": false, "lib_dependencies": [], "field_dependencies": [], "method_dependencies": ["b", "ghost"]}}
+         ]},
+        {"task_id": "T_3", "class_name": "Cycle",
+         "solution_code": "class Cycle:\n    def a(self):\n        return self.b()\n    def b(self):\n        return self.a()\n",
+         "skeleton": "", "test": "",
+         "methods_info": [
+            {"method_name": "a", "method_description": "", "test_class": "", "test_code": "", "solution_code": "",
+             "dependencies": {"Standalone": false, "lib_dependencies": [], "field_dependencies": [], "method_dependencies": []}},
+            {"method_name": "b", "method_description": "", "test_class": "", "test_code": "", "solution_code": "",
+             "dependencies": {"Standalone": false, "lib_dependencies": [], "field_dependencies": [], "method_dependencies": ["a"]}}
+         ]}
+    ]);
+    tasks.to_string()
+}
+
+#[test]
+fn dependencies_tab_marks_cycles_and_disagreement() {
+    let ds = dataset::parse_text("awkward.json", &serde_json_text("y")).unwrap();
+    let mut app = app_for(ds, (100, 40));
+    run(&mut app, [Action::Bottom, Action::Open, Action::GoTab(5)]);
+    let screen = render(&app);
+    assert!(screen.contains("⟲"), "{screen}");
+    assert!(screen.contains("≠ a"), "{screen}");
+    assert!(screen.contains("code calls b (not annotated)"), "{screen}");
+    run(&mut app, [Action::GoTab(4)]);
+    assert!(render(&app).contains("≠"));
+}
+
+#[test]
+fn summary_without_predictions_compares_annotation_with_code() {
+    let mut app = sample_app();
+    run(&mut app, [Action::ShowSummary]);
+    let screen = render(&app);
+    assert!(screen.contains("Annotation vs code"), "{screen}");
+    let preds = predictions::parse(
+        "p.json",
+        r#"{"Sample_0": {"dependencies": {}, "order": []}}"#,
+    )
+    .unwrap();
+    let mut app = App::new(
+        Data::new(dataset::sample(), Some(preds), GroundTruth::Annotated),
+        UiSetup::default(),
+    );
+    run(&mut app, [Action::ShowSummary]);
+    let screen = render(&app);
+    assert!(screen.contains("vs ground truth (annotated)"), "{screen}");
+}
