@@ -111,6 +111,11 @@ fn task_list() {
 }
 
 #[test]
+fn task_list_with_predictions() {
+    snap("task_list_predictions", true, &[]);
+}
+
+#[test]
 fn task_list_filtered() {
     let mut actions = vec![Action::StartFilter];
     actions.extend(typed("rate"));

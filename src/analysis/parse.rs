@@ -42,6 +42,11 @@ pub struct Class {
     pub start_line: usize,
     /// The line of the `class` keyword (what Python's `ast` calls `lineno`).
     pub header_line: usize,
+    /// Byte offset of the `class` keyword.
+    pub header_byte: usize,
+    /// Byte range, decorators included.
+    pub start_byte: usize,
+    pub end_byte: usize,
     pub end_line: usize,
     pub docstring: Option<String>,
     /// Methods in source order; a name defined twice (property setter, overloads) appears twice.
@@ -163,77 +168,73 @@ pub fn parse_module(source: &str) -> Module {
             module.imports.push(text(child, src).to_string());
         }
     }
-    collect_classes(root, src, "", &mut module.classes);
+    collect_classes(root, src, &mut module.classes);
     module
 }
 
-fn collect_errors(node: Node<'_>, lines: &mut Vec<usize>) {
-    if node.is_error() || node.is_missing() {
-        let line = node.start_position().row + 1;
-        if lines.last() != Some(&line) {
-            lines.push(line);
+/// Lines of every error or missing node. Iterative: input nesting depth is unbounded.
+fn collect_errors(root: Node<'_>, lines: &mut Vec<usize>) {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            lines.push(node.start_position().row + 1);
+            continue;
         }
-        return;
+        let mut cursor = node.walk();
+        stack.extend(
+            node.children(&mut cursor)
+                .filter(|c| c.has_error() || c.is_missing()),
+        );
     }
-    if !node.has_error() {
-        return;
-    }
-    let mut cursor = node.walk();
-    for child in node.children(&mut cursor) {
-        collect_errors(child, lines);
-    }
+    lines.sort_unstable();
+    lines.dedup();
 }
 
 pub(crate) fn text<'s>(node: Node<'_>, src: &'s [u8]) -> &'s str {
     std::str::from_utf8(&src[node.byte_range()]).unwrap_or("")
 }
 
-/// Walk any subtree and record every class definition, recursing into bodies.
-fn collect_classes(node: Node<'_>, src: &[u8], scope: &str, out: &mut Vec<Class>) {
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        match child.kind() {
-            "class_definition" => {
-                let class = read_class(child, child, src, scope);
-                let inner_scope = class.qualified_name.clone();
-                out.push(class);
-                if let Some(body) = child.child_by_field_name("body") {
-                    collect_classes(body, src, &inner_scope, out);
+/// Record every class definition below `root`, outer before inner, in source order.
+/// Iterative, with an explicit stack: broken input can nest arbitrarily deep.
+fn collect_classes(root: Node<'_>, src: &[u8], out: &mut Vec<Class>) {
+    let mut stack: Vec<(Node<'_>, String)> = vec![(root, String::new())];
+    while let Some((node, scope)) = stack.pop() {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        // Pushed in reverse so that the first child is visited first.
+        for child in children.into_iter().rev() {
+            let (def, outer) = match child.kind() {
+                "decorated_definition" => match child.child_by_field_name("definition") {
+                    Some(def) => (def, child),
+                    None => continue,
+                },
+                _ => (child, child),
+            };
+            match def.kind() {
+                "class_definition" => {
+                    let class = read_class(def, outer, src, &scope);
+                    if let Some(body) = def.child_by_field_name("body") {
+                        stack.push((body, class.qualified_name.clone()));
+                    }
+                    // Placeholder order is fixed below: classes are sorted by position.
+                    out.push(class);
                 }
-            }
-            "decorated_definition" => {
-                if let Some(def) = child.child_by_field_name("definition") {
-                    if def.kind() == "class_definition" {
-                        let class = read_class(def, child, src, scope);
-                        let inner_scope = class.qualified_name.clone();
-                        out.push(class);
-                        if let Some(body) = def.child_by_field_name("body") {
-                            collect_classes(body, src, &inner_scope, out);
-                        }
-                    } else {
-                        collect_in_function(def, src, scope, out);
+                "function_definition" => {
+                    let name = def.child_by_field_name("name").map_or("", |n| text(n, src));
+                    if let Some(body) = def.child_by_field_name("body") {
+                        stack.push((body, join_scope(&scope, name)));
                     }
                 }
+                // Classes under if/try/with/for blocks at any level; expressions hold none.
+                kind if def.named_child_count() > 0 && !is_expression(kind) => {
+                    stack.push((def, scope.clone()))
+                }
+                _ => {}
             }
-            "function_definition" => collect_in_function(child, src, scope, out),
-            // Classes under if/try/with/for blocks at any level.
-            _ if child.named_child_count() > 0 && !is_expression(child.kind()) => {
-                collect_classes(child, src, scope, out)
-            }
-            _ => {}
         }
     }
-}
-
-fn collect_in_function(def: Node<'_>, src: &[u8], scope: &str, out: &mut Vec<Class>) {
-    let name = def
-        .child_by_field_name("name")
-        .map(|n| text(n, src))
-        .unwrap_or("");
-    let inner = join_scope(scope, name);
-    if let Some(body) = def.child_by_field_name("body") {
-        collect_classes(body, src, &inner, out);
-    }
+    // Source order, outer before inner (an outer class starts before its nested ones).
+    out.sort_by_key(|c| (c.start_byte, std::cmp::Reverse(c.end_byte)));
 }
 
 fn join_scope(scope: &str, name: &str) -> String {
@@ -292,6 +293,9 @@ fn read_class(def: Node<'_>, outer: Node<'_>, src: &[u8], scope: &str) -> Class 
         bases,
         start_line: outer.start_position().row + 1,
         header_line: def.start_position().row + 1,
+        header_byte: def.start_byte(),
+        start_byte: outer.start_byte(),
+        end_byte: outer.end_byte(),
         end_line: outer.end_position().row + 1,
         docstring,
         methods,
@@ -480,31 +484,32 @@ struct Refs {
     other: BTreeSet<String>,
 }
 
-/// Record `x` for every `self.x`, `cls.x` or `ClassName.x` below `node` (and, apart, attributes
+/// Record `x` for every `self.x`, `cls.x` or `ClassName.x` below `root` (and, apart, attributes
 /// of any other receiver), skipping nested classes: their `self` is another object.
-fn collect_refs(node: Node<'_>, src: &[u8], class_name: &str, out: &mut Refs) {
-    if node.kind() == "class_definition" {
-        return;
-    }
-    if node.kind() == "attribute"
-        && let (Some(object), Some(attr)) = (
-            node.child_by_field_name("object"),
-            node.child_by_field_name("attribute"),
-        )
-    {
-        let receiver = text(object, src);
-        let own = object.kind() == "identifier"
-            && (receiver == "self" || receiver == "cls" || receiver == class_name);
-        let name = unmangle(text(attr, src), class_name);
-        if own {
-            out.own.insert(name);
-        } else {
-            out.other.insert(name);
+fn collect_refs(root: Node<'_>, src: &[u8], class_name: &str, out: &mut Refs) {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "class_definition" {
+            continue;
         }
-    }
-    let mut cursor = node.walk();
-    for child in node.named_children(&mut cursor) {
-        collect_refs(child, src, class_name, out);
+        if node.kind() == "attribute"
+            && let (Some(object), Some(attr)) = (
+                node.child_by_field_name("object"),
+                node.child_by_field_name("attribute"),
+            )
+        {
+            let receiver = text(object, src);
+            let own = object.kind() == "identifier"
+                && (receiver == "self" || receiver == "cls" || receiver == class_name);
+            let name = unmangle(text(attr, src), class_name);
+            if own {
+                out.own.insert(name);
+            } else {
+                out.other.insert(name);
+            }
+        }
+        let mut cursor = node.walk();
+        stack.extend(node.named_children(&mut cursor));
     }
 }
 
@@ -628,6 +633,23 @@ class Outer(Base, metaclass=M):
         let m = parse_module("class A:\n    def f(self:\n        pass\n");
         assert!(!m.parses());
         assert!(!m.error_lines.is_empty());
+    }
+
+    #[test]
+    fn deep_nesting_does_not_overflow_the_stack() {
+        let deep = format!(
+            "class A:\n    def f(self):\n        return {}self.g{}\n    def g(self):\n        if {}1{}:\n            class B: pass\n",
+            "[".repeat(100_000),
+            "]".repeat(100_000),
+            "(".repeat(100_000),
+            ")".repeat(100_000)
+        );
+        let handle = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || parse_module(&deep))
+            .unwrap();
+        let m = handle.join().expect("no stack overflow");
+        assert!(m.class("A").is_some());
     }
 
     #[test]

@@ -16,14 +16,7 @@ pub fn skeleton_of(source: &str, module: &Module, class: &Class) -> String {
     if !module.imports.is_empty() {
         out.push('\n');
     }
-    let lines: Vec<&str> = source.lines().collect();
-    let header = lines
-        .get(class.start_line.saturating_sub(1)..)
-        .into_iter()
-        .flatten()
-        .find(|l| l.trim_start().starts_with("class "))
-        .copied()
-        .unwrap_or("");
+    let header = line_at(source, class.header_byte);
     let class_indent = indent_of(header);
     out.push_str(header.trim_end());
     out.push('\n');
@@ -66,6 +59,14 @@ pub fn skeleton_of(source: &str, module: &Module, class: &Class) -> String {
         out.pop();
     }
     out
+}
+
+/// The whole line holding byte `at` (without its newline).
+fn line_at(source: &str, at: usize) -> &str {
+    let at = at.min(source.len());
+    let start = source[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = source[at..].find('\n').map_or(source.len(), |i| at + i);
+    source.get(start..end).unwrap_or("")
 }
 
 fn indent_of(line: &str) -> &str {

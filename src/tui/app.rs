@@ -160,6 +160,8 @@ pub struct App {
     /// Something changed since the last draw.
     pub dirty: bool,
     pub commands: Vec<Command>,
+    /// Problems met reading the config and themes (listed with the load problems).
+    pub notes: Vec<String>,
     /// Memo of highlighted code; filled while rendering.
     pub highlight: RefCell<HighlightCache>,
     mono: Theme,
@@ -208,6 +210,7 @@ impl App {
             status,
             size: setup.size,
             dirty: true,
+            notes: messages,
             highlight: RefCell::new(HighlightCache::default()),
             mono: Theme::mono(),
         }
@@ -220,12 +223,23 @@ impl App {
         self.themes.get(self.theme_idx).unwrap_or(&self.mono)
     }
 
+    /// Everything that went wrong at startup: dataset and predictions problems, then config
+    /// and theme problems.
+    pub fn problems(&self) -> Vec<&str> {
+        self.data
+            .problems
+            .iter()
+            .chain(&self.notes)
+            .map(String::as_str)
+            .collect()
+    }
+
     pub fn area(&self) -> Rect {
         Rect::new(0, 0, self.size.0, self.size.1)
     }
 
     pub fn chrome(&self) -> layout::Chrome {
-        layout::chrome(self.area(), !self.data.problems.is_empty())
+        layout::chrome(self.area(), !self.problems().is_empty())
     }
 
     /// The keymap contexts active now, most specific first.
@@ -302,7 +316,7 @@ impl App {
                 }
             }
             Action::ShowProblems if !matches!(self.overlay, Some(Overlay::Problems { .. })) => {
-                if self.data.problems.is_empty() {
+                if self.problems().is_empty() {
                     self.set_status(Level::Info, "no load problems");
                 } else {
                     self.overlay = Some(Overlay::Problems { scroll: 0 });

@@ -178,15 +178,15 @@ impl HighlightCache {
         if self.docs.get(&key).is_some_and(|d| d.theme != theme) {
             self.docs.remove(&key);
         }
-        if !self.docs.contains_key(&key) && self.docs.len() >= MAX_DOCS {
-            if let Some(oldest) = self
+        if !self.docs.contains_key(&key)
+            && self.docs.len() >= MAX_DOCS
+            && let Some(oldest) = self
                 .docs
                 .iter()
                 .min_by_key(|(_, d)| d.last_used)
                 .map(|(k, _)| *k)
-            {
-                self.docs.remove(&oldest);
-            }
+        {
+            self.docs.remove(&oldest);
         }
         let doc = self
             .docs

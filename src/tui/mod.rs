@@ -12,6 +12,7 @@ mod app_list;
 mod app_task;
 pub mod data;
 pub mod highlight;
+pub mod key;
 pub mod keymap;
 pub mod list;
 pub mod palette;
@@ -48,7 +49,7 @@ pub struct TuiOptions {
 pub fn setup_from_config(theme_flag: Option<String>) -> UiSetup {
     let mut messages = Vec::new();
     let config = config::load().unwrap_or_else(|e| {
-        messages.push(format!("config: {e} — using defaults"));
+        messages.push(format!("{e} (using defaults)"));
         Config::default()
     });
     let shown =
@@ -123,11 +124,11 @@ pub fn run(opts: TuiOptions) -> anyhow::Result<()> {
         // Handle every event already waiting before drawing again (merges resize bursts).
         loop {
             let event = event::read()?;
-            if let Some(action) = action_for(&app, &event) {
-                if app.update(action).contains(&Effect::Quit) {
-                    drop(guard);
-                    return Ok(());
-                }
+            if let Some(action) = action_for(&app, &event)
+                && app.update(action).contains(&Effect::Quit)
+            {
+                drop(guard);
+                return Ok(());
             }
             if !event::poll(Duration::ZERO)? {
                 break;

@@ -22,7 +22,7 @@ pub struct DepsView<'a> {
 }
 
 /// Widest column of the layered drawing, and the gap between columns.
-const MAX_COLUMN: usize = 28;
+const MAX_COLUMN: usize = 36;
 const GAP: usize = 3;
 
 /// Lines of the tab's document(s) for a content area (the longer pane when there are two).

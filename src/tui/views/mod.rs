@@ -36,16 +36,16 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         Paragraph::new("window too small").render(area, buf);
         return;
     }
-    let chrome = layout::chrome(area, !app.data.problems.is_empty());
+    let chrome = layout::chrome(area, !app.problems().is_empty());
     title_bar(app, chrome.title, buf);
     if let Some(banner) = chrome.banner {
         let key = app
             .keymap
             .key_for(Context::Global, &Action::ShowProblems)
             .map_or_else(|| ":problems".to_string(), |k| k.to_string());
-        let n = app.data.problems.len();
+        let n = app.problems().len();
         let text = format!(
-            " ⚠ {n} problem{} while loading — press {key} to list",
+            " ⚠ {n} problem{} at startup — press {key} to list",
             if n == 1 { "" } else { "s" }
         );
         Paragraph::new(Line::styled(text, theme.warn())).render(banner, buf);

@@ -20,17 +20,18 @@ impl Widget for &ProblemsView<'_> {
         let theme = app.theme();
         let rect = layout::overlay(area);
         Clear.render(rect, buf);
-        let lines: Vec<Line> = app
-            .data
-            .problems
+        let problems = app.problems();
+        let lines: Vec<Line> = problems
             .iter()
             .skip(self.scroll)
-            .map(|p| Line::from(vec![Span::styled("• ", theme.warn()), Span::raw(p.clone())]))
+            .map(|p| {
+                Line::from(vec![
+                    Span::styled("• ", theme.warn()),
+                    Span::raw(p.to_string()),
+                ])
+            })
             .collect();
-        let title = format!(
-            " {} load problem(s) — the rest of the data loaded ",
-            app.data.problems.len()
-        );
+        let title = format!(" {} problem(s) — everything else loaded ", problems.len());
         Paragraph::new(lines)
             .block(pane(app, title).style(theme.base()))
             .wrap(Wrap { trim: false })

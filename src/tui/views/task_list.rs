@@ -48,14 +48,18 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         .max()
         .unwrap_or(2)
         .clamp(4, 24);
-    let header = Row::new(vec![
+    let mut header = vec![
         header_cell(app, SortColumn::Id, "id", false),
         header_cell(app, SortColumn::Class, "class", false),
         header_cell(app, SortColumn::Methods, "methods", true),
         header_cell(app, SortColumn::Deps, "deps", true),
         header_cell(app, SortColumn::Tests, "tests", true),
-    ])
-    .style(theme.header());
+    ];
+    let with_predictions = app.data.predictions.is_some();
+    if with_predictions {
+        header.push(Cell::from(Line::from("exact").right_aligned()));
+    }
+    let header = Row::new(header).style(theme.header());
     let body: Vec<Row> = list
         .visible
         .iter()
@@ -63,7 +67,7 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         .map(|(&i, matched)| {
             let r = &rows[i];
             let id_chars = u32::try_from(r.id.chars().count()).unwrap_or(u32::MAX);
-            Row::new(vec![
+            let mut cells = vec![
                 Cell::from(highlight_matches(
                     &r.id,
                     matched,
@@ -81,16 +85,23 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
                 number(r.methods),
                 number(r.deps),
                 number(r.tests),
-            ])
+            ];
+            if with_predictions {
+                cells.push(prediction_cell(app, i));
+            }
+            Row::new(cells)
         })
         .collect();
-    let widths = [
+    let mut widths = vec![
         Constraint::Length(u16::try_from(id_width).unwrap_or(24)),
         Constraint::Fill(1),
         Constraint::Length(8),
         Constraint::Length(6),
         Constraint::Length(6),
     ];
+    if with_predictions {
+        widths.push(Constraint::Length(7));
+    }
     let title = format!(" Tasks {}/{} ", list.visible.len(), rows.len());
     let mut block = pane(app, title);
     if list.filtering || !list.filter.is_empty() {
@@ -124,6 +135,28 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         .with_offset(list.offset)
         .with_selected(Some(list.selected));
     StatefulWidget::render(table, area, buf, &mut state);
+}
+
+/// With predictions: exact methods / methods, `!` when the order violates a true edge.
+fn prediction_cell(app: &App, idx: usize) -> Cell<'static> {
+    let theme = app.theme();
+    let Some(score) = app.data.task_score(idx) else {
+        return Cell::from(Line::styled("— ", theme.muted()).right_aligned());
+    };
+    let m = &score.metrics;
+    let violated = !score.violated_edges.is_empty();
+    let text = format!(
+        "{}/{}{}",
+        m.counts.exact,
+        m.methods,
+        if violated { "!" } else { " " }
+    );
+    let style = if violated || m.counts.exact < m.methods {
+        theme.warn()
+    } else {
+        theme.ok()
+    };
+    Cell::from(Line::styled(text, style).right_aligned())
 }
 
 /// The class docstring as readable text: quotes and indentation removed, lines joined.
@@ -166,6 +199,24 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
     let description = clean_description(&task.description);
     if !description.is_empty() {
         lines.extend(description.lines().map(|l| Line::from(l.to_string())));
+        lines.push(Line::default());
+    }
+    if let Some(score) = app.data.task_score(idx) {
+        let c = &score.metrics.counts;
+        lines.push(Line::styled("Prediction", theme.header()));
+        lines.push(Line::raw(format!(
+            "  exact {} · missing-only {} · extra-only {} · wrong {}",
+            c.exact, c.missing_only, c.extra_only, c.wrong
+        )));
+        let v = score.violated_edges.len();
+        lines.push(if v == 0 {
+            Line::styled("  order respects every true edge", theme.ok())
+        } else {
+            Line::styled(format!("  order violates {v} true edge(s)"), theme.warn())
+        });
+        lines.push(Line::default());
+    } else if app.data.predictions.is_some() {
+        lines.push(Line::styled("No prediction for this task.", theme.muted()));
         lines.push(Line::default());
     }
     let nodes = &analysis.graph.nodes;

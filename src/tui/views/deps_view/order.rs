@@ -1,14 +1,18 @@
 //! The Dependencies tab's order and metrics: the true topological order as a numbered list,
 //! the predicted order beside it with violating positions marked, and the task's §4 metrics.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 use ratatui::text::{Line, Span};
 
 use super::category_style;
+use crate::analysis::DepGraph;
 use crate::metrics::deps::{Category, TaskScore};
 use crate::tui::app::App;
 use crate::tui::views::{fit_lines, truncate};
+
+/// Widest method name shown in the order and metrics tables.
+const MAX_NAME: usize = 34;
 
 fn category_name(c: Category) -> &'static str {
     match c {
@@ -21,88 +25,94 @@ fn category_name(c: Category) -> &'static str {
 
 /// The right pane (or the lower half of the single pane).
 pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
     let idx = app.task.idx;
     let data = &app.data;
     let Some(graph) = data.truth_graphs.get(idx).and_then(Option::as_ref) else {
         return Vec::new();
     };
-    let truth_order = graph.topo_order();
     let score = data.task_score(idx);
-    let predicted = score.and(data.predicted_order(idx));
-    let mut lines = Vec::new();
-    let Some(predicted) = predicted else {
-        lines.push(Line::styled("Order (dependencies first)", theme.header()));
-        let digits = truth_order.len().to_string().len();
-        for (i, m) in truth_order.iter().enumerate() {
-            lines.push(Line::raw(truncate(
-                &format!("  {:>digits$}. {m}", i + 1),
-                width,
-            )));
-        }
-        if truth_order.is_empty() {
-            lines.push(Line::styled("  (no methods)", theme.muted()));
-        }
-        if score.is_some() {
-            lines.push(Line::styled(
-                "  The prediction gives no order.",
-                theme.muted(),
-            ));
-        }
-        if let Some(score) = score {
-            lines.push(Line::default());
-            lines.extend(metrics_lines(app, score, width));
-        }
-        return lines;
+    let mut lines = match score.and(data.predicted_order(idx)) {
+        Some(predicted) => both_orders(app, graph, score, predicted, width),
+        None => true_order(app, graph, score.is_some()),
     };
-    // Violated edge [A, B]: A depends on B but B is placed after A (or absent): mark A.
-    let mut needs: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for [a, b] in score
-        .map(|s| s.violated_edges.as_slice())
-        .unwrap_or_default()
-    {
-        needs.entry(a.as_str()).or_default().push(b.as_str());
+    if let Some(score) = score {
+        lines.push(Line::default());
+        lines.extend(metrics_lines(app, score, width));
     }
-    let rows = truth_order.len().max(predicted.len());
+    fit_lines(lines, width)
+}
+
+fn true_order(app: &App, graph: &DepGraph, scored: bool) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let order = graph.topo_order();
+    let mut lines = vec![Line::styled("Order (dependencies first)", theme.header())];
+    let digits = order.len().to_string().len();
+    for (i, m) in order.iter().enumerate() {
+        lines.push(Line::raw(format!("  {:>digits$}. {m}", i + 1)));
+    }
+    if order.is_empty() {
+        lines.push(Line::styled("  (no methods)", theme.muted()));
+    }
+    if scored {
+        lines.push(Line::styled(
+            "  The prediction gives no order.",
+            theme.muted(),
+        ));
+    }
+    lines
+}
+
+/// The true order and the predicted one side by side; a predicted position that comes before
+/// one of its method's true dependencies is marked `!`, and every violated edge listed.
+fn both_orders(
+    app: &App,
+    graph: &DepGraph,
+    score: Option<&TaskScore>,
+    predicted: &[String],
+    width: usize,
+) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let truth = graph.topo_order();
+    let violated: &[[String; 2]] = score
+        .map(|s| s.violated_edges.as_slice())
+        .unwrap_or_default();
+    let marked: BTreeSet<&str> = violated.iter().map(|[a, _]| a.as_str()).collect();
+    let rows = truth.len().max(predicted.len());
     let digits = rows.to_string().len();
-    lines.push(Line::styled("Order (dependencies first)", theme.header()));
-    let name_width = truth_order
+    // Two name columns must fit beside the numbers.
+    let room = width.saturating_sub(digits + 8) / 2;
+    let name_width = truth
         .iter()
         .chain(predicted)
         .map(|n| n.chars().count())
         .max()
         .unwrap_or(4)
-        .clamp(4, 24);
-    lines.push(Line::from(vec![
-        Span::styled(format!("{:>w$}  ", "#", w = digits + 1), theme.muted()),
-        Span::styled(format!("{:<name_width$}", "true"), theme.muted()),
-        Span::raw("  "),
-        Span::styled("predicted", theme.muted()),
-    ]));
+        .clamp(4, MAX_NAME)
+        .min(room.max(4));
+    let mut lines = vec![
+        Line::styled("Order (dependencies first)", theme.header()),
+        Line::from(vec![
+            Span::styled(format!("{:>w$}  ", "#", w = digits + 1), theme.muted()),
+            Span::styled(format!("{:<name_width$}", "true"), theme.muted()),
+            Span::styled("  predicted", theme.muted()),
+        ]),
+    ];
     for i in 0..rows {
-        let t = truth_order
+        let t = truth
             .get(i)
             .map_or(String::new(), |s| truncate(s, name_width));
         let mut spans = vec![
             Span::styled(format!("{:>w$}. ", i + 1, w = digits + 1), theme.muted()),
-            Span::raw(format!("{t:<name_width$}")),
-            Span::raw("  "),
+            Span::raw(format!("{t:<name_width$}  ")),
         ];
         if let Some(p) = predicted.get(i) {
-            let known = graph.nodes.contains(p);
-            match needs.get(p.as_str()) {
-                Some(missing) => {
-                    spans.push(Span::styled(
-                        format!("{} !", truncate(p, name_width)),
-                        theme.error(),
-                    ));
-                    spans.push(Span::styled(
-                        format!(" needs {}", missing.join(", ")),
-                        theme.muted(),
-                    ));
-                }
-                None if !known => spans.push(Span::styled(format!("{p} ?"), theme.warn())),
-                None => spans.push(Span::raw(truncate(p, name_width))),
+            let shown = truncate(p, name_width);
+            if marked.contains(p.as_str()) {
+                spans.push(Span::styled(format!("{shown} !"), theme.error()));
+            } else if !graph.nodes.contains(p) {
+                spans.push(Span::styled(format!("{shown} ?"), theme.warn()));
+            } else {
+                spans.push(Span::raw(shown));
             }
         }
         lines.push(Line::from(spans));
@@ -115,25 +125,37 @@ pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
         .collect();
     if !absent.is_empty() {
         lines.push(Line::styled(
-            truncate(
-                &format!("  not in the predicted order: {}", absent.join(", ")),
-                width,
-            ),
+            format!("  not in the predicted order: {}", absent.join(", ")),
             theme.warn(),
         ));
     }
-    let note = if needs.is_empty() {
-        Line::styled(
+    if predicted.iter().any(|p| !graph.nodes.contains(p)) {
+        lines.push(Line::styled("  ? not a target method", theme.muted()));
+    }
+    if violated.is_empty() {
+        lines.push(Line::styled(
             "  ✓ the predicted order respects every true edge",
             theme.ok(),
-        )
+        ));
     } else {
-        Line::styled("  ! placed before a method it depends on", theme.muted())
-    };
-    lines.push(note);
-    if let Some(score) = score {
-        lines.push(Line::default());
-        lines.extend(metrics_lines(app, score, width));
+        lines.push(Line::styled(
+            format!(
+                "  ! generated before a dependency ({} violated edges):",
+                violated.len()
+            ),
+            theme.error(),
+        ));
+        for [a, b] in violated {
+            let how = if predicted.contains(b) {
+                "comes later"
+            } else {
+                "not in the order"
+            };
+            lines.push(Line::from(vec![
+                Span::raw(format!("    {a} → {b}")),
+                Span::styled(format!("  ({how})"), theme.muted()),
+            ]));
+        }
     }
     lines
 }
@@ -180,28 +202,16 @@ fn metrics_lines(app: &App, score: &TaskScore, width: usize) -> Vec<Line<'static
             "  edges: {} true · {} predicted · {} correct",
             m.edges_truth, m.edges_predicted, m.edges_correct
         )),
+        Line::default(),
     ];
-    let violated: Vec<String> = score
-        .violated_edges
-        .iter()
-        .map(|[a, b]| format!("{a} → {b}"))
-        .collect();
-    if violated.is_empty() {
-        lines.push(Line::styled("  no order violations", theme.ok()));
-    } else {
-        lines.push(Line::styled(
-            format!("  violated edges: {}", violated.join(", ")),
-            theme.error(),
-        ));
-    }
-    lines.push(Line::default());
     let name_width = score
         .methods
         .iter()
         .map(|m| m.method.chars().count())
         .max()
         .unwrap_or(6)
-        .clamp(6, 24);
+        .clamp(6, MAX_NAME)
+        .min(width.saturating_sub(32).max(6));
     lines.push(Line::styled(
         format!(
             "  {:<name_width$}  {:<12}  {:>4} {:>4} {:>4}",
@@ -225,5 +235,5 @@ fn metrics_lines(app: &App, score: &TaskScore, width: usize) -> Vec<Line<'static
             )),
         ]));
     }
-    fit_lines(lines, width)
+    lines
 }
