@@ -114,3 +114,6 @@ impl Task {
             .count()
     }
 }
+
+pub mod results;
+pub use results::{Outcome, SuiteFailure, SuiteResult, TestResult};

@@ -1,0 +1,92 @@
+//! Test results: what the sandbox reports and what metrics, sessions and views consume.
+
+use serde::{Deserialize, Serialize};
+
+/// The outcome of one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Pass,
+    /// An assertion failed.
+    Fail,
+    /// Any other exception.
+    Error,
+    Skip,
+    /// Expected failure that failed (pytest `xfail`, unittest `expectedFailure`).
+    Xfail,
+    /// Expected failure that passed (strict: counts as a failure).
+    Xpass,
+    /// Expected by the parent but never reported (the suite died, or the code under test
+    /// prevented it from running).
+    NotRun,
+}
+
+/// One test's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    /// `TestClass.test_method` for unittest; `test_function` or `TestClass.test_method` for pytest.
+    pub id: String,
+    pub outcome: Outcome,
+    /// The innermost meaningful exception type (`AttributeError` raised in the method, not
+    /// the wrapper around it), for fail/error.
+    pub exc_type: Option<String>,
+    pub message: Option<String>,
+    /// Traceback text, frames in the code under test kept with their line numbers.
+    pub traceback: Option<String>,
+    /// Line in the code under test where the failure arose, when it did arise there.
+    pub code_line: Option<usize>,
+    pub duration_s: f64,
+}
+
+impl TestResult {
+    /// The test class of a `Class.method` id, if it has one.
+    pub fn test_class(&self) -> Option<&str> {
+        self.id.rsplit_once('.').map(|(c, _)| c)
+    }
+    pub fn name(&self) -> &str {
+        self.id.rsplit_once('.').map_or(&self.id, |(_, m)| m)
+    }
+}
+
+/// Why a suite as a whole did not run to completion normally.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SuiteFailure {
+    /// The module under test (or the test module) failed to compile or import.
+    Import {
+        exc_type: String,
+        message: String,
+        /// Line in the code under test, when known (SyntaxError, or the raising frame).
+        line: Option<usize>,
+        traceback: Option<String>,
+    },
+    /// Killed at the wall-clock or CPU-time limit.
+    Timeout { limit_s: f64 },
+    /// Killed at (or failed because of) the memory limit.
+    Memory,
+    /// Died by a signal or exited early without the harness's final record.
+    Crashed {
+        signal: Option<i32>,
+        exit_code: Option<i32>,
+        detail: String,
+    },
+    /// The result channel carried something the harness cannot have sent (bad nonce,
+    /// duplicated or unexpected ids, records after the final one).
+    Protocol { detail: String },
+}
+
+/// Everything one sandboxed suite run returns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SuiteResult {
+    /// One entry per expected test (missing ones as `NotRun`), then any extra tests reported.
+    pub tests: Vec<TestResult>,
+    pub failure: Option<SuiteFailure>,
+    /// Captured output, capped; `*_dropped` counts the bytes cut.
+    pub stdout: String,
+    pub stderr: String,
+    pub stdout_dropped: u64,
+    pub stderr_dropped: u64,
+    pub wall_s: f64,
+    /// Files or processes the suite left outside its directory (should be empty).
+    pub leftovers: Vec<String>,
+}
