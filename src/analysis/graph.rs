@@ -217,7 +217,9 @@ mod tests {
 
     #[test]
     fn order_is_dependencies_first_and_stable() {
-        let cases: &[(&[&str], &[(&str, &str)], &[&str])] = &[
+        // (nodes, edges, expected order)
+        type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+        let cases: &[Case] = &[
             (&["a", "b", "c"], &[], &["a", "b", "c"]),
             (&["a", "b", "c"], &[("a", "c")], &["b", "c", "a"]),
             (

@@ -258,7 +258,7 @@ fn print_summary(s: &Summary) {
         s.annotated_non_methods
     );
     let mut kinds: Vec<_> = s.kinds.iter().collect();
-    kinds.sort_by(|a, b| b.1.edges.cmp(&a.1.edges));
+    kinds.sort_by_key(|(_, k)| std::cmp::Reverse(k.edges));
     for (name, k) in kinds {
         println!(
             "  {:>4} edges: {name}; e.g. {}",
