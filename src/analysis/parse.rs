@@ -225,10 +225,8 @@ fn collect_classes(root: Node<'_>, src: &[u8], out: &mut Vec<Class>) {
                         stack.push((body, join_scope(&scope, name)));
                     }
                 }
-                // Classes under if/try/with/for blocks at any level; expressions hold none.
-                kind if def.named_child_count() > 0 && !is_expression(kind) => {
-                    stack.push((def, scope.clone()))
-                }
+                // Classes under if/try/with/for/match blocks at any level.
+                kind if holds_statements(kind) => stack.push((def, scope.clone())),
                 _ => {}
             }
         }
@@ -245,11 +243,25 @@ fn join_scope(scope: &str, name: &str) -> String {
     }
 }
 
-/// Expressions cannot contain class definitions; skipping them keeps the walk cheap.
-fn is_expression(kind: &str) -> bool {
+/// Nodes that can hold statements, hence class definitions; nothing else is walked. `ERROR`
+/// keeps classes findable in code that only partly parses.
+fn holds_statements(kind: &str) -> bool {
     matches!(
         kind,
-        "expression_statement" | "return_statement" | "assert_statement" | "string" | "call"
+        "block"
+            | "if_statement"
+            | "elif_clause"
+            | "else_clause"
+            | "for_statement"
+            | "while_statement"
+            | "try_statement"
+            | "except_clause"
+            | "except_group_clause"
+            | "finally_clause"
+            | "with_statement"
+            | "match_statement"
+            | "case_clause"
+            | "ERROR"
     )
 }
 
