@@ -140,8 +140,9 @@ fn both_orders(
     } else {
         lines.push(Line::styled(
             format!(
-                "  ! generated before a dependency ({} violated edges):",
-                violated.len()
+                "  ! generated before a dependency ({} violated edge{}):",
+                violated.len(),
+                if violated.len() == 1 { "" } else { "s" }
             ),
             theme.error(),
         ));
