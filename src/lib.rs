@@ -9,4 +9,5 @@ pub mod dataset;
 pub mod depcheck;
 pub mod metrics;
 pub mod model;
+pub mod session;
 pub mod tui;

@@ -1,0 +1,7 @@
+//! Sessions: every run is an append-only event log; every view of a run is a fold over it.
+
+pub mod event;
+pub mod store;
+
+pub use event::{Event, EventBody, Scope};
+pub use store::{Meta, SessionError, SessionLog, SessionWriter, sessions_root};
