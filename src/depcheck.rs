@@ -214,6 +214,7 @@ mod tests {
                     public_tests: None,
                 })
                 .collect(),
+            test_layout: Default::default(),
             provenance: Default::default(),
         }
     }

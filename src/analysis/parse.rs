@@ -16,6 +16,8 @@ pub struct Module {
     pub classes: Vec<Class>,
     /// Import statements at module level, verbatim.
     pub imports: Vec<String>,
+    /// Names of the functions defined at module level, in order (pytest's test functions).
+    pub functions: Vec<String>,
     /// Lines (1-based) where tree-sitter found a syntax error; empty when the module parses.
     pub error_lines: Vec<usize>,
 }
@@ -146,6 +148,7 @@ pub fn parse_module(source: &str) -> Module {
         return Module {
             classes: Vec::new(),
             imports: Vec::new(),
+            functions: Vec::new(),
             error_lines: vec![1],
         };
     };
@@ -153,6 +156,7 @@ pub fn parse_module(source: &str) -> Module {
     let mut module = Module {
         classes: Vec::new(),
         imports: Vec::new(),
+        functions: Vec::new(),
         error_lines: Vec::new(),
     };
     if root.has_error() {
@@ -166,6 +170,15 @@ pub fn parse_module(source: &str) -> Module {
             "import_statement" | "import_from_statement" | "future_import_statement"
         ) {
             module.imports.push(text(child, src).to_string());
+        }
+        let def = match child.kind() {
+            "decorated_definition" => child.child_by_field_name("definition"),
+            _ => Some(child),
+        };
+        if let Some(def) = def.filter(|d| d.kind() == "function_definition")
+            && let Some(name) = def.child_by_field_name("name")
+        {
+            module.functions.push(text(name, src).to_string());
         }
     }
     collect_classes(root, src, &mut module.classes);
@@ -586,6 +599,9 @@ class Outer(Base, metaclass=M):
             .collect();
         assert_eq!(names, ["Outer", "Outer.__private.Local", "Outer.Inner"]);
         assert_eq!(m.imports, ["import os", "from a import b"]);
+        assert!(m.functions.is_empty());
+        let p = parse_module("import pytest\n@pytest.mark.xfail(strict=True)\ndef test_a():\n    pass\ndef helper():\n    pass\n");
+        assert_eq!(p.functions, ["test_a", "helper"]);
         assert_eq!(m.classes[0].bases, ["Base", "metaclass=M"]);
         assert_eq!(m.classes[0].docstring.as_deref(), Some("Outer doc."));
     }

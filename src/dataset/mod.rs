@@ -6,6 +6,7 @@
 mod classeval;
 mod classlab;
 pub mod predictions;
+mod realclasseval;
 mod task_json;
 
 use std::fmt;
@@ -26,6 +27,8 @@ pub enum Format {
     ClassEval,
     /// Our superset of it, with a header (`docs/dataset-format.md`).
     Classlab,
+    /// A RealClassEval folder: `classes_full_docstr.csv` + `tests/`.
+    RealClassEval,
 }
 
 impl fmt::Display for Format {
@@ -33,6 +36,7 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::ClassEval => "ClassEval JSON",
             Format::Classlab => "classlab dataset",
+            Format::RealClassEval => "RealClassEval folder",
         })
     }
 }
@@ -150,6 +154,9 @@ pub fn load(path: Option<&Path>) -> Result<Dataset, LoadError> {
 }
 
 pub fn load_path(path: &Path) -> Result<Dataset, LoadError> {
+    if path.is_dir() && realclasseval::is_realclasseval_dir(path) {
+        return realclasseval::load_dir(path);
+    }
     let shown = path.display().to_string();
     let text = read_text(path)?;
     parse_text(&shown, &text)
@@ -161,7 +168,10 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
     if path.is_dir() {
         return Err(LoadError::Unrecognized {
             path: shown,
-            message: "is a directory; expected a ClassEval JSON or classlab dataset file".into(),
+            message: format!(
+                "is a directory without {}; expected a ClassEval JSON file, a classlab dataset file, or a RealClassEval folder",
+                realclasseval::CLASSES_CSV
+            ),
         });
     }
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {

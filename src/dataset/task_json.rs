@@ -160,6 +160,7 @@ pub(crate) fn read_task(
         test_module,
         test_classes,
         methods,
+        test_layout: Default::default(),
         provenance,
     })
 }

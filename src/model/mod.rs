@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub type DepMap = BTreeMap<String, BTreeSet<String>>;
 
 /// One class-level benchmark task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Task {
     pub id: String,
     pub class_name: String,
@@ -33,7 +33,27 @@ pub struct Task {
     pub test_classes: Vec<String>,
     /// Target methods in skeleton order (`__init__` excluded: it is given).
     pub methods: Vec<Method>,
+    /// How the code under test and the tests are laid out for a run.
+    #[serde(default)]
+    pub test_layout: TestLayout,
     pub provenance: Provenance,
+}
+
+/// How a task's tests meet the code under test.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TestLayout {
+    /// ClassEval's way: the code and the unittest module are run as one module.
+    #[default]
+    Concatenated,
+    /// The tests are a separate (pytest) file that imports the code as a module:
+    /// RealClassEval's `test_snippet_N.py` does `import snippet_N as module_0`.
+    Module {
+        /// File name of the code, without `.py` (`snippet_24`).
+        code_module: String,
+        /// File name of the tests (`test_snippet_24.py`).
+        test_file: String,
+    },
 }
 
 /// One target method of a task.
