@@ -1,5 +1,6 @@
 //! Analysis: code → methods, skeletons, dependency graphs. Pure (no I/O), tree-sitter based.
 
+pub mod extract;
 pub mod graph;
 pub mod parse;
 pub mod skeleton;

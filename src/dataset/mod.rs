@@ -6,6 +6,7 @@
 mod classeval;
 mod classlab;
 pub mod predictions;
+pub mod outputs;
 mod realclasseval;
 mod task_json;
 

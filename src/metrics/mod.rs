@@ -1,2 +1,4 @@
 //! Metrics over model outputs; `deps` scores predicted vs ground-truth method dependencies.
 pub mod deps;
+pub mod fingerprint;
+pub mod functional;
