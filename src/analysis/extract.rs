@@ -43,55 +43,9 @@
 //! generation time by `post_process` from the per-method replies kept in `raw_output`);
 //! [`assemble_from_raw`] reproduces that assembly.
 
-use std::fmt;
-
 use crate::model::Task;
 
-/// How a class was generated (domain.md §2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Strategy {
-    /// The whole class in one completion (`class_H`).
-    Holistic,
-    /// Method by method, each prompt holding the class so far (`method_I`).
-    Incremental,
-    /// Each method alone, assembled at the end (`method_C`).
-    Compositional,
-}
-
-impl Strategy {
-    /// From a ClassEval output file name (`…_class_H_…`, `…_method_I_…`, `…_method_C_…`).
-    pub fn from_file_name(name: &str) -> Option<Strategy> {
-        if name.contains("class_H") {
-            Some(Strategy::Holistic)
-        } else if name.contains("method_I") {
-            Some(Strategy::Incremental)
-        } else if name.contains("method_C") {
-            Some(Strategy::Compositional)
-        } else {
-            None
-        }
-    }
-
-    /// ClassEval's one-letter code.
-    pub fn letter(self) -> char {
-        match self {
-            Strategy::Holistic => 'H',
-            Strategy::Incremental => 'I',
-            Strategy::Compositional => 'C',
-        }
-    }
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Strategy::Holistic => "holistic",
-            Strategy::Incremental => "incremental",
-            Strategy::Compositional => "compositional",
-        })
-    }
-}
+pub use crate::model::Strategy;
 
 /// The module to run for one completion, and what was done to get it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -452,7 +406,7 @@ fn add_desc_to_init(description: &str, constructor: &str) -> String {
 /// leave the remaining methods out.
 pub fn assemble_from_raw(raw: &[String], task: &Task, strategy: Strategy) -> String {
     let head = match strategy {
-        Strategy::Holistic => return raw.first().cloned().unwrap_or_default(),
+        Strategy::Holistic | Strategy::Tdd => return raw.first().cloned().unwrap_or_default(),
         Strategy::Incremental => add_desc_to_init(&task.description, &task.constructor),
         Strategy::Compositional => task.constructor.clone(),
     };

@@ -2,7 +2,6 @@
 //! RealClassEval's `generated/<model>.csv` (column `<model>_generated_code`), or our JSONL
 //! (`{"task_id", "model", "strategy", "sample", "code"}` per line).
 
-use std::fmt;
 use std::path::Path;
 
 use serde::Serialize;
@@ -10,51 +9,7 @@ use serde_json::Value;
 
 use super::task_json::kind_of;
 use super::{LoadError, Problem, read_text};
-
-/// How the outputs were produced, as far as the file tells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Strategy {
-    Holistic,
-    Incremental,
-    Compositional,
-    Tdd,
-    Unknown,
-}
-
-impl Strategy {
-    /// ClassEval's file-name codes: `class_H`, `method_I`, `method_C`.
-    pub fn from_classeval_code(code: &str) -> Self {
-        match code {
-            "class_H" => Strategy::Holistic,
-            "method_I" => Strategy::Incremental,
-            "method_C" => Strategy::Compositional,
-            _ => Strategy::Unknown,
-        }
-    }
-
-    pub fn parse(s: &str) -> Self {
-        match s.to_ascii_lowercase().as_str() {
-            "holistic" | "h" | "class_h" => Strategy::Holistic,
-            "incremental" | "i" | "method_i" => Strategy::Incremental,
-            "compositional" | "c" | "method_c" => Strategy::Compositional,
-            "tdd" => Strategy::Tdd,
-            _ => Strategy::Unknown,
-        }
-    }
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Strategy::Holistic => "holistic",
-            Strategy::Incremental => "incremental",
-            Strategy::Compositional => "compositional",
-            Strategy::Tdd => "tdd",
-            Strategy::Unknown => "unknown",
-        })
-    }
-}
+pub use crate::model::Strategy;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -91,7 +46,8 @@ pub struct Outputs {
     pub file: String,
     pub format: OutputsFormat,
     pub model: Option<String>,
-    pub strategy: Strategy,
+    /// As far as the file tells.
+    pub strategy: Option<Strategy>,
     pub samples: Vec<Sample>,
     pub problems: Vec<Problem>,
 }
@@ -136,20 +92,17 @@ pub fn load(path: &Path, format: Option<OutputsFormat>) -> Result<Outputs, LoadE
 }
 
 /// `GPT-4-Turbo_class_H_greedy.json` → (model `GPT-4-Turbo`, holistic).
-fn classeval_name(file: &str) -> (Option<String>, Strategy) {
+fn classeval_name(file: &str) -> (Option<String>, Option<Strategy>) {
     let stem = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     for code in ["class_H", "method_I", "method_C"] {
         if let Some(at) = stem.find(&format!("_{code}")) {
-            return (
-                Some(stem[..at].to_string()),
-                Strategy::from_classeval_code(code),
-            );
+            return (Some(stem[..at].to_string()), Strategy::from_file_name(code));
         }
     }
-    (None, Strategy::Unknown)
+    (None, None)
 }
 
 fn classeval(file: &str, text: &str) -> Result<Outputs, LoadError> {
@@ -221,7 +174,7 @@ fn jsonl(file: &str, text: &str) -> Result<Outputs, LoadError> {
         file: file.into(),
         format: OutputsFormat::Jsonl,
         model: None,
-        strategy: Strategy::Unknown,
+        strategy: None,
         samples: Vec::new(),
         problems: Vec::new(),
     };
@@ -258,10 +211,11 @@ fn jsonl(file: &str, text: &str) -> Result<Outputs, LoadError> {
         if out.model.is_none() {
             out.model = value.get("model").and_then(Value::as_str).map(String::from);
         }
-        if out.strategy == Strategy::Unknown
-            && let Some(s) = value.get("strategy").and_then(Value::as_str)
-        {
-            out.strategy = Strategy::parse(s);
+        if out.strategy.is_none() {
+            out.strategy = value
+                .get("strategy")
+                .and_then(Value::as_str)
+                .and_then(Strategy::parse);
         }
         let next = next_sample.entry(task_id.to_string()).or_default();
         let sample = value
@@ -323,7 +277,7 @@ fn realclasseval(path: &Path) -> Result<Outputs, LoadError> {
         file: file.clone(),
         format: OutputsFormat::RealClassEval,
         model,
-        strategy: Strategy::Holistic,
+        strategy: Some(Strategy::Holistic),
         samples: Vec::new(),
         problems: Vec::new(),
     };
@@ -366,13 +320,13 @@ mod tests {
     fn classeval_file_names() {
         assert_eq!(
             classeval_name("x/GPT-4-Turbo_class_H_greedy.json"),
-            (Some("GPT-4-Turbo".into()), Strategy::Holistic)
+            (Some("GPT-4-Turbo".into()), Some(Strategy::Holistic))
         );
         assert_eq!(
             classeval_name("GPT-3.5-Turbo_method_C_greedy.json"),
-            (Some("GPT-3.5-Turbo".into()), Strategy::Compositional)
+            (Some("GPT-3.5-Turbo".into()), Some(Strategy::Compositional))
         );
-        assert_eq!(classeval_name("other.json"), (None, Strategy::Unknown));
+        assert_eq!(classeval_name("other.json"), (None, None));
     }
 
     #[test]
@@ -398,7 +352,7 @@ mod tests {
             [0, 1]
         );
         assert_eq!(o.model.as_deref(), Some("m"));
-        assert_eq!(o.strategy, Strategy::Tdd);
+        assert_eq!(o.strategy, Some(Strategy::Tdd));
         assert_eq!(o.problems.len(), 2);
         assert!(o.problems[0].file.ends_with(":3"));
         assert_eq!(o.samples_per_task(), 2);

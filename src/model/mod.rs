@@ -10,6 +10,66 @@ use serde::{Deserialize, Serialize};
 /// method → the methods it depends on (A → {B, …} when A depends on B).
 pub type DepMap = BTreeMap<String, BTreeSet<String>>;
 
+/// How a class was generated (domain.md §2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strategy {
+    /// The whole class in one completion (ClassEval's `class_H`).
+    Holistic,
+    /// Method by method, each prompt holding the class so far (`method_I`).
+    Incremental,
+    /// Each method alone, assembled at the end (`method_C`).
+    Compositional,
+    /// Dependency-aware, test-driven, method by method with reflective repair.
+    Tdd,
+}
+
+impl Strategy {
+    /// From a ClassEval output file name (`…_class_H_…`, `…_method_I_…`, `…_method_C_…`).
+    pub fn from_file_name(name: &str) -> Option<Strategy> {
+        [
+            ("class_H", Strategy::Holistic),
+            ("method_I", Strategy::Incremental),
+            ("method_C", Strategy::Compositional),
+        ]
+        .into_iter()
+        .find(|(code, _)| name.contains(code))
+        .map(|(_, s)| s)
+    }
+
+    /// From a name as users and files write it (`holistic`, `H`, `class_H`, `tdd` …).
+    pub fn parse(s: &str) -> Option<Strategy> {
+        match s.to_ascii_lowercase().as_str() {
+            "holistic" | "h" | "class_h" => Some(Strategy::Holistic),
+            "incremental" | "i" | "method_i" => Some(Strategy::Incremental),
+            "compositional" | "c" | "method_c" => Some(Strategy::Compositional),
+            "tdd" => Some(Strategy::Tdd),
+            _ => None,
+        }
+    }
+
+    /// ClassEval's one-letter code (`T` for TDD, which ClassEval does not have).
+    pub fn letter(self) -> char {
+        match self {
+            Strategy::Holistic => 'H',
+            Strategy::Incremental => 'I',
+            Strategy::Compositional => 'C',
+            Strategy::Tdd => 'T',
+        }
+    }
+}
+
+impl std::fmt::Display for Strategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Strategy::Holistic => "holistic",
+            Strategy::Incremental => "incremental",
+            Strategy::Compositional => "compositional",
+            Strategy::Tdd => "tdd",
+        })
+    }
+}
+
 /// One class-level benchmark task.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Task {
