@@ -3,6 +3,7 @@
 //!
 //! ```toml
 //! theme = "dark"            # dark | light | high-contrast | a theme in <config dir>/themes/
+//! python = "/usr/bin/python3"  # the interpreter that runs tests (`--python` overrides)
 //!
 //! [keys]                    # key → action name; adds to (or replaces) the default bindings
 //! "ctrl-n" = "down"
@@ -27,6 +28,8 @@ pub struct Config {
     pub theme: Option<String>,
     /// Key string (`"ctrl-n"`, `"J"`, `"pgdown"`) → action name (`"down"`).
     pub keys: BTreeMap<String, String>,
+    /// The Python interpreter for tests; `--python` overrides it.
+    pub python: Option<PathBuf>,
 }
 
 /// A config file that could not be read or parsed.

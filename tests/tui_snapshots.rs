@@ -4,14 +4,14 @@
 //! Update with `INSTA_UPDATE=always cargo test --test tui_snapshots`, then read the `.snap`
 //! files: they are the UI.
 
+mod tui_fixtures;
+
 use classlab::dataset::{self, predictions};
 use classlab::depcheck::GroundTruth;
 use classlab::tui::action::Action;
 use classlab::tui::app::{App, UiSetup};
 use classlab::tui::data::Data;
-use classlab::tui::views;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use tui_fixtures::screen;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
@@ -60,35 +60,6 @@ fn apply(app: &mut App, actions: impl IntoIterator<Item = Action>) {
 
 fn typed(text: &str) -> Vec<Action> {
     text.chars().map(Action::Input).collect()
-}
-
-/// The screen as text, one line per row, trailing spaces removed.
-fn screen(app: &App) -> String {
-    let (w, h) = app.size;
-    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| views::render(app, f)).unwrap();
-    let buf = terminal.backend().buffer();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut line = String::new();
-        let mut skip = 0;
-        for x in 0..w {
-            let cell = &buf[(x, y)];
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            line.push_str(cell.symbol());
-            skip = unicode_width(cell.symbol()).saturating_sub(1);
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-fn unicode_width(s: &str) -> usize {
-    ratatui::text::Span::raw(s).width()
 }
 
 /// Snapshot the app after `actions` at both sizes.

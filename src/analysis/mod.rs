@@ -96,8 +96,17 @@ pub struct TaskAnalysis {
 impl TaskAnalysis {
     /// Test methods in test classes plus module-level `test*` functions (pytest style).
     pub fn test_count(&self) -> usize {
-        let functions = self.tests.functions.iter().filter(|f| f.starts_with("test")).count();
-        self.test_classes.iter().map(|t| t.tests.len()).sum::<usize>() + functions
+        let functions = self
+            .tests
+            .functions
+            .iter()
+            .filter(|f| f.starts_with("test"))
+            .count();
+        self.test_classes
+            .iter()
+            .map(|t| t.tests.len())
+            .sum::<usize>()
+            + functions
     }
 
     /// Skeleton method set ≠ reference method set (a dataset inconsistency, finding S4).

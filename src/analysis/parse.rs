@@ -600,7 +600,9 @@ class Outer(Base, metaclass=M):
         assert_eq!(names, ["Outer", "Outer.__private.Local", "Outer.Inner"]);
         assert_eq!(m.imports, ["import os", "from a import b"]);
         assert!(m.functions.is_empty());
-        let p = parse_module("import pytest\n@pytest.mark.xfail(strict=True)\ndef test_a():\n    pass\ndef helper():\n    pass\n");
+        let p = parse_module(
+            "import pytest\n@pytest.mark.xfail(strict=True)\ndef test_a():\n    pass\ndef helper():\n    pass\n",
+        );
         assert_eq!(p.functions, ["test_a", "helper"]);
         assert_eq!(m.classes[0].bases, ["Base", "metaclass=M"]);
         assert_eq!(m.classes[0].docstring.as_deref(), Some("Outer doc."));

@@ -5,6 +5,8 @@
 mod analyze;
 mod depcheck;
 mod deps;
+mod doctor;
+mod eval;
 mod show;
 mod table;
 mod tasks;
@@ -33,6 +35,12 @@ pub struct Cli {
     /// Machine-readable JSON on stdout.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Where sessions live (default: ./sessions if it exists, else the XDG data directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub sessions: Option<PathBuf>,
+    /// The Python interpreter that runs tests (default: config `python`, else python3).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub python: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
     #[command(flatten)]
@@ -85,6 +93,18 @@ pub enum Command {
         #[arg(long, value_name = "DIRNAME")]
         exclude: Vec<String>,
     },
+    /// Run model outputs against their tests in the sandbox, as a session; print the metrics.
+    Eval(eval::EvalArgs),
+    /// Metrics and failure fingerprints of finished sessions, side by side.
+    Fingerprint {
+        /// Session ids or directories.
+        #[arg(required = true)]
+        sessions: Vec<String>,
+    },
+    /// List sessions.
+    Sessions,
+    /// The Python interpreter, the task packages, and the sandbox isolation in force.
+    Doctor,
     /// Open the terminal UI (the default when no command is given).
     Tui(TuiArgs),
 }
@@ -110,6 +130,8 @@ impl Outcome {
 pub(crate) struct Context {
     pub dataset_path: Option<PathBuf>,
     pub output: Output,
+    pub sessions: Option<PathBuf>,
+    pub python: Option<PathBuf>,
 }
 
 impl Context {
@@ -153,6 +175,8 @@ pub fn main() -> ExitCode {
         } else {
             Output::Human
         },
+        sessions: cli.sessions.clone(),
+        python: cli.python.clone(),
     };
     let result = match cli.command {
         Some(Command::Tasks) => tasks::run(&ctx),
@@ -164,6 +188,10 @@ pub fn main() -> ExitCode {
             jobs,
             exclude,
         }) => analyze::run(&ctx, &path, jobs, &exclude),
+        Some(Command::Eval(args)) => eval::run(&ctx, &args),
+        Some(Command::Fingerprint { sessions }) => eval::fingerprint(&ctx, &sessions),
+        Some(Command::Sessions) => eval::list_sessions(&ctx),
+        Some(Command::Doctor) => doctor::run(&ctx),
         Some(Command::Tui(args)) => tui(&ctx, args),
         None => tui(&ctx, cli.tui),
     };
@@ -186,11 +214,17 @@ fn tui(ctx: &Context, args: TuiArgs) -> anyhow::Result<Outcome> {
         .as_deref()
         .map(dataset::predictions::load)
         .transpose()?;
-    crate::tui::run(crate::tui::TuiOptions {
-        dataset,
-        predictions,
-        truth: crate::depcheck::GroundTruth::Extracted,
-        theme: args.theme,
-    })?;
+    crate::tui::run_with(
+        crate::tui::TuiOptions {
+            dataset,
+            predictions,
+            truth: crate::depcheck::GroundTruth::Extracted,
+            theme: args.theme,
+        },
+        crate::tui::EvalSetup::new(
+            crate::session::sessions_root(ctx.sessions.as_deref()),
+            eval::python_choice(ctx.python.as_deref()),
+        ),
+    )?;
     Ok(Outcome::clean())
 }

@@ -5,8 +5,8 @@
 
 mod classeval;
 mod classlab;
-pub mod predictions;
 pub mod outputs;
+pub mod predictions;
 mod realclasseval;
 mod task_json;
 
@@ -124,6 +124,24 @@ impl LoadError {
             message,
         }
     }
+}
+
+/// Hex SHA-256 of the tasks' content (canonical JSON), whatever file they came from:
+/// sessions record it so a resume or a re-score can tell the dataset changed.
+pub fn digest(dataset: &Dataset) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for task in &dataset.tasks {
+        if let Ok(bytes) = serde_json::to_vec(task) {
+            hasher.update(&bytes);
+        }
+        hasher.update(b"\n");
+    }
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Load the bundled sample.

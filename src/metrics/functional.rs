@@ -291,6 +291,8 @@ pub fn classeval_metrics(tasks: &[TaskCounts], k: usize) -> FunctionalMetrics {
 /// * otherwise `NotRun` tests are not counted; every other outcome counts as run
 ///   (skips and expected failures too, as in `unittest`); `Fail` and `Xpass` (a strict
 ///   unexpected success) are failures; `Error` is an error;
+/// * a class with a timed-out test counts as not run at all (ClassEval abandons a class at its
+///   time budget and records nothing for it);
 /// * a test id reported twice counts as one test run but contributes every record to the
 ///   failures/errors: `unittest` records a test that errors and then errors again in
 ///   `tearDown` twice in `errors` (ClassEval_69's merge tests: officially `1 run, 2 errors`,
@@ -315,6 +317,14 @@ pub fn suite_class_counts(suite: &SuiteResult, test_classes: &[String]) -> Sampl
             .filter(|t| t.test_class() == Some(name.as_str()))
             .collect();
         if cut_short && tests.iter().any(|t| t.outcome == Outcome::NotRun) {
+            continue;
+        }
+        // A class abandoned at its time budget records nothing, as ClassEval's evaluator
+        // (a `func_timeout` per test class) reports it: 0 run, hence `error`.
+        if tests
+            .iter()
+            .any(|t| t.exc_type.as_deref() == Some("Timeout"))
+        {
             continue;
         }
         let mut seen: BTreeSet<&str> = BTreeSet::new();

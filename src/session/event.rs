@@ -5,7 +5,24 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::metrics::fingerprint::{Bucket, ExceptionHistogram};
+use crate::metrics::functional::SampleCounts;
 use crate::model::SuiteResult;
+
+/// The verdicts of one evaluated class (one task, one sample).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskSummary {
+    /// The outcome bucket (domain.md §5); `None` when there was nothing to judge.
+    pub outcome: Option<Bucket>,
+    pub passed: usize,
+    /// Tests judged (skips excluded).
+    pub judged: usize,
+    /// ClassEval's per-test-class counts, under the official rules.
+    pub test_classes: SampleCounts,
+    /// Failing tests by exception kind: the model's, and the environment's.
+    pub exceptions: ExceptionHistogram,
+    pub env_exceptions: ExceptionHistogram,
+}
 
 /// One line of `events.jsonl`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -69,8 +86,8 @@ pub enum EventBody {
     TaskFinished {
         task_id: String,
         sample: u32,
-        /// The outcome bucket (domain.md §5) of the private run.
-        outcome: String,
+        /// What the run established, snapshotted so any view can fold the session alone.
+        summary: TaskSummary,
     },
     /// Something went wrong that is not a test outcome (bad input, an internal failure).
     Error {

@@ -1,7 +1,9 @@
 //! Sessions: every run is an append-only event log; every view of a run is a fold over it.
 
 pub mod event;
+pub mod reduce;
 pub mod store;
 
-pub use event::{Event, EventBody, Scope};
+pub use event::{Event, EventBody, Scope, TaskSummary};
+pub use reduce::{EvalState, Status, TaskRun};
 pub use store::{Meta, SessionError, SessionLog, SessionWriter, sessions_root};

@@ -1,5 +1,39 @@
 //! The one way the TUI's state changes: every key, mouse event, resize or command becomes an
-//! [`Action`] given to `App::update`.
+//! [`Action`] given to `App::update`, and so does every result of background work (a loaded
+//! session, an event of a live evaluation).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::session::Event;
+
+use super::evals::{EvalSession, SessionRow};
+
+/// Data delivered by background work. Compared by identity: two deliveries are equal only
+/// when they are the same one (what the loaded data holds needs no `Eq`).
+#[derive(Debug, Clone)]
+pub struct Delivered<T>(pub Arc<T>);
+
+impl<T> Delivered<T> {
+    pub fn new(value: T) -> Self {
+        Delivered(Arc::new(value))
+    }
+}
+
+impl<T: Clone> Delivered<T> {
+    /// The value, without a copy when this is the only reference.
+    pub fn take(self) -> T {
+        Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
+    }
+}
+
+impl<T> PartialEq for Delivered<T> {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl<T> Eq for Delivered<T> {}
 
 /// A column of the task list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -89,6 +123,58 @@ pub enum Action {
         row: u16,
     },
     Resize(u16, u16),
+
+    // Evaluations.
+    /// The sessions screen (and a fresh listing of the sessions directory).
+    ShowSessions,
+    /// Read the sessions directory again.
+    Reload,
+    /// The dialog that starts an evaluation.
+    NewEval,
+    /// Mark or unmark the selected session for comparison.
+    ToggleMark,
+    /// Compare the marked sessions.
+    Compare,
+    /// Stop the live evaluation (asks first).
+    CancelRun,
+    /// Show every task, or only those not perfect.
+    ToggleFailingOnly,
+    /// Complete the path in a text input with the selected candidate.
+    Complete,
+
+    // Results of background work (never bound to keys).
+    /// The sessions directory was read; `req` is the request this answers.
+    SessionsLoaded {
+        req: u64,
+        root: PathBuf,
+        rows: Delivered<Vec<SessionRow>>,
+    },
+    /// A session was read for the evaluation screen.
+    SessionOpened {
+        req: u64,
+        session: Delivered<EvalSession>,
+    },
+    /// Sessions were read for a comparison.
+    ComparisonLoaded {
+        req: u64,
+        sessions: Delivered<Vec<EvalSession>>,
+    },
+    /// A request failed (the message says what and why).
+    LoadFailed {
+        req: u64,
+        message: String,
+    },
+    /// Candidate predictions files for the new-evaluation dialog.
+    PredictionFiles(Vec<String>),
+    /// An event of the live evaluation, as written to its session.
+    EvalEvent(Delivered<Event>),
+    /// Something the live evaluation wants known (sandbox warnings, input problems).
+    EvalNotice(String),
+    /// The live evaluation ended: its session directory, or why it could not run.
+    EvalEnded {
+        dir: Option<PathBuf>,
+        error: Option<String>,
+    },
 }
 
 /// Actions a key can be bound to, by the name the config file uses.
@@ -147,9 +233,37 @@ const NAMED: &[(&str, Action, &str)] = &[
     ("backspace", Action::Backspace, "delete a character"),
     ("clear-input", Action::ClearInput, "clear the input"),
     ("submit", Action::Submit, "accept"),
+    ("sessions", Action::ShowSessions, "evaluation sessions"),
+    ("reload", Action::Reload, "read the sessions again"),
+    ("new-eval", Action::NewEval, "start an evaluation"),
+    ("mark", Action::ToggleMark, "mark for comparison"),
+    ("compare", Action::Compare, "compare the marked sessions"),
+    ("cancel-run", Action::CancelRun, "stop the live evaluation"),
+    (
+        "failing-only",
+        Action::ToggleFailingOnly,
+        "all tasks / only imperfect ones",
+    ),
+    ("complete", Action::Complete, "complete the path"),
 ];
 
 impl Action {
+    /// A result of background work: it changes what is shown, never what the user was doing
+    /// (the status line stays).
+    pub fn is_background(&self) -> bool {
+        matches!(
+            self,
+            Action::SessionsLoaded { .. }
+                | Action::SessionOpened { .. }
+                | Action::ComparisonLoaded { .. }
+                | Action::LoadFailed { .. }
+                | Action::PredictionFiles(_)
+                | Action::EvalEvent(_)
+                | Action::EvalNotice(_)
+                | Action::EvalEnded { .. }
+        )
+    }
+
     /// The action a config file names, e.g. `"down"`, `"tab-3"`.
     pub fn from_name(name: &str) -> Option<Action> {
         NAMED
@@ -171,6 +285,7 @@ impl Action {
             Action::Scroll(_) => "scroll".into(),
             Action::Click { .. } => "click".into(),
             Action::Resize(..) => "resize".into(),
+            a if a.is_background() => "background result".into(),
             other => NAMED
                 .iter()
                 .find(|(_, a, _)| a == other)

@@ -1,11 +1,13 @@
 //! The TUI's state and its one entry point for change: `App::update(Action) -> Vec<Effect>`.
 
 use std::cell::RefCell;
+use std::path::PathBuf;
 
 use ratatui::layout::Rect;
 
 use super::action::Action;
 use super::data::Data;
+use super::evals::{Confirm, EvalUi, NewEvalState};
 use super::highlight::HighlightCache;
 use super::keymap::{Context, Keymap};
 use super::list::ListState;
@@ -13,10 +15,34 @@ use super::palette::{self, Command, PaletteState};
 use super::theme::Theme;
 use super::views::{self, layout};
 
-/// What the app loop must do after an update.
+/// What the app loop must do after an update. Anything slow or outside the process happens
+/// here, off the UI thread; results come back as actions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Read the sessions directory (answered by `Action::SessionsLoaded`).
+    LoadSessions {
+        req: u64,
+    },
+    /// Read one session for the evaluation screen (`Action::SessionOpened`).
+    OpenSession {
+        req: u64,
+        dir: PathBuf,
+    },
+    /// Read sessions for a comparison (`Action::ComparisonLoaded`).
+    CompareSessions {
+        req: u64,
+        dirs: Vec<PathBuf>,
+    },
+    /// Find predictions files for the new-evaluation dialog (`Action::PredictionFiles`).
+    ListPredictionFiles,
+    /// Evaluate a predictions file against the loaded dataset in the sandbox, as a new
+    /// session; its events come back as `Action::EvalEvent`, its end as `Action::EvalEnded`.
+    StartEval {
+        predictions: PathBuf,
+    },
+    /// Stop the running evaluation (the pipeline records `run_finished {cancelled: true}`).
+    CancelEval,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +50,16 @@ pub enum Screen {
     List,
     Task,
     Summary,
+    /// The evaluation sessions on disk.
+    Sessions,
+    /// One evaluation, live or replayed.
+    Eval,
+    /// One task's tests beside the code that ran.
+    TestDetail,
+    /// Two or more sessions side by side.
+    Compare,
+    /// One task across the compared sessions.
+    CompareTask,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,9 +135,16 @@ impl TaskState {
 
 #[derive(Debug, Clone)]
 pub enum Overlay {
-    Help { scroll: usize },
-    Problems { scroll: usize },
+    Help {
+        scroll: usize,
+    },
+    Problems {
+        scroll: usize,
+    },
     Palette(PaletteState),
+    /// Choose a predictions file to evaluate.
+    NewEval(NewEvalState),
+    Confirm(Confirm),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +207,8 @@ pub struct App {
     pub notes: Vec<String>,
     /// Memo of highlighted code; filled while rendering.
     pub highlight: RefCell<HighlightCache>,
+    /// The evaluation screens.
+    pub ev: EvalUi,
     mono: Theme,
 }
 
@@ -212,6 +257,7 @@ impl App {
             dirty: true,
             notes: messages,
             highlight: RefCell::new(HighlightCache::default()),
+            ev: EvalUi::default(),
             mono: Theme::mono(),
         }
     }
@@ -248,6 +294,8 @@ impl App {
             Some(Overlay::Help { .. }) => return vec![Context::Help, Context::Global],
             Some(Overlay::Problems { .. }) => return vec![Context::Problems, Context::Global],
             Some(Overlay::Palette(_)) => return vec![Context::Palette, Context::Global],
+            Some(Overlay::NewEval(_)) => return vec![Context::NewEval, Context::Global],
+            Some(Overlay::Confirm(_)) => return vec![Context::Confirm, Context::Global],
             None => {}
         }
         self.view_contexts()
@@ -259,6 +307,11 @@ impl App {
             Screen::List if self.list.filtering => vec![Context::Filter, Context::Global],
             Screen::List => vec![Context::List, Context::Global],
             Screen::Summary => vec![Context::Summary, Context::Global],
+            Screen::Sessions => vec![Context::Sessions, Context::Global],
+            Screen::Eval => vec![Context::Eval, Context::Global],
+            Screen::TestDetail => vec![Context::TestDetail, Context::Global],
+            Screen::Compare => vec![Context::Compare, Context::Global],
+            Screen::CompareTask => vec![Context::CompareTask, Context::Global],
             Screen::Task => {
                 let tab = match self.task.tab {
                     Tab::Methods => Context::Methods,
@@ -287,7 +340,7 @@ impl App {
         }
     }
 
-    fn set_status(&mut self, level: Level, text: impl Into<String>) {
+    pub(super) fn set_status(&mut self, level: Level, text: impl Into<String>) {
         self.status = Some(Status {
             text: text.into(),
             level,
@@ -296,6 +349,9 @@ impl App {
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         self.dirty = true;
+        if action.is_background() {
+            return self.update_background(action);
+        }
         if !matches!(action, Action::Resize(..) | Action::Scroll(_)) {
             self.status = None;
         }
@@ -328,11 +384,22 @@ impl App {
             Action::OpenPalette => {
                 self.overlay = Some(Overlay::Palette(PaletteState::new(&self.commands)))
             }
+            Action::ShowSessions => {
+                self.overlay = None;
+                return self.show_sessions();
+            }
+            Action::NewEval => return self.open_new_eval(),
+            Action::CancelRun => self.ask_cancel(),
             action if self.overlay.is_some() => return self.update_overlay(action),
             action => match self.screen {
                 Screen::List => return self.update_list(action),
                 Screen::Task => self.update_task(action),
                 Screen::Summary => self.update_summary(action),
+                Screen::Sessions => return self.update_sessions(action),
+                Screen::Eval => self.update_eval(action),
+                Screen::TestDetail => self.update_detail(action),
+                Screen::Compare => self.update_compare(action),
+                Screen::CompareTask => self.update_compare_task(action),
             },
         }
         Vec::new()
@@ -451,5 +518,6 @@ impl App {
         if self.screen == Screen::Task {
             super::app_task::clamp_code(self);
         }
+        self.clamp_eval();
     }
 }

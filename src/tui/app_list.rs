@@ -44,6 +44,8 @@ impl App {
                 }
                 _ => {}
             },
+            Some(Overlay::NewEval(_)) => return self.update_new_eval(action),
+            Some(Overlay::Confirm(_)) => return self.update_confirm(action),
             None => {}
         }
         Vec::new()

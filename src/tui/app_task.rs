@@ -1,7 +1,7 @@
 //! `App::update` for the task view's code panes and Methods table.
 
 use super::action::Action;
-use super::app::{App, Level, Status, Tab, scrolled};
+use super::app::{App, CodeScroll, Level, Status, Tab, scrolled};
 use super::highlight::MAX_LINE;
 use super::views::layout;
 
@@ -18,17 +18,35 @@ fn code_width(app: &App) -> usize {
 
 pub fn update_code(app: &mut App, tab: Tab, action: Action) {
     let Some(i) = tab.code_index() else { return };
-    let source = app.code_source(app.task.idx, tab);
+    let (page, width) = (code_page(app), code_width(app));
+    let mut scroll = app.task.code[i];
+    scroll_code(
+        &mut scroll,
+        app.code_source(app.task.idx, tab),
+        &action,
+        page,
+        width,
+    );
+    app.task.code[i] = scroll;
+}
+
+/// Apply a navigation action to a code pane showing `page` lines of `width` columns
+/// (gutter included) of `source`.
+pub fn scroll_code(
+    scroll: &mut CodeScroll,
+    source: &str,
+    action: &Action,
+    page: usize,
+    width: usize,
+) {
     let lines = source.lines().count();
     let longest = source
         .lines()
         .map(|l| l.chars().count().min(MAX_LINE + 1))
         .max()
         .unwrap_or(0);
-    let page = code_page(app);
     let gutter = lines.max(1).to_string().len() + 3;
-    let max_left = (longest + gutter).saturating_sub(code_width(app).max(1));
-    let scroll = &mut app.task.code[i];
+    let max_left = (longest + gutter).saturating_sub(width.max(1));
     // A jump may have put a line near the end at the top; stay there until scrolled up.
     let max_top = lines
         .saturating_sub(page)
@@ -38,7 +56,7 @@ pub fn update_code(app: &mut App, tab: Tab, action: Action) {
         Action::Right => scroll.left = (scroll.left + 8).min(max_left),
         Action::LineStart => scroll.left = 0,
         Action::Bottom => scroll.top = lines.saturating_sub(page),
-        other => scroll.top = scrolled(scroll.top, &other, page, max_top),
+        other => scroll.top = scrolled(scroll.top, other, page, max_top),
     }
 }
 

@@ -25,6 +25,16 @@ pub enum Context {
     Help,
     Palette,
     Problems,
+    /// The evaluation sessions list.
+    Sessions,
+    /// One evaluation (live or replayed).
+    Eval,
+    TestDetail,
+    Compare,
+    CompareTask,
+    /// Typing a path in the new-evaluation dialog.
+    NewEval,
+    Confirm,
 }
 
 impl Context {
@@ -41,12 +51,19 @@ impl Context {
             Context::Help => "Help",
             Context::Palette => "Command palette",
             Context::Problems => "Problems",
+            Context::Sessions => "Sessions",
+            Context::Eval => "Evaluation",
+            Context::TestDetail => "Task tests",
+            Context::Compare => "Comparison",
+            Context::CompareTask => "Task across sessions",
+            Context::NewEval => "New evaluation",
+            Context::Confirm => "Question",
         }
     }
 
     /// Contexts where typed characters are text, not commands.
     pub fn is_text_input(self) -> bool {
-        matches!(self, Context::Filter | Context::Palette)
+        matches!(self, Context::Filter | Context::Palette | Context::NewEval)
     }
 }
 
@@ -67,7 +84,38 @@ pub struct Keymap {
 use KeyCode as K;
 
 /// Adds bindings: (view, keys, action, what it does there).
-type Add<'a> = dyn FnMut(Context, &[KeyChord], Action, Option<&'static str>) + 'a;
+pub(super) type Add<'a> = dyn FnMut(Context, &[KeyChord], Action, Option<&'static str>) + 'a;
+
+/// Keys of the list-like views: (keys, action).
+pub(super) fn nav_keys() -> [(Vec<KeyChord>, Action); 6] {
+    [
+        (
+            vec![KeyChord::ch('j'), KeyChord::plain(K::Down)],
+            Action::Down,
+        ),
+        (vec![KeyChord::ch('k'), KeyChord::plain(K::Up)], Action::Up),
+        (
+            vec![
+                KeyChord::plain(K::PageDown),
+                KeyChord::ctrl('f'),
+                KeyChord::ch(' '),
+            ],
+            Action::PageDown,
+        ),
+        (
+            vec![KeyChord::plain(K::PageUp), KeyChord::ctrl('b')],
+            Action::PageUp,
+        ),
+        (
+            vec![KeyChord::ch('g'), KeyChord::plain(K::Home)],
+            Action::Top,
+        ),
+        (
+            vec![KeyChord::ch('G'), KeyChord::plain(K::End)],
+            Action::Bottom,
+        ),
+    ]
+}
 
 fn defaults() -> Vec<Binding> {
     use Action as A;
@@ -126,6 +174,8 @@ fn defaults() -> Vec<Binding> {
     add(C::Global, &[KeyChord::ch('T')], A::CycleTheme, None);
     add(C::Global, &[KeyChord::ch('D')], A::ShowSummary, None);
     add(C::Global, &[KeyChord::ch('!')], A::ShowProblems, None);
+    add(C::Global, &[KeyChord::ch('E')], A::ShowSessions, None);
+    add(C::Global, &[KeyChord::ch('N')], A::NewEval, None);
 
     nav(&mut add, C::List, false);
     add(
@@ -263,6 +313,7 @@ fn defaults() -> Vec<Binding> {
     );
     add(C::Problems, &down, A::Down, Some("scroll down"));
     add(C::Problems, &up, A::Up, Some("scroll up"));
+    super::keymap_eval::add_defaults(&mut add);
     out
 }
 

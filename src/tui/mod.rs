@@ -8,25 +8,32 @@
 
 pub mod action;
 pub mod app;
+mod app_detail;
+mod app_eval;
 mod app_list;
 mod app_task;
 pub mod data;
+pub mod evals;
 pub mod highlight;
+pub mod jobs;
 pub mod key;
 pub mod keymap;
+mod keymap_eval;
 pub mod list;
 pub mod palette;
 mod terminal;
 pub mod theme;
 pub mod views;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossterm::event::{self, Event, KeyEventKind, MouseButton, MouseEventKind};
 
 pub use action::Action;
 pub use app::{App, Effect, UiSetup};
 pub use data::Data;
+pub use jobs::EvalSetup;
+use jobs::Jobs;
 
 use crate::config::{self, Config};
 use crate::dataset::Dataset;
@@ -97,7 +104,14 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
     }
 }
 
+/// Open the TUI with the default evaluation setup (sessions in `./sessions` or the XDG data
+/// directory, the config's interpreter).
 pub fn run(opts: TuiOptions) -> anyhow::Result<()> {
+    run_with(opts, EvalSetup::from_config())
+}
+
+/// Open the TUI; evaluations started from it use `eval` (sessions root, interpreter).
+pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     let setup = setup_from_config(opts.theme);
     let data = Data::new(opts.dataset, opts.predictions, opts.truth);
     let mut guard = terminal::enter()?;
@@ -109,30 +123,75 @@ pub fn run(opts: TuiOptions) -> anyhow::Result<()> {
             ..setup
         },
     );
+    let mut jobs = Jobs::new(eval);
     let debug_panic = std::env::var_os("CLASSLAB_TUI_DEBUG_PANIC").is_some();
+    let mut last_draw: Option<Instant> = None;
     loop {
-        if app.dirty {
+        let since = last_draw.map_or(FRAME, |t| t.elapsed());
+        if app.dirty && since >= FRAME {
             guard.terminal.draw(|frame| views::render(&app, frame))?;
             app.dirty = false;
+            last_draw = Some(Instant::now());
             if debug_panic {
                 panic!("CLASSLAB_TUI_DEBUG_PANIC is set: testing terminal restoration");
             }
         }
-        if !event::poll(Duration::from_millis(250))? {
-            continue;
-        }
-        // Handle every event already waiting before drawing again (merges resize bursts).
-        loop {
-            let event = event::read()?;
-            if let Some(action) = action_for(&app, &event)
-                && app.update(action).contains(&Effect::Quit)
-            {
-                drop(guard);
-                return Ok(());
+        let wait = if app.dirty {
+            FRAME.saturating_sub(since)
+        } else if app.ev.running || jobs.running() {
+            Duration::from_millis(50)
+        } else {
+            Duration::from_millis(250)
+        };
+        let mut quit = false;
+        if event::poll(wait)? {
+            // Handle every event already waiting before drawing again (merges resize bursts).
+            loop {
+                let event = event::read()?;
+                if let Some(action) = action_for(&app, &event) {
+                    quit |= step(&mut app, &mut jobs, action);
+                }
+                if quit || !event::poll(Duration::ZERO)? {
+                    break;
+                }
             }
-            if !event::poll(Duration::ZERO)? {
+        }
+        // Results of background work, a bounded batch per frame.
+        for _ in 0..BATCH {
+            if quit {
                 break;
             }
+            let Some(action) = jobs.try_recv() else { break };
+            quit |= step(&mut app, &mut jobs, action);
+        }
+        if quit {
+            if jobs.running() {
+                app.status = Some(app::Status {
+                    text: "stopping the evaluation before quitting…".into(),
+                    level: app::Level::Warn,
+                });
+                guard.terminal.draw(|frame| views::render(&app, frame))?;
+                jobs.shutdown();
+            }
+            drop(guard);
+            return Ok(());
         }
     }
+}
+
+/// Shortest time between two frames.
+const FRAME: Duration = Duration::from_millis(33);
+/// Background results handled between two looks at the terminal.
+const BATCH: usize = 512;
+
+/// Update the app with one action and carry out its effects; true to quit.
+fn step(app: &mut App, jobs: &mut Jobs, action: Action) -> bool {
+    let mut quit = false;
+    for effect in app.update(action) {
+        match effect {
+            Effect::Quit => quit = true,
+            other => jobs.execute(other, &app.data.dataset),
+        }
+    }
+    quit
 }

@@ -11,6 +11,8 @@ use std::str::FromStr;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
+use crate::metrics::fingerprint::Bucket;
+
 const BUILTIN: [(&str, &str); 3] = [
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
@@ -38,7 +40,24 @@ pub struct Palette {
     pub edge_extra: Color,
     pub matched: Color,
     pub line_number: Color,
+    /// One colour per outcome bucket, in `Bucket::ALL` order.
+    pub buckets: [Color; 10],
 }
+
+/// Outcome colours: a red → green ramp for the model's verdicts, then blue (Timeout) and grey
+/// (EnvErr), which are not the model's. 256-colour indices read on dark and light backgrounds.
+const BUCKET_COLORS: [Color; 10] = [
+    Color::Indexed(160),
+    Color::Indexed(202),
+    Color::Indexed(208),
+    Color::Indexed(214),
+    Color::Indexed(178),
+    Color::Indexed(148),
+    Color::Indexed(70),
+    Color::Indexed(34),
+    Color::Indexed(33),
+    Color::Indexed(245),
+];
 
 impl Default for Palette {
     fn default() -> Self {
@@ -58,6 +77,7 @@ impl Default for Palette {
             edge_extra: Color::Magenta,
             matched: Color::Yellow,
             line_number: Color::DarkGray,
+            buckets: BUCKET_COLORS,
         }
     }
 }
@@ -78,6 +98,14 @@ struct ThemeFile {
     syntax: Option<String>,
     #[serde(default)]
     colors: std::collections::BTreeMap<String, String>,
+}
+
+/// The index of a `bucket_<name>` colour slot (`bucket_syntaxerr`, `bucket_envErr` …).
+fn bucket_slot(slot: &str) -> Option<usize> {
+    let name = slot.strip_prefix("bucket_")?;
+    Bucket::ALL
+        .iter()
+        .position(|b| b.as_str().eq_ignore_ascii_case(name))
 }
 
 /// How an edge of a dependency graph compares with a prediction.
@@ -131,7 +159,10 @@ impl Theme {
                 "edge_extra" => &mut palette.edge_extra,
                 "matched" => &mut palette.matched,
                 "line_number" => &mut palette.line_number,
-                other => return Err(format!("unknown colour slot `{other}`")),
+                other => match bucket_slot(other) {
+                    Some(i) => &mut palette.buckets[i],
+                    None => return Err(format!("unknown colour slot `{other}`")),
+                },
             };
             *target = color;
         }
@@ -259,6 +290,18 @@ impl Theme {
             ),
         }
     }
+    /// An outcome bucket's colour. Without colours, `Timeout` and `EnvErr` (not the model's
+    /// verdicts) are in italics.
+    pub fn bucket(&self, bucket: Bucket) -> Style {
+        let i = Bucket::ALL.iter().position(|b| *b == bucket).unwrap_or(0);
+        let mono = if bucket.is_model_verdict() {
+            Style::new()
+        } else {
+            Style::new().add_modifier(Modifier::ITALIC)
+        };
+        self.with_fg(|p| p.buckets[i], mono)
+    }
+
     /// Whether code panes should be highlighted.
     pub fn has_color(&self) -> bool {
         self.palette.is_some()
@@ -278,6 +321,12 @@ mod tests {
             assert_ne!(p.edge_correct, p.edge_missing, "{name}");
             assert_ne!(p.edge_missing, p.edge_extra, "{name}");
             assert_ne!(p.edge_correct, p.edge_extra, "{name}");
+            for (i, a) in p.buckets.iter().enumerate() {
+                assert!(
+                    !p.buckets[i + 1..].contains(a),
+                    "{name}: bucket colours repeat"
+                );
+            }
         }
         assert_eq!(Theme::builtin().len(), 3);
     }
@@ -299,8 +348,9 @@ mod tests {
                 .unwrap_err()
                 .starts_with("line 1")
         );
-        let t = Theme::parse("mine", "[colors]\nfg = \"red\"\n").unwrap();
+        let t = Theme::parse("mine", "[colors]\nfg = \"red\"\nbucket_envErr = \"blue\"\n").unwrap();
         assert_eq!(t.name, "mine");
+        assert_eq!(t.bucket(Bucket::EnvErr), Style::new().fg(Color::Blue));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::pane;
-use crate::tui::app::{App, Tab};
+use crate::tui::app::{App, CodeScroll, Tab};
 use crate::tui::highlight::StyledLine;
 
 pub struct CodePane<'a> {
@@ -37,91 +37,120 @@ fn window(line: StyledLine, skip: usize, width: usize) -> Vec<Span<'static>> {
     spans
 }
 
+/// A document for [`render_code`]: any source with its scroll position and marked line.
+pub struct CodeDoc<'a> {
+    /// Highlight-cache key: (document id, pane).
+    pub key: (usize, u8),
+    pub source: &'a str,
+    pub title: String,
+    pub scroll: CodeScroll,
+    /// A 0-based line to highlight.
+    pub mark: Option<usize>,
+    /// Keys act on this pane (its border is drawn in the accent colour).
+    pub focused: bool,
+}
+
 impl Widget for &CodePane<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
         let idx = app.task.idx;
         let Some(i) = self.tab.code_index() else {
             return;
         };
-        let scroll = app.task.code[i];
-        let source = app.code_source(idx, self.tab);
-        let total = source.lines().count();
-        let height = usize::from(area.height.saturating_sub(2));
-        let top = scroll.top.min(total.saturating_sub(1));
-        let end = (top + height).min(total);
         let mut title = format!(" {} ", self.tab.title());
         if self.tab == Tab::Skeleton && app.data.dataset.tasks[idx].skeleton.trim().is_empty() {
             title = " Skeleton (generated from the reference: the dataset has none) ".into();
         }
-        let position = if total == 0 {
-            " empty ".to_string()
-        } else {
-            format!(" {}–{} of {} ", top + 1, end, total)
+        let doc = CodeDoc {
+            key: (idx, i as u8),
+            source: app.code_source(idx, self.tab),
+            title,
+            scroll: app.task.code[i],
+            mark: if self.tab == Tab::Solution {
+                app.task.mark
+            } else {
+                None
+            },
+            focused: false,
         };
-        let digits = total.to_string().len();
-        let code_width = usize::from(area.width.saturating_sub(2)).saturating_sub(digits + 2);
-        let cut = source
-            .lines()
-            .skip(top)
-            .take(end - top)
-            .any(|l| l.chars().count() > scroll.left + code_width);
-        let mut block =
-            pane(app, title).title_top(Line::styled(position, theme.muted()).right_aligned());
-        let horizontal = match (scroll.left > 0, cut) {
-            (false, false) => None,
-            (false, true) => Some(" more → ".to_string()),
-            (true, false) => Some(format!(" ← col {} ", scroll.left + 1)),
-            (true, true) => Some(format!(" ← col {} · more → ", scroll.left + 1)),
-        };
-        if let Some(text) = horizontal {
-            block = block.title_bottom(Line::styled(text, theme.muted()).right_aligned());
-        }
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if total == 0 {
-            Paragraph::new(Line::styled("(no code)", theme.muted())).render(inner, buf);
-            return;
-        }
-        let syntax = theme.has_color().then_some(theme.syntax.as_str());
-        let styled = app
-            .highlight
-            .borrow_mut()
-            .lines((idx, i as u8), source, syntax, top, end);
-        let mark = if self.tab == Tab::Solution {
-            app.task.mark
-        } else {
-            None
-        };
-        let lines: Vec<Line> = styled
-            .into_iter()
-            .enumerate()
-            .map(|(row, line)| {
-                let number = top + row;
-                let marked = mark == Some(number);
-                let gutter_style = if marked {
-                    theme.accent()
-                } else {
-                    theme.line_number()
-                };
-                let marker = if marked { "▶" } else { " " };
-                let mut spans = vec![Span::styled(
-                    format!("{:>digits$}{marker} ", number + 1),
-                    gutter_style,
-                )];
-                spans.extend(window(line, scroll.left, code_width));
-                let mut line = Line::from(spans);
-                if marked {
-                    let fill = usize::from(inner.width).saturating_sub(line.width());
-                    line.spans.push(Span::raw(" ".repeat(fill)));
-                    line = line.style(theme.selection());
-                }
-                line
-            })
-            .collect();
-        Paragraph::new(lines).render(inner, buf);
+        render_code(app, &doc, area, buf);
     }
+}
+
+/// Draw a code document: line numbers, highlighting of the visible lines only, the marked
+/// line, and where the view is (lines shown, horizontal scroll).
+pub fn render_code(app: &App, doc: &CodeDoc, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let scroll = doc.scroll;
+    let source = doc.source;
+    let total = source.lines().count();
+    let height = usize::from(area.height.saturating_sub(2));
+    let top = scroll.top.min(total.saturating_sub(1));
+    let end = (top + height).min(total);
+    let position = if total == 0 {
+        " empty ".to_string()
+    } else {
+        format!(" {}–{} of {} ", top + 1, end, total)
+    };
+    let digits = total.to_string().len();
+    let code_width = usize::from(area.width.saturating_sub(2)).saturating_sub(digits + 2);
+    let cut = source
+        .lines()
+        .skip(top)
+        .take(end - top)
+        .any(|l| l.chars().count() > scroll.left + code_width);
+    let mut block = pane(app, doc.title.clone())
+        .title_top(Line::styled(position, theme.muted()).right_aligned());
+    if doc.focused {
+        block = block.border_style(theme.accent());
+    }
+    let horizontal = match (scroll.left > 0, cut) {
+        (false, false) => None,
+        (false, true) => Some(" more → ".to_string()),
+        (true, false) => Some(format!(" ← col {} ", scroll.left + 1)),
+        (true, true) => Some(format!(" ← col {} · more → ", scroll.left + 1)),
+    };
+    if let Some(text) = horizontal {
+        block = block.title_bottom(Line::styled(text, theme.muted()).right_aligned());
+    }
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if total == 0 {
+        Paragraph::new(Line::styled("(no code)", theme.muted())).render(inner, buf);
+        return;
+    }
+    let syntax = theme.has_color().then_some(theme.syntax.as_str());
+    let styled = app
+        .highlight
+        .borrow_mut()
+        .lines(doc.key, source, syntax, top, end);
+    let lines: Vec<Line> = styled
+        .into_iter()
+        .enumerate()
+        .map(|(row, line)| {
+            let number = top + row;
+            let marked = doc.mark == Some(number);
+            let gutter_style = if marked {
+                theme.accent()
+            } else {
+                theme.line_number()
+            };
+            let marker = if marked { "▶" } else { " " };
+            let mut spans = vec![Span::styled(
+                format!("{:>digits$}{marker} ", number + 1),
+                gutter_style,
+            )];
+            spans.extend(window(line, scroll.left, code_width));
+            let mut line = Line::from(spans);
+            if marked {
+                let fill = usize::from(inner.width).saturating_sub(line.width());
+                line.spans.push(Span::raw(" ".repeat(fill)));
+                line = line.style(theme.selection());
+            }
+            line
+        })
+        .collect();
+    Paragraph::new(lines).render(inner, buf);
 }
 
 #[cfg(test)]

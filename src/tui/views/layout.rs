@@ -3,6 +3,8 @@
 
 use ratatui::layout::{Constraint, Layout, Rect};
 
+use crate::tui::evals::DetailPane;
+
 /// Below this width the task list hides its preview pane.
 pub const PREVIEW_MIN_WIDTH: u16 = 100;
 /// From this width the Dependencies tab puts the orders and metrics beside the graph.
@@ -97,4 +99,143 @@ pub fn overlay(area: Rect) -> Rect {
     let w = (area.width.saturating_sub(4)).clamp(20, 100);
     let h = (area.height.saturating_sub(2)).clamp(5, 40);
     centered(area, w, h)
+}
+
+/// From this width the test detail puts the code beside the tests.
+pub const DETAIL_WIDE_WIDTH: u16 = 120;
+/// From this width the fingerprint panel shows the exception histogram beside the spectrum.
+pub const FINGERPRINT_SPLIT_WIDTH: u16 = 76;
+
+/// The sessions table and, when there is room, the selected session's details under it.
+pub fn sessions_split(body: Rect) -> (Rect, Option<Rect>) {
+    if body.height < 16 {
+        return (body, None);
+    }
+    let h = if body.height >= 30 { 8 } else { 6 };
+    let [table, preview] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(h)]).areas(body);
+    (table, Some(preview))
+}
+
+/// The evaluation screen: header (3 lines), fingerprint panel (when tall enough), task table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EvalAreas {
+    pub header: Rect,
+    pub fingerprint: Option<Rect>,
+    pub tasks: Rect,
+}
+
+pub fn eval_split(body: Rect) -> EvalAreas {
+    let header_h = 3.min(body.height);
+    let rest = body.height - header_h;
+    let fp_h = if rest >= 15 {
+        (rest * 2 / 5).clamp(9, 16)
+    } else {
+        0
+    };
+    let [header, fingerprint, tasks] = Layout::vertical([
+        Constraint::Length(header_h),
+        Constraint::Length(fp_h),
+        Constraint::Min(0),
+    ])
+    .areas(body);
+    EvalAreas {
+        header,
+        fingerprint: (fp_h > 0).then_some(fingerprint),
+        tasks,
+    }
+}
+
+/// The spectrum and, when wide enough, the exception histogram beside it.
+pub fn fingerprint_split(area: Rect) -> (Rect, Option<Rect>) {
+    if area.width < FINGERPRINT_SPLIT_WIDTH {
+        return (area, None);
+    }
+    let spectrum = (area.width * 3 / 5).clamp(54, 120);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(spectrum), Constraint::Min(0)]).areas(area);
+    (left, Some(right))
+}
+
+/// The test detail: title line, failure banner, tests, message + traceback, code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetailAreas {
+    pub title: Rect,
+    pub banner: Option<Rect>,
+    pub tests: Rect,
+    pub trace: Rect,
+    pub code: Rect,
+}
+
+/// `tests`: how many tests there are (their pane is no taller than needed); the focused pane
+/// of trace and code gets more room when they are stacked (narrow).
+pub fn detail_split(body: Rect, banner: u16, tests: usize, focus: DetailPane) -> DetailAreas {
+    let wanted = u16::try_from(tests.saturating_add(3)).unwrap_or(u16::MAX);
+    let banner = banner.min(body.height.saturating_sub(8));
+    let [title, banner_area, rest] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(banner),
+        Constraint::Min(0),
+    ])
+    .areas(body);
+    let (tests, trace, code) = if body.width >= DETAIL_WIDE_WIDTH {
+        let [left, code] =
+            Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)])
+                .areas(rest);
+        let tests_h = wanted.clamp(4, (left.height / 2).max(4));
+        let [tests, trace] =
+            Layout::vertical([Constraint::Length(tests_h), Constraint::Min(0)]).areas(left);
+        (tests, trace, code)
+    } else {
+        let tests_h = wanted.clamp(4, (rest.height * 2 / 5).max(4));
+        let (t, c) = match focus {
+            DetailPane::Trace => (3, 2),
+            DetailPane::Code => (1, 3),
+            DetailPane::Tests => (2, 3),
+        };
+        let [tests, trace, code] = Layout::vertical([
+            Constraint::Length(tests_h),
+            Constraint::Fill(t),
+            Constraint::Fill(c),
+        ])
+        .areas(rest);
+        (tests, trace, code)
+    };
+    DetailAreas {
+        title,
+        banner: (banner > 0).then_some(banner_area),
+        tests,
+        trace,
+        code,
+    }
+}
+
+/// The comparison: sessions table, fingerprints, differing tasks.
+pub fn compare_split(body: Rect, sessions: usize) -> (Rect, Rect, Rect) {
+    let n = u16::try_from(sessions).unwrap_or(u16::MAX).min(12);
+    let [table, fingerprint, tasks] = Layout::vertical([
+        Constraint::Length(n + 3),
+        Constraint::Length(2 * n + 4),
+        Constraint::Min(5),
+    ])
+    .areas(body);
+    (table, fingerprint, tasks)
+}
+
+/// One task across sessions: a summary line per session, then the tests table.
+pub fn compare_task_split(body: Rect, sessions: usize) -> (Rect, Rect) {
+    let n = u16::try_from(sessions).unwrap_or(u16::MAX).min(12);
+    let [summary, table] =
+        Layout::vertical([Constraint::Length(n + 2), Constraint::Min(4)]).areas(body);
+    (summary, table)
+}
+
+/// The row of a bordered table with a header under a click, if any (0 = first row shown).
+pub fn table_row_at(table: Rect, column: u16, row: u16) -> Option<usize> {
+    let first = table.y + 2;
+    (column >= table.x
+        && column < table.right()
+        && row >= first
+        && row < table.bottom().saturating_sub(1))
+    .then(|| usize::from(row - first))
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget, Wrap};
 
 use super::{layout, pane};
 use crate::analysis::TaskAnalysis;
@@ -148,16 +148,15 @@ impl Widget for &MethodsView<'_> {
             .render(inner, buf);
             return;
         }
-        let table = Table::new(rows, widths)
-            .header(header)
-            .block(block)
-            .column_spacing(1)
-            .row_highlight_style(theme.selection())
-            .highlight_symbol("› ");
-        let mut state = TableState::default()
-            .with_offset(app.task.method_offset)
-            .with_selected(Some(app.task.method_selected.min(nodes.len() - 1)));
-        StatefulWidget::render(table, table_area, buf, &mut state);
+        let table = Table::new(rows, widths).header(header).block(block);
+        super::render_selectable(
+            app,
+            table,
+            app.task.method_offset,
+            app.task.method_selected.min(nodes.len() - 1),
+            table_area,
+            buf,
+        );
         if let Some(name) = nodes.get(app.task.method_selected) {
             render_detail(app, task, analysis, name, detail_area, buf);
         }

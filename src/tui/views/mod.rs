@@ -2,21 +2,27 @@
 //! app with `impl Widget for &View`.
 
 pub mod code_pane;
+pub mod compare;
 pub mod deps_view;
+pub mod dialogs;
+pub mod eval_view;
+pub mod fingerprint;
 pub mod help;
 pub mod layout;
 pub mod methods;
 pub mod overlays;
+pub mod sessions;
 pub mod summary;
 pub mod task_list;
 pub mod task_view;
+pub mod test_detail;
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Widget};
+use ratatui::widgets::{Block, Paragraph, StatefulWidget, Table, TableState, Widget};
 
 use super::action::Action;
 use super::app::{App, Level, Overlay, Screen};
@@ -54,6 +60,11 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         Screen::List => task_list::TaskListView { app }.render(chrome.body, buf),
         Screen::Task => task_view::TaskView { app }.render(chrome.body, buf),
         Screen::Summary => summary::SummaryView { app }.render(chrome.body, buf),
+        Screen::Sessions => sessions::SessionsView { app }.render(chrome.body, buf),
+        Screen::Eval => eval_view::EvalView { app }.render(chrome.body, buf),
+        Screen::TestDetail => test_detail::TestDetailView { app }.render(chrome.body, buf),
+        Screen::Compare => compare::CompareView { app }.render(chrome.body, buf),
+        Screen::CompareTask => compare::CompareTaskView { app }.render(chrome.body, buf),
     }
     status_line(app, chrome.status, buf);
     match &app.overlay {
@@ -68,6 +79,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         }
         .render(area, buf),
         Some(Overlay::Palette(state)) => overlays::PaletteView { app, state }.render(area, buf),
+        Some(Overlay::NewEval(state)) => dialogs::NewEvalView { app, state }.render(area, buf),
+        Some(Overlay::Confirm(confirm)) => dialogs::ConfirmView { app, confirm }.render(area, buf),
         None => {}
     }
 }
@@ -86,7 +99,25 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
                 spans.push(Span::raw(format!(" {}", task.class_name)));
             }
         }
-        _ => {
+        Screen::Sessions => spans.push(Span::raw("evaluation sessions")),
+        Screen::Eval | Screen::TestDetail => {
+            let label = match app.ev.showing {
+                Some(super::evals::Source::Live) if app.ev.running => "live evaluation",
+                _ => "evaluation",
+            };
+            spans.push(Span::raw(label));
+            if let Some(s) = app.ev.shown() {
+                spans.push(Span::styled(
+                    format!(" · {}", s.info.label()),
+                    theme.muted(),
+                ));
+            }
+        }
+        Screen::Compare | Screen::CompareTask => {
+            let n = app.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
+            spans.push(Span::raw(format!("comparing {n} sessions")));
+        }
+        Screen::List | Screen::Summary => {
             spans.push(Span::raw(d.dataset.name.clone()));
             spans.push(Span::styled(
                 format!(
@@ -99,7 +130,9 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
             ));
         }
     }
+    let live = live_badge(app);
     let right = match (&d.predictions, app.screen) {
+        _ if !live.is_empty() => live,
         (_, Screen::Task) => {
             let pos = app.list.visible.iter().position(|&i| i == app.task.idx);
             match pos {
@@ -115,6 +148,18 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(left).render(area, buf);
     if !right.is_empty() && right.chars().count() <= room {
         Paragraph::new(Line::styled(right, theme.muted()).right_aligned()).render(area, buf);
+    }
+}
+
+/// `● live 37/100`, while an evaluation runs.
+fn live_badge(app: &App) -> String {
+    match (&app.ev.live, app.ev.running) {
+        (Some(live), true) => {
+            let (done, total) = live.state.progress();
+            let what = if app.ev.stopping { "stopping" } else { "live" };
+            format!("● {what} {done}/{total} ")
+        }
+        _ => String::new(),
     }
 }
 
@@ -154,9 +199,10 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::List, A::StartFilter, "filter"),
             (C::List, A::SortNext, "sort"),
             (C::Global, A::ShowSummary, "summary"),
-            (C::Global, A::OpenPalette, "commands"),
+            (C::Global, A::ShowSessions, "sessions"),
             (C::Global, A::ToggleHelp, "help"),
             (C::List, A::Close, "quit"),
+            (C::Global, A::OpenPalette, "commands"),
         ],
         (None, Screen::Task) => {
             let mut h = vec![
@@ -176,6 +222,56 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::Summary, A::Down, "scroll"),
             (C::Global, A::ToggleHelp, "help"),
             (C::Summary, A::Back, "back"),
+        ],
+        (Some(Overlay::NewEval(_)), _) => vec![
+            (C::NewEval, A::Submit, "evaluate"),
+            (C::NewEval, A::Complete, "complete"),
+            (C::NewEval, A::Back, "cancel"),
+        ],
+        (Some(Overlay::Confirm(_)), _) => {
+            vec![(C::Confirm, A::Submit, "yes"), (C::Confirm, A::Back, "no")]
+        }
+        (None, Screen::Sessions) => vec![
+            (C::Sessions, A::Open, "open"),
+            (C::Sessions, A::ToggleMark, "mark"),
+            (C::Sessions, A::Compare, "compare"),
+            (C::Global, A::NewEval, "new"),
+            (C::Sessions, A::Reload, "reload"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::Sessions, A::Back, "back"),
+        ],
+        (None, Screen::Eval) => {
+            let mut h = vec![
+                (C::Eval, A::Open, "tests"),
+                (C::Eval, A::ToggleFailingOnly, "not perfect"),
+            ];
+            if app.ev.running && app.ev.showing == Some(super::evals::Source::Live) {
+                h.push((C::Eval, A::CancelRun, "stop"));
+            }
+            h.extend([
+                (C::Global, A::ToggleHelp, "help"),
+                (C::Eval, A::Back, "back"),
+            ]);
+            h
+        }
+        (None, Screen::TestDetail) => vec![
+            (C::TestDetail, A::NextTab, "pane"),
+            (C::TestDetail, A::Open, "failing line"),
+            (C::TestDetail, A::NextTask, "next task"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::TestDetail, A::Back, "back"),
+        ],
+        (None, Screen::Compare) => vec![
+            (C::Compare, A::Open, "task in each"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::Compare, A::Back, "back"),
+        ],
+        (None, Screen::CompareTask) => vec![
+            (C::CompareTask, A::Right, "session"),
+            (C::CompareTask, A::Open, "its tests"),
+            (C::CompareTask, A::NextTask, "next task"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::CompareTask, A::Back, "back"),
         ],
     }
 }
@@ -279,4 +375,24 @@ pub fn pane<'a>(app: &App, title: impl Into<Line<'a>>) -> Block<'a> {
     Block::bordered()
         .border_style(theme.border())
         .title(title.into().style(theme.title()))
+}
+
+/// A table with a selected row in the house style (selection bar, `›` marker), its rows from
+/// `offset` on.
+pub fn render_selectable(
+    app: &App,
+    table: Table,
+    offset: usize,
+    selected: usize,
+    area: Rect,
+    buf: &mut Buffer,
+) {
+    let table = table
+        .column_spacing(1)
+        .row_highlight_style(app.theme().selection())
+        .highlight_symbol("› ");
+    let mut state = TableState::default()
+        .with_offset(offset)
+        .with_selected(Some(selected));
+    StatefulWidget::render(table, area, buf, &mut state);
 }

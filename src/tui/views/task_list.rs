@@ -3,7 +3,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Cell, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget, Wrap};
 
 use super::{highlight_matches, layout, pane, truncate};
 use crate::tui::action::SortColumn;
@@ -125,16 +125,8 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
             .render(inner, buf);
         return;
     }
-    let table = Table::new(body, widths)
-        .header(header)
-        .block(block)
-        .column_spacing(1)
-        .row_highlight_style(theme.selection())
-        .highlight_symbol("› ");
-    let mut state = TableState::default()
-        .with_offset(list.offset)
-        .with_selected(Some(list.selected));
-    StatefulWidget::render(table, area, buf, &mut state);
+    let table = Table::new(body, widths).header(header).block(block);
+    super::render_selectable(app, table, list.offset, list.selected, area, buf);
 }
 
 /// With predictions: exact methods / methods, `!` when the order violates a true edge.

@@ -1,0 +1,894 @@
+# classlab sandbox harness: runs one test suite inside the sandbox and reports each test.
+#
+# Python 3.11 standard library only; pytest is used when the test module needs it and it is
+# installed. Started as `python -I -c <this file> <spec json>` by the classlab launcher, with
+#   fd 3: the result pipe (write end): one JSON record per line, each carrying the run's nonce
+#         and a sequence number, ended by a "final" record;
+#   fd 4: the nonce pipe (read end): the nonce, read once and closed before any code under test
+#         is imported.
+# stdout/stderr are never used for verdicts. The harness keeps private references to the unittest
+# and pytest internals it relies on, builds its result objects before importing the code under
+# test, checks after every test that they were not replaced, and leaves with os._exit after the
+# final record (a leftover non-daemon thread cannot hang it).
+#
+# Everything the code under test can reach (it runs in this process) is assumed readable by it:
+# these checks stop generic tricks (forged output, patched unittest/pytest, SkipTest, os._exit,
+# always-equal objects), not an adversary that targets this file specifically. The parent checks
+# the protocol (nonce, order, expected ids, final record, exit status) on its side.
+
+import os as _os
+import sys as _sys
+
+
+def _harness():
+    import builtins
+    import json
+    import signal
+    import time
+    import traceback
+    import types
+    import unittest
+    import unittest.case
+    import unittest.loader
+    import unittest.result
+    import unittest.suite
+
+    write = _os.write
+    close = _os.close
+    dumps = json.dumps
+    perf = time.perf_counter
+    exit_now = _os._exit
+    getattr_ = builtins.getattr
+    isinstance_ = builtins.isinstance
+    type_ = builtins.type
+    len_ = builtins.len
+    str_ = builtins.str
+    repr_ = builtins.repr
+    TestCase = unittest.case.TestCase
+    TestResult = unittest.result.TestResult
+    SkipTest = unittest.case.SkipTest
+    orig_run = TestCase.run
+    unittest_mod = unittest
+    harness_file = _sys._getframe().f_code.co_filename
+
+    # ---- the channel: nonce from fd 4, results to fd 3 moved to a high descriptor ----------
+    nonce = b""
+    try:
+        while len_(nonce) < 64:
+            chunk = _os.read(4, 64 - len_(nonce))
+            if not chunk:
+                break
+            nonce += chunk
+        close(4)
+    except OSError:
+        pass
+    nonce = nonce.decode("ascii", "replace").strip()
+    try:
+        rfd = _os.dup(3)
+        hi = 1000 + (int.from_bytes(_os.urandom(2), "little") % 20000)
+        try:
+            _os.dup2(rfd, hi, inheritable=False)
+            close(rfd)
+            rfd = hi
+        except OSError:
+            _os.set_inheritable(rfd, False)
+        close(3)
+    except OSError:
+        exit_now(121)
+    seq = [0]
+
+    def emit(kind, **fields):
+        rec = {"n": nonce, "s": seq[0], "t": kind}
+        rec.update(fields)
+        seq[0] += 1
+        data = (dumps(rec, ensure_ascii=True, default=repr_) + "\n").encode("ascii")
+        view = memoryview(data)
+        while view:
+            try:
+                k = write(rfd, view)
+            except InterruptedError:
+                continue
+            except OSError:
+                exit_now(122)
+            view = view[k:]
+
+    spec = json.loads(_sys.argv[1])
+    workdir = spec.get("workdir") or _os.getcwd()
+    code_regions = [
+        (_os.path.join(workdir, r["file"]), r.get("first", 1), r.get("last"))
+        for r in spec.get("code", [])
+    ]
+    test_timeout = spec.get("test_timeout")
+    # ClassEval's evaluator gives each test class a time budget and abandons a class that
+    # overruns it (its tests count as not run); later classes still run.
+    class_timeout = spec.get("class_timeout")
+    stdout, stderr = _sys.stdout, _sys.stderr
+
+    def finish(**fields):
+        for stream in (_sys.stdout, _sys.stderr, stdout, stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass
+        emit("final", **fields)
+        exit_now(0)
+
+    # ---- exceptions: innermost meaningful one, filtered traceback, line in code under test --
+    internal_dirs = tuple(
+        _os.path.dirname(getattr_(m, "__file__", "") or "") + _os.sep for m in (unittest,)
+    )
+    internal_dirs_extra = []
+
+    def is_internal(filename):
+        if filename == harness_file:
+            return True
+        if filename.startswith(internal_dirs):
+            return True
+        return any(filename.startswith(d) for d in internal_dirs_extra)
+
+    def code_line_of(filename, lineno):
+        for path, first, last in code_regions:
+            if filename == path and lineno >= first and (last is None or lineno <= last):
+                return lineno
+        return None
+
+    def tb_frames(exc):
+        out = []
+        tb = exc.__traceback__
+        while tb is not None:
+            out.append((tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+            tb = tb.tb_next
+        return out
+
+    def touches_code(exc):
+        return any(code_line_of(f, n) for f, n in tb_frames(exc))
+
+    def innermost(exc):
+        # Follow `raise X from Y` always (the code wrapped Y); follow an implicit context only
+        # when the outer exception was raised outside the code under test (a wrapper in a
+        # library or in the test) and the inner one passed through the code under test.
+        seen = set()
+        cur = exc
+        while cur is not None and id(cur) not in seen:
+            seen.add(id(cur))
+            nxt = None
+            if cur.__cause__ is not None:
+                nxt = cur.__cause__
+            elif cur.__context__ is not None and not cur.__suppress_context__:
+                frames = tb_frames(cur)
+                raised_in_code = bool(frames) and code_line_of(*frames[-1]) is not None
+                if not raised_in_code and touches_code(cur.__context__):
+                    nxt = cur.__context__
+            if nxt is None or not isinstance_(nxt, BaseException):
+                break
+            cur = nxt
+        return cur
+
+    def describe(exc, limit_tb=8000):
+        inner = innermost(exc)
+        try:
+            msg = str_(inner)
+        except BaseException:
+            msg = "<unprintable %s>" % type_(inner).__name__
+        if len_(msg) > 4000:
+            msg = msg[:4000] + "..."
+        line = None
+        for f, n in tb_frames(inner):
+            cl = code_line_of(f, n)
+            if cl is not None:
+                line = cl
+        if line is None and isinstance_(inner, SyntaxError) and inner.filename:
+            line = code_line_of(inner.filename, inner.lineno or 0)
+        try:
+            te = traceback.TracebackException.from_exception(exc, limit=64)
+            chain = []
+            cur = te
+            while cur is not None:
+                cur.stack = traceback.StackSummary.from_list(
+                    [fs for fs in cur.stack if not is_internal(fs.filename)]
+                )
+                chain.append(cur)
+                cur = cur.__cause__ or (None if cur.__suppress_context__ else cur.__context__)
+            text = "".join(te.format())
+        except BaseException:
+            text = ""
+        if len_(text) > limit_tb:
+            text = text[: limit_tb // 2] + "\n...\n" + text[-limit_tb // 2 :]
+        return type_(inner).__name__, msg, text, line
+
+    # ---- per-test timeout (optional; the parent enforces the suite's limits) --------------
+    class HarnessTimeout(BaseException):
+        pass
+
+    alarm_reason = ["test exceeded %.1f s" % (test_timeout or 0)]
+
+    def on_alarm(signum, frame):
+        # Keep firing until the code under test lets the exception through.
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        raise HarnessTimeout(alarm_reason[0])
+
+    def arm(class_left=None):
+        """Arm the alarm for the current test: the per-test limit, or what is left of the
+        class budget when that is sooner."""
+        limit, reason = test_timeout, "test exceeded %.1f s" % (test_timeout or 0)
+        if class_left is not None and (not limit or class_left < limit):
+            limit, reason = class_left, "test class exceeded its %.1f s budget" % class_timeout
+        if limit:
+            alarm_reason[0] = reason
+            try:
+                signal.signal(signal.SIGALRM, on_alarm)
+                signal.setitimer(signal.ITIMER_REAL, max(float(limit), 0.001))
+            except (ValueError, OSError):
+                pass
+
+    def disarm():
+        if test_timeout or class_timeout:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            except (ValueError, OSError):
+                pass
+
+    # ---- always-equal objects -----------------------------------------------------------------
+    stdlib_names = frozenset(_sys.stdlib_module_names)
+    plain_types = (int, float, complex, str, bytes, bool, type(None), bytearray, range)
+
+    class Sentinel:
+        __slots__ = ("_classlab_unique",)
+
+        def __init__(self):
+            self._classlab_unique = object()
+
+    def forged_eq(x, budget):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        t = type_(x)
+        if t in plain_types:
+            return False
+        if t in (list, tuple, set, frozenset):
+            return any(forged_eq(e, budget) for e in x)
+        if t is dict:
+            return any(forged_eq(k, budget) or forged_eq(v, budget) for k, v in x.items())
+        eq = getattr_(t, "__eq__", None)
+        if eq is object.__eq__:
+            return False
+        mod = (getattr_(t, "__module__", "") or "").split(".")[0]
+        if mod in stdlib_names and mod != "__main__":
+            return False
+        try:
+            r = x == Sentinel()
+            if type_(r) in (bool, int):
+                return bool(r)
+            return r is True
+        except BaseException:
+            return False
+
+    def guard(name):
+        orig = TestCase.__dict__[name]
+
+        def checked(self, first, second, *args, **kwargs):
+            orig(self, first, second, *args, **kwargs)
+            for side in (first, second) if name != "assertIn" else (first,):
+                if forged_eq(side, [2000]):
+                    raise self.failureException(
+                        "%s: an object of type %s compares equal to an unrelated sentinel "
+                        "(an always-true __eq__)" % (name, type_(side).__name__)
+                    )
+
+        checked.__name__ = name
+        checked.__qualname__ = "TestCase." + name
+        return checked
+
+    if spec.get("eq_guard", True):
+        for name in ("assertEqual", "assertEquals", "assertIn", "assertCountEqual"):
+            if name in TestCase.__dict__:
+                setattr(TestCase, name, guard(name))
+
+    # ---- integrity snapshots --------------------------------------------------------------------
+    def callables_of(cls):
+        out = {}
+        for k, v in list(vars(cls).items()):
+            if isinstance_(v, (types.FunctionType, classmethod, staticmethod, property, type)):
+                out[k] = v
+        return out
+
+    watched = []  # (label, owner, snapshot)
+
+    def watch(label, owner):
+        watched.append((label, owner, callables_of(owner)))
+
+    watch("unittest.TestCase", TestCase)
+    watch("unittest.TestResult", TestResult)
+    watch("unittest.case._Outcome", unittest.case._Outcome)
+    module_refs = [
+        ("sys.modules['unittest']", lambda: _sys.modules.get("unittest"), unittest_mod),
+        ("unittest.TestCase", lambda: getattr_(unittest_mod, "TestCase", None), TestCase),
+        ("unittest.case.TestCase", lambda: getattr_(unittest.case, "TestCase", None), TestCase),
+        ("unittest.case._Outcome", lambda: unittest.case._Outcome, unittest.case._Outcome),
+        ("unittest.SkipTest", lambda: unittest.case.SkipTest, SkipTest),
+        ("os._exit", lambda: _os._exit, exit_now),
+    ]
+    tampered = []
+
+    def check_integrity():
+        for label, owner, snap in watched:
+            now = vars(owner)
+            for k, v in snap.items():
+                if now.get(k) is not v:
+                    tampered.append("%s.%s was replaced" % (label, k))
+            for k, v in now.items():
+                if k not in snap and isinstance_(v, (types.FunctionType, property)):
+                    tampered.append("%s.%s was added" % (label, k))
+        for label, get, ref in module_refs:
+            try:
+                if get() is not ref:
+                    tampered.append("%s was replaced" % label)
+            except BaseException:
+                tampered.append("%s is unreadable" % label)
+        if tampered:
+            emit("tamper", detail=sorted(set(tampered))[:20])
+            del tampered[:]
+            return False
+        return True
+
+    # ---- the unittest result object, built before any code under test is imported ----------
+    events = []  # (test id, kind, exc or reason)
+
+    def tid(test):
+        return "%s.%s" % (type_(test).__name__, getattr_(test, "_testMethodName", "?"))
+
+    class Result(TestResult):
+        def startTest(self, test):
+            TestResult.startTest(self, test)
+            events.append((tid(test), "start", None))
+
+        def stopTest(self, test):
+            TestResult.stopTest(self, test)
+
+        def addSuccess(self, test):
+            events.append((tid(test), "pass", None))
+
+        def addFailure(self, test, err):
+            events.append((tid(test), "fail", err[1]))
+
+        def addError(self, test, err):
+            events.append((tid(test), "error", err[1]))
+
+        def addSkip(self, test, reason):
+            events.append((tid(test), "skip", reason))
+
+        def addExpectedFailure(self, test, err):
+            events.append((tid(test), "xfail", err[1]))
+
+        def addUnexpectedSuccess(self, test):
+            events.append((tid(test), "xpass", None))
+
+        def addSubTest(self, test, subtest, err):
+            if err is not None:
+                kind = "fail" if issubclass(err[0], test.failureException) else "error"
+                events.append((tid(test), kind, err[1]))
+
+        def addDuration(self, test, elapsed):
+            pass
+
+    watch("harness.Result", Result)
+    result = Result()
+    result_methods = ("startTest", "stopTest", "addSuccess", "addFailure", "addError",
+                      "addSkip", "addExpectedFailure", "addUnexpectedSuccess", "addSubTest")
+
+    def result_intact():
+        inst = vars(result)
+        bad = [m for m in result_methods if m in inst]
+        if bad:
+            emit("tamper", detail=["result object method %s shadowed" % m for m in bad])
+            return False
+        return True
+
+    def report_test(test_id, outcome, exc=None, reason=None, duration=0.0, note=None):
+        fields = {"id": test_id, "o": outcome, "d": round(duration, 6)}
+        if exc is not None:
+            et, msg, tb, line = describe(exc)
+            if isinstance_(exc, HarnessTimeout):
+                et = "Timeout"
+            fields.update(et=et, msg=msg, tb=tb, line=line)
+        elif reason is not None:
+            fields.update(et="SkipTest", msg=str_(reason)[:4000])
+        if note:
+            fields["msg"] = (note + ": " + (fields.get("msg") or "")).rstrip(": ")
+        emit("test", **fields)
+
+    def report_import(exc, where, env=False):
+        et, msg, tb, line = describe(exc)
+        if isinstance_(exc, SyntaxError):
+            inner = innermost(exc)
+            if isinstance_(inner, SyntaxError) and inner.lineno:
+                line = inner.lineno
+                if inner.filename and code_line_of(inner.filename, inner.lineno) is None:
+                    msg = "%s (%s, line %s)" % (msg, _os.path.basename(inner.filename or "?"),
+                                                inner.lineno)
+        emit("import", et=et, msg=msg, tb=tb, line=line, where=where, env=env)
+
+    def import_or_report(name, where):
+        try:
+            return __import__(name, fromlist=["*"]) and _sys.modules[name]
+        except HarnessTimeout as e:
+            report_import(e, where)
+        except BaseException as e:  # SystemExit and KeyboardInterrupt at import too
+            report_import(e, where)
+        finish(count=0)
+
+    _sys.path.insert(0, workdir)
+    try:
+        _os.chdir(workdir)
+    except OSError:
+        pass
+
+    emit("start", pid=_os.getpid(), python=_sys.version.split()[0])
+
+    # ======================================================================= unittest ======
+    def run_unittest():
+        wanted = spec.get("expected", [])
+        class_names = []
+        for t in wanted:
+            c = t.rsplit(".", 1)[0] if "." in t else t
+            if c not in class_names:
+                class_names.append(c)
+        for m in spec.get("code_modules", []):
+            arm()
+            import_or_report(m, "code")
+            disarm()
+        arm()
+        module = import_or_report(spec["test_module"], "tests")
+        disarm()
+        loader = unittest.loader.TestLoader()
+        count = 0
+        classes = []
+        check_integrity()
+        for cname in class_names:
+            cls = getattr_(module, cname, None)
+            if not isinstance_(cls, type) or not issubclass(cls, TestCase):
+                why = "is not a unittest.TestCase" if cls is not None else "is not defined"
+                for t in wanted:
+                    if t.startswith(cname + "."):
+                        count += 1
+                        emit("test", id=t, o="error", d=0.0, et="TestClassMissing",
+                             msg="test class %r %s in the test module" % (cname, why))
+                continue
+            classes.append(cls)
+        # Per test class: which attributes resolve to what, before anything ran.
+        class_snaps = []
+        for cls in classes:
+            names = [n for n in dir(cls) if n.startswith(("test", "assert", "fail", "_call", "run",
+                                                          "__call__", "debug", "setUp",
+                                                          "tearDown"))]
+            snap = {}
+            for n in names:
+                try:
+                    snap[n] = getattr_(cls, n)
+                except BaseException:
+                    pass
+            class_snaps.append((cls, snap))
+
+        def class_intact(cls, snap):
+            bad = []
+            for n, v in snap.items():
+                try:
+                    now = getattr_(cls, n)
+                except BaseException:
+                    bad.append(n)
+                    continue
+                if now is not v and not (
+                    isinstance_(now, types.MethodType) and isinstance_(v, types.MethodType)
+                    and now.__func__ is v.__func__
+                ):
+                    bad.append(n)
+            if bad:
+                emit("tamper", detail=["%s.%s was replaced" % (cls.__name__, n) for n in bad])
+                return False
+            return True
+
+        setup_module = getattr_(module, "setUpModule", None)
+        module_err = None
+        if callable(setup_module):
+            try:
+                arm()
+                setup_module()
+            except BaseException as e:
+                module_err = e
+            finally:
+                disarm()
+        for cls, snap in class_snaps:
+            names = loader.getTestCaseNames(cls)
+            class_err = None
+            class_deadline = perf() + float(class_timeout) if class_timeout else None
+            class_expired = False
+
+            def class_left():
+                return None if class_deadline is None else class_deadline - perf()
+            if module_err is None:
+                try:
+                    arm()
+                    cls.setUpClass()
+                except SkipTest as e:
+                    class_err = e
+                except BaseException as e:
+                    class_err = e
+                finally:
+                    disarm()
+            for name in names:
+                test_id = "%s.%s" % (cls.__name__, name)
+                if class_expired or (class_deadline is not None and class_left() <= 0):
+                    class_expired = True
+                    report_test(test_id, "error", exc=HarnessTimeout(
+                        "not run: test class exceeded its %.1f s budget" % class_timeout))
+                    count += 1
+                    continue
+                if module_err is not None or class_err is not None:
+                    err = module_err if module_err is not None else class_err
+                    if isinstance_(err, SkipTest):
+                        report_test(test_id, "skip", reason=str_(err))
+                    else:
+                        which = "setUpModule" if module_err is not None else "setUpClass"
+                        report_test(test_id, "error", exc=err, note=which + " failed")
+                    count += 1
+                    continue
+                try:
+                    test = cls(name)
+                except BaseException as e:
+                    report_test(test_id, "error", exc=e, note="could not instantiate")
+                    count += 1
+                    continue
+                before_run = result.testsRun
+                del events[:]
+                t0 = perf()
+                try:
+                    arm(class_left())
+                    orig_run(test, result)
+                except HarnessTimeout as e:
+                    events.append((test_id, "error", e))
+                except BaseException as e:  # KeyboardInterrupt, or a result method that raised
+                    events.append((test_id, "error", e))
+                finally:
+                    disarm()
+                dt = perf() - t0
+                count += 1
+                ok = check_integrity() & result_intact() & class_intact(cls, snap)
+                mine = [(k, x) for (i, k, x) in events if i == test_id and k != "start"]
+                started = sum(1 for (i, k, x) in events if i == test_id and k == "start")
+                if result.testsRun != before_run + 1 or started != 1:
+                    report_test(test_id, "error", duration=dt,
+                                exc=RuntimeError("the test run was tampered with: tests run "
+                                                 "went %d -> %d" % (before_run, result.testsRun)))
+                    continue
+                if not ok:
+                    report_test(test_id, "error", duration=dt,
+                                exc=RuntimeError("the test harness was tampered with"))
+                    continue
+                problems = [(k, x) for k, x in mine if k in ("fail", "error")]
+                if problems:
+                    k, x = problems[0]
+                    report_test(test_id, k, exc=x, duration=dt)
+                    # unittest counts each error of a test (e.g. tearDown failing after the
+                    # test did) in its totals: so do we, one more record per error.
+                    for k, x in problems[1:]:
+                        report_test(test_id, k, exc=x, note="also")
+                elif mine:
+                    k, x = mine[-1]
+                    if k == "skip":
+                        report_test(test_id, "skip", reason=x, duration=dt)
+                    elif k == "xfail":
+                        report_test(test_id, "xfail", exc=x, duration=dt)
+                    else:
+                        report_test(test_id, k, duration=dt)
+                else:
+                    report_test(test_id, "error", duration=dt,
+                                exc=RuntimeError("the test reported no outcome"))
+            if class_deadline is not None and class_left() <= 0:
+                class_expired = True
+            if module_err is None and class_err is None and not class_expired:
+                try:
+                    arm()
+                    cls.tearDownClass()
+                except BaseException as e:
+                    report_test("%s.tearDownClass" % cls.__name__, "error", exc=e)
+                finally:
+                    disarm()
+        teardown_module = getattr_(module, "tearDownModule", None)
+        if callable(teardown_module) and module_err is None:
+            try:
+                arm()
+                teardown_module()
+            except BaseException as e:
+                report_test("tearDownModule", "error", exc=e)
+            finally:
+                disarm()
+        finish(count=count)
+
+    # ========================================================================= pytest ======
+    def read_text(rel):
+        try:
+            with open(_os.path.join(workdir, rel), encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def needs_pytest(src):
+        import re
+        return re.search(r"^\s*(import\s+pytest|from\s+pytest\b|import\s+_pytest)", src,
+                         re.M) is not None
+
+    def run_pytest():
+        test_file = spec["test_file"]
+        src = read_text(test_file)
+        have = None
+        if spec.get("allow_pytest", True):
+            try:
+                import pytest as have  # noqa: F811 (before any code under test)
+            except BaseException:
+                have = None
+        if have is None:
+            if needs_pytest(src):
+                err = ModuleNotFoundError(
+                    "No module named 'pytest' (the test module imports pytest, which is not "
+                    "installed for this interpreter)")
+                emit("import", et="ModuleNotFoundError", msg=str_(err), tb="", line=None,
+                     where="tests", env=True)
+                finish(count=0)
+            return run_plain(test_file)
+        return run_with_pytest(have, test_file)
+
+    def test_module_name(test_file):
+        rel = test_file[:-3] if test_file.endswith(".py") else test_file
+        return rel.replace("/", ".")
+
+    def run_plain(test_file):
+        # Plain test functions and Test* classes, without pytest (no fixtures, no marks).
+        d = _os.path.dirname(_os.path.join(workdir, test_file))
+        if d not in _sys.path:
+            _sys.path.insert(1, d)
+        for m in spec.get("code_modules", []):
+            arm()
+            import_or_report(m, "code")
+            disarm()
+        arm()
+        module = import_or_report(_os.path.basename(test_file)[:-3], "tests")
+        disarm()
+        items = []
+        for name, obj in list(vars(module).items()):
+            if name.startswith("test") and isinstance_(obj, types.FunctionType):
+                items.append((name, obj))
+            elif name.startswith("Test") and isinstance_(obj, type) and "__init__" not in vars(obj):
+                for mname in sorted(n for n in dir(obj) if n.startswith("test")):
+                    items.append(("%s.%s" % (name, mname), (obj, mname)))
+        count = 0
+        for test_id, obj in items:
+            t0 = perf()
+            try:
+                arm()
+                if isinstance_(obj, tuple):
+                    getattr_(obj[0](), obj[1])()
+                else:
+                    obj()
+                disarm()
+                outcome, exc = "pass", None
+            except HarnessTimeout as e:
+                outcome, exc = "error", e
+            except SkipTest as e:
+                outcome, exc = "skip", e
+            except AssertionError as e:
+                outcome, exc = "fail", e
+            except BaseException as e:
+                outcome, exc = "error", e
+            finally:
+                disarm()
+            count += 1
+            if not check_integrity():
+                report_test(test_id, "error", duration=perf() - t0,
+                            exc=RuntimeError("the test harness was tampered with"))
+            elif outcome == "skip":
+                report_test(test_id, "skip", reason=str_(exc), duration=perf() - t0)
+            else:
+                report_test(test_id, outcome, exc=exc, duration=perf() - t0)
+        finish(count=count)
+
+    def run_with_pytest(pytest, test_file):
+        import _pytest
+        import _pytest.python
+        import _pytest.reports
+        import _pytest.runner
+        import _pytest.skipping
+        import pluggy
+
+        internal_dirs_extra.extend([
+            _os.path.dirname(_pytest.__file__) + _os.sep,
+            _os.path.dirname(pluggy.__file__) + _os.sep,
+            _os.path.dirname(pytest.__file__) + _os.sep,
+        ])
+        for owner in (_pytest.runner, _pytest.python, _pytest.reports, _pytest.skipping):
+            module_refs.extend(
+                ("%s.%s" % (owner.__name__, k), (lambda o=owner, k=k: getattr_(o, k, None)), v)
+                for k, v in list(vars(owner).items())
+                if isinstance_(v, (types.FunctionType, type)) and not k.startswith("__")
+            )
+        watch("_pytest.python.Function", _pytest.python.Function)
+        watch("_pytest.reports.TestReport", _pytest.reports.TestReport)
+        watch("_pytest.runner.CallInfo", _pytest.runner.CallInfo)
+        watch("pluggy.HookCaller", pluggy.HookCaller)
+        module_refs.append(("sys.modules['pytest']", lambda: _sys.modules.get("pytest"), pytest))
+
+        # Import the code under test ourselves first: an import failure is then reported with
+        # its own exception (pytest would turn it into a collection error).
+        for m in spec.get("code_modules", []):
+            arm()
+            import_or_report(m, "code")
+            disarm()
+
+        state = {"plugins": None, "count": 0, "collect_error": None, "collected": 0}
+        excs = {}
+        reports = {}
+        starts = {}
+
+        def node_to_id(nodeid):
+            parts = nodeid.split("::")[1:]
+            return ".".join(parts) if parts else nodeid
+
+        class Plugin:
+            @pytest.hookimpl(trylast=True)
+            def pytest_collection_finish(self, session):
+                state["plugins"] = set(map(id, session.config.pluginmanager.get_plugins()))
+
+            def pytest_collectreport(self, report):
+                if report.failed and state["collect_error"] is None:
+                    state["collect_error"] = report
+
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_runtest_logstart(self, nodeid, location):
+                starts[nodeid] = perf()
+                arm()
+
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_runtest_makereport(self, item, call):
+                if call.excinfo is not None:
+                    excs[(item.nodeid, call.when)] = call.excinfo.value
+                return None
+
+            def pytest_runtest_logreport(self, report):
+                reports.setdefault(report.nodeid, []).append(report)
+
+            @pytest.hookimpl(trylast=True)
+            def pytest_runtest_logfinish(self, nodeid, location):
+                disarm()
+                state["count"] += 1
+                dt = perf() - starts.get(nodeid, perf())
+                test_id = node_to_id(nodeid)
+                ok = check_integrity()
+                now = set(map(id, pm.get_plugins()))
+                if state["plugins"] is not None and now != state["plugins"]:
+                    emit("tamper", detail=["a pytest plugin was registered or removed"])
+                    ok = False
+                if not ok:
+                    report_test(test_id, "error", duration=dt,
+                                exc=RuntimeError("the test harness was tampered with"))
+                    return
+                reps = reports.get(nodeid, [])
+                by = {r.when: r for r in reps}
+                setup, call, teardown = by.get("setup"), by.get("call"), by.get("teardown")
+                if setup is not None and setup.failed:
+                    report_test(test_id, "error", exc=excs.get((nodeid, "setup")),
+                                duration=dt, note="setup failed")
+                    return
+                if setup is not None and setup.skipped:
+                    if hasattr(setup, "wasxfail"):
+                        report_test(test_id, "xfail", exc=excs.get((nodeid, "setup")),
+                                    duration=dt)
+                    else:
+                        report_test(test_id, "skip", reason=skip_reason(setup), duration=dt)
+                    return
+                if call is None:
+                    report_test(test_id, "error", duration=dt,
+                                exc=RuntimeError("the test reported no outcome"))
+                    return
+                xfail = hasattr(call, "wasxfail")
+                if call.passed:
+                    outcome = "xpass" if xfail else "pass"
+                    report_test(test_id, outcome, duration=dt)
+                elif call.skipped:
+                    if xfail:
+                        report_test(test_id, "xfail", exc=excs.get((nodeid, "call")),
+                                    duration=dt)
+                    else:
+                        report_test(test_id, "skip", reason=skip_reason(call), duration=dt)
+                else:
+                    longrepr = str_(call.longrepr or "")
+                    if "[XPASS(strict)]" in longrepr and (nodeid, "call") not in excs:
+                        report_test(test_id, "xpass", duration=dt)
+                        return
+                    exc = excs.get((nodeid, "call"))
+                    if exc is None:
+                        report_test(test_id, "error", duration=dt,
+                                    exc=RuntimeError(longrepr[:2000] or "failed"))
+                        return
+                    kind = "fail" if isinstance_(innermost(exc), AssertionError) else "error"
+                    report_test(test_id, kind, exc=exc, duration=dt)
+                if teardown is not None and teardown.failed:
+                    report_test(test_id + ".teardown", "error",
+                                exc=excs.get((nodeid, "teardown")), duration=0.0)
+
+        def skip_reason(rep):
+            lr = rep.longrepr
+            if isinstance_(lr, tuple) and len_(lr) == 3:
+                return str_(lr[2])
+            return str_(lr)
+
+        plugin = Plugin()
+        watch("harness.Plugin", Plugin)
+        pm_holder = {}
+
+        class Grab:
+            @pytest.hookimpl(tryfirst=True)
+            def pytest_configure(self, config):
+                pm_holder["pm"] = config.pluginmanager
+
+        args = [
+            _os.path.join(workdir, test_file),
+            "-q", "-s", "--noconftest", "-p", "no:cacheprovider", "-p", "no:stepwise",
+            "-p", "no:pastebin", "-p", "no:junitxml", "-p", "no:faulthandler",
+            "--rootdir", workdir, "--confcutdir", workdir, "-c", _os.devnull,
+            "-o", "python_files=*.py",
+            "--import-mode=prepend",
+        ]
+
+        class PM:
+            def get_plugins(self):
+                return pm_holder["pm"].get_plugins()
+
+        pm = PM()
+        try:
+            code = pytest.main(args, plugins=[Grab(), plugin])
+        except SystemExit as e:
+            code = e.code
+        except BaseException as e:
+            report_import(e, "pytest")
+            finish(count=state["count"])
+        ce = state["collect_error"]
+        if ce is not None and state["count"] == 0:
+            exc = None
+            # Re-import to get the exception object itself (pytest keeps only its text).
+            name = _os.path.basename(test_file)[:-3]
+            d = _os.path.dirname(_os.path.join(workdir, test_file))
+            if d not in _sys.path:
+                _sys.path.insert(1, d)
+            _sys.modules.pop(name, None)
+            try:
+                __import__(name)
+            except BaseException as e:
+                exc = e
+            if exc is not None:
+                report_import(exc, "tests")
+            else:
+                emit("import", et="CollectionError", msg=str_(ce.longrepr)[:4000], tb="",
+                     line=None, where="tests", env=False)
+        finish(count=state["count"], exit=str_(code))
+
+    if spec.get("kind") == "pytest":
+        run_pytest()
+    else:
+        run_unittest()
+
+
+def _main():
+    try:
+        _harness()
+    except BaseException as e:  # the harness itself failed: say so on stderr, exit non-zero
+        try:
+            import traceback
+            _os.write(2, ("classlab harness error: " + "".join(traceback.format_exception(e)))
+                      .encode())
+        except BaseException:
+            pass
+        _os._exit(120)
+    _os._exit(119)
+
+
+if __name__ == "__main__":
+    _main()

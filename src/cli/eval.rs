@@ -1,0 +1,441 @@
+//! `classlab eval` (run model outputs through the sandbox as a session), `classlab fingerprint`
+//! (metrics and fingerprints of finished sessions, side by side) and `classlab sessions`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::table::Table;
+use super::{Context, Outcome, Output, print_json, warn_all};
+use crate::dataset::{self, outputs};
+use crate::metrics::fingerprint::{Bucket, ExcKind};
+use crate::metrics::functional::{FunctionalMetrics, answer};
+use crate::pipeline::eval::{self, EvalRequest};
+use crate::session::reduce::FingerprintView;
+use crate::session::store::{self, sessions_root};
+use crate::session::{EvalState, EventBody, SessionLog};
+
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// Model outputs: ClassEval model_output JSON, a RealClassEval generated CSV, or JSONL.
+    /// Optional with --resume (the session remembers its file).
+    #[arg(long, value_name = "FILE")]
+    pub predictions: Option<PathBuf>,
+    #[arg(
+        long,
+        value_name = "auto|classeval|realclasseval|jsonl",
+        default_value = "auto"
+    )]
+    pub format: String,
+    /// Suites run at once (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Finish an interrupted evaluation: a session id or directory.
+    #[arg(long, value_name = "SESSION")]
+    pub resume: Option<String>,
+    /// Time budget of each test class (ClassEval's evaluator: 5 s); for pytest modules, of
+    /// each test. A class that overruns it counts as not run, and the next class runs.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    pub timeout: f64,
+    /// Start a fresh interpreter per suite instead of forking a warm one (slower; the
+    /// isolation is the same, see `classlab doctor`).
+    #[arg(long)]
+    pub cold: bool,
+    /// PYTHONHASHSEED for the suites (default 0: deterministic).
+    #[arg(long, value_name = "N")]
+    pub hash_seed: Option<u32>,
+}
+
+/// The interpreter: `--python`, else the config's `python`, else `python3` on PATH.
+pub(crate) fn python_choice(flag: Option<&Path>) -> Option<PathBuf> {
+    flag.map(Path::to_path_buf)
+        .or_else(|| crate::config::load().ok().and_then(|c| c.python))
+}
+
+/// A session given by id (under the sessions root) or by path.
+pub(crate) fn resolve_session(root: &Path, given: &str) -> anyhow::Result<PathBuf> {
+    let as_path = PathBuf::from(given);
+    if as_path.join(store::META_FILE).is_file() {
+        return Ok(as_path);
+    }
+    let under = root.join(given);
+    if under.join(store::META_FILE).is_file() {
+        return Ok(under);
+    }
+    bail!(
+        "no session `{given}` (looked for {} and {})",
+        as_path.display(),
+        under.display()
+    )
+}
+
+pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let resume = args
+        .resume
+        .as_deref()
+        .map(|s| resolve_session(&root, s))
+        .transpose()?;
+    let meta = resume.as_deref().map(store::read_meta).transpose()?;
+    // On resume the session names its dataset and outputs; flags override.
+    let dataset_path = ctx.dataset_path.clone().or_else(|| {
+        meta.as_ref()
+            .map(|m| m.dataset.origin.clone())
+            .filter(|o| o != dataset::SAMPLE_NAME)
+            .map(PathBuf::from)
+    });
+    let ds = dataset::load(dataset_path.as_deref())?;
+    let mut problems = warn_all(&ds.problems);
+    let predictions = args
+        .predictions
+        .clone()
+        .or_else(|| {
+            meta.as_ref()
+                .and_then(|m| m.source.clone())
+                .map(PathBuf::from)
+        })
+        .context("--predictions FILE is required (or --resume SESSION)")?;
+    let format = match args.format.as_str() {
+        "auto" => None,
+        f => Some(
+            outputs::OutputsFormat::parse(f).with_context(|| format!("unknown --format `{f}`"))?,
+        ),
+    };
+    let outs = outputs::load(&predictions, format)?;
+    problems += warn_all(&outs.problems);
+
+    let sandbox = Arc::new(eval::sandbox(
+        python_choice(ctx.python.as_deref()),
+        args.cold,
+    )?);
+    for w in &sandbox.isolation().warnings {
+        eprintln!("classlab: warning: sandbox: {w}");
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = Arc::clone(&cancel);
+        // A second Ctrl-C while stopping is ignored: the stop is already under way.
+        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
+    }
+    let req = EvalRequest {
+        resume,
+        jobs: args.jobs.unwrap_or(0),
+        budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
+        hash_seed: args.hash_seed,
+        ..EvalRequest::new(&ds, &outs, root)
+    };
+    let human = ctx.output == Output::Human;
+    let result = eval::run(&req, sandbox, &cancel, &mut |event, state| {
+        if let (
+            true,
+            EventBody::TaskFinished {
+                task_id, summary, ..
+            },
+        ) = (human, &event.body)
+        {
+            let (done, total) = state.progress();
+            let bucket = summary.outcome.map_or("-", |b| b.as_str());
+            eprintln!(
+                "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
+                summary.passed, summary.judged
+            );
+        }
+    })?;
+    problems += warn_all(&result.problems);
+    let log = SessionLog::open(&result.dir)?;
+    match ctx.output {
+        Output::Json => print_json(&session_json(&log, &result.state, true))?,
+        Output::Human => {
+            print_human(&[(&log, &result.state)]);
+            println!("session: {}", result.dir.display());
+            if result.state.cancelled {
+                println!(
+                    "stopped before the end: `classlab eval --resume {}` finishes it",
+                    log.meta.id
+                );
+            }
+        }
+    }
+    Ok(Outcome { problems })
+}
+
+/// The official per-test-class counts with their answer.
+#[derive(Serialize)]
+struct ClassOut {
+    run: usize,
+    failures: usize,
+    errors: usize,
+    answer: &'static str,
+}
+
+#[derive(Serialize)]
+struct TestOut<'a> {
+    id: &'a str,
+    outcome: crate::model::Outcome,
+    exc_type: Option<&'a str>,
+    message: Option<&'a str>,
+}
+
+fn fingerprint_json(fp: &FingerprintView) -> Value {
+    json!({
+        "spectrum": fp.spectrum,
+        "exceptions": fp.exceptions,
+        "env_exceptions": fp.env_exceptions,
+    })
+}
+
+/// The `--json` shape of `eval` (with `tasks`) and of `fingerprint` (without).
+fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value {
+    let mut v = json!({
+        "session": log.meta.id,
+        "dir": log.dir,
+        "model": log.meta.model,
+        "strategy": log.meta.strategy,
+        "dataset": log.meta.dataset.origin,
+        "finished": state.finished && !state.cancelled,
+        "progress": {"done": state.progress().0, "total": state.progress().1},
+        "metrics": state.metrics(),
+        "fingerprint": fingerprint_json(&state.fingerprint()),
+    });
+    if with_tasks {
+        let mut tasks = BTreeMap::new();
+        for ((task_id, sample), run) in &state.runs {
+            let key = if state.samples > 1 {
+                format!("{task_id}/{sample}")
+            } else {
+                task_id.clone()
+            };
+            let Some(summary) = &run.summary else {
+                tasks.insert(key, json!({"outcome": null, "status": run.status}));
+                continue;
+            };
+            let classes: BTreeMap<&str, ClassOut> = summary
+                .test_classes
+                .iter()
+                .map(|(name, c)| {
+                    (
+                        name.as_str(),
+                        ClassOut {
+                            run: c.tests_run,
+                            failures: c.failures,
+                            errors: c.errors,
+                            answer: answer(*c).as_str(),
+                        },
+                    )
+                })
+                .collect();
+            let tests: Vec<TestOut> = run
+                .private
+                .iter()
+                .flat_map(|r| &r.tests)
+                .map(|t| TestOut {
+                    id: &t.id,
+                    outcome: t.outcome,
+                    exc_type: t.exc_type.as_deref(),
+                    message: t.message.as_deref(),
+                })
+                .collect();
+            let failure = run.private.as_ref().and_then(|r| r.failure.as_ref());
+            tasks.insert(
+                key,
+                json!({
+                    "outcome": summary.outcome,
+                    "test_classes": classes,
+                    "tests": tests,
+                    "failure": failure,
+                }),
+            );
+        }
+        v["tasks"] = json!(tasks);
+    }
+    v
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// Metrics and fingerprints of one or more sessions, one column each.
+fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
+    let mut header: Vec<String> = vec![String::new()];
+    header.extend(
+        sessions
+            .iter()
+            .map(|(l, _)| l.meta.model.clone().unwrap_or_else(|| l.meta.id.clone())),
+    );
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let right: Vec<usize> = (1..header.len()).collect();
+    let mut t = Table::new(&header_refs).right(&right);
+    let metrics: Vec<FunctionalMetrics> = sessions.iter().map(|(_, s)| s.metrics()).collect();
+    let fps: Vec<FingerprintView> = sessions.iter().map(|(_, s)| s.fingerprint()).collect();
+    let row = |label: &str, f: &dyn Fn(usize) -> String| {
+        let mut r = vec![label.to_string()];
+        r.extend((0..sessions.len()).map(f));
+        r
+    };
+    t.row(row("strategy", &|i| {
+        sessions[i].0.meta.strategy.clone().unwrap_or_default()
+    }));
+    t.row(row("tasks done", &|i| {
+        let (d, n) = sessions[i].1.progress();
+        format!("{d}/{n}")
+    }));
+    t.row(row("class_success", &|i| pct(metrics[i].class_success)));
+    t.row(row("class_partial_success", &|i| {
+        pct(metrics[i].class_partial_success)
+    }));
+    t.row(row("fun_success", &|i| pct(metrics[i].fun_success)));
+    t.row(row("fun_partial_success", &|i| {
+        pct(metrics[i].fun_partial_success)
+    }));
+    for b in Bucket::ALL {
+        t.row(row(&format!("  {}", b.as_str()), &|i| {
+            fps[i].spectrum.get(b).to_string()
+        }));
+    }
+    for k in ExcKind::ALL {
+        if fps.iter().any(|f| f.exceptions.get(k) > 0) {
+            t.row(row(&format!("  {k:?}"), &|i| {
+                fps[i].exceptions.get(k).to_string()
+            }));
+        }
+    }
+    print!("{}", t.render());
+    println!(
+        "(spectrum: evaluated classes per outcome bucket; then failing tests per exception type, environment failures excluded)"
+    );
+}
+
+pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let mut logs = Vec::new();
+    let mut problems = 0;
+    for s in sessions {
+        let dir = resolve_session(&root, s)?;
+        let log = SessionLog::open(&dir)?;
+        for p in &log.problems {
+            eprintln!("classlab: warning: {p}");
+            problems += 1;
+        }
+        let state = EvalState::from_events(&log.events);
+        if !state.finished {
+            eprintln!(
+                "classlab: warning: {}: not finished ({} of {} tasks done)",
+                log.meta.id,
+                state.progress().0,
+                state.progress().1
+            );
+        }
+        logs.push((log, state));
+    }
+    match ctx.output {
+        Output::Json => {
+            let list: Vec<Value> = logs
+                .iter()
+                .map(|(l, s)| session_json(l, s, false))
+                .collect();
+            print_json(&json!({ "sessions": list }))?;
+        }
+        Output::Human => {
+            let refs: Vec<(&SessionLog, &EvalState)> = logs.iter().map(|(l, s)| (l, s)).collect();
+            print_human(&refs);
+            differing_tasks(&refs);
+        }
+    }
+    Ok(Outcome { problems })
+}
+
+/// Tasks whose outcome differs between sessions (the comparison researchers look for).
+fn differing_tasks(sessions: &[(&SessionLog, &EvalState)]) {
+    if sessions.len() < 2 {
+        return;
+    }
+    let mut ids: Vec<&String> = sessions
+        .iter()
+        .flat_map(|(_, s)| s.task_ids.iter())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    let mut t = Table::new(&["task"]);
+    let mut rows = 0;
+    for id in ids {
+        let outcomes: Vec<String> = sessions
+            .iter()
+            .map(|(_, s)| s.outcome(id).map_or("-".into(), |b| b.as_str().to_string()))
+            .collect();
+        if outcomes.windows(2).any(|w| w[0] != w[1]) {
+            rows += 1;
+            let mut r = vec![id.clone()];
+            r.extend(outcomes);
+            t.row(r);
+        }
+    }
+    println!("\n{rows} tasks whose outcome differs");
+    if rows > 0 {
+        print!("{}", t.render());
+    }
+}
+
+pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let mut rows = Vec::new();
+    for (dir, meta) in store::list(&root) {
+        let state = SessionLog::open(&dir)
+            .map(|l| EvalState::from_events(&l.events))
+            .unwrap_or_default();
+        let (done, total) = state.progress();
+        let status = if state.finished && !state.cancelled {
+            "finished"
+        } else if state.cancelled {
+            "stopped"
+        } else {
+            "unfinished"
+        };
+        let m = state.metrics();
+        rows.push((dir, meta, done, total, status, m));
+    }
+    match ctx.output {
+        Output::Json => {
+            let list: Vec<Value> = rows
+                .iter()
+                .map(|(dir, meta, done, total, status, m)| {
+                    json!({"session": meta.id, "dir": dir, "kind": meta.kind, "model": meta.model, "strategy": meta.strategy,
+                           "dataset": meta.dataset.name, "created": meta.created, "status": status,
+                           "progress": {"done": done, "total": total}, "class_success": m.class_success, "fun_success": m.fun_success})
+                })
+                .collect();
+            print_json(&list)?;
+        }
+        Output::Human => {
+            let mut t = Table::new(&[
+                "session",
+                "model",
+                "strategy",
+                "dataset",
+                "progress",
+                "status",
+                "class_success",
+            ]);
+            for (_, meta, done, total, status, m) in &rows {
+                t.row(vec![
+                    meta.id.clone(),
+                    meta.model.clone().unwrap_or_default(),
+                    meta.strategy.clone().unwrap_or_default(),
+                    meta.dataset.name.clone(),
+                    format!("{done}/{total}"),
+                    status.to_string(),
+                    pct(m.class_success),
+                ]);
+            }
+            print!("{}", t.render());
+            println!("{} sessions in {}", rows.len(), root.display());
+        }
+    }
+    Ok(Outcome::clean())
+}

@@ -1,0 +1,1189 @@
+//! Exec: run untrusted Python tests in a sandbox and return per-test outcomes.
+//!
+//! Model-generated code never runs in the classlab process. Each suite runs in a child Python
+//! started through a *launcher* (classlab itself, re-executed in a hidden mode — see
+//! [`maybe_launch`], which `main` calls first) that sets the sandbox up single-threaded:
+//!
+//! * a fresh work dir holding only the suite's files, on a private size-capped tmpfs
+//!   (mount namespace), removed afterwards;
+//! * network, mount, PID, IPC and UTS namespaces (no network at all; a PID namespace whose init
+//!   takes every leftover process down with it; a private `/proc` and `/dev/shm`);
+//! * per-suite cgroups below classlab's own: `pids.max`, a memory limit, and a kill that a
+//!   double-forked daemon or a fork bomb cannot escape;
+//! * rlimits: CPU time, address space, file size, open files, no core dumps;
+//! * all capabilities dropped for good (securebits locked), `no_new_privs`;
+//! * Landlock: reads only where the interpreter lives, the system libraries and a few `/etc`
+//!   files; writes only in the work dir; no TCP; no signals or abstract sockets outside;
+//! * a scrubbed environment, stdin `/dev/null`, output capped;
+//! * results over a dedicated pipe, every record tagged with a per-run nonce and a sequence
+//!   number, ended by a final record; the parent checks them against the test ids it parsed
+//!   from the (trusted) test file itself.
+//!
+//! [`Sandbox::detect`] finds out which of these the machine allows and reports it in an
+//! [`IsolationReport`]; what is missing is replaced by weaker means (rlimits, process groups)
+//! with a warning, never silently. [`Pool`] runs suites concurrently. With
+//! [`SandboxOptions::warm`], suites fork from a pre-started interpreter instead (see `warm.rs`
+//! for what differs: no per-suite PID namespace, the cgroup kill is relied on instead).
+//!
+//! # Verdicts and their limits
+//! The harness keeps private references to the unittest/pytest internals it uses, builds its
+//! result object before importing the code under test, checks after every test that nothing it
+//! relies on was replaced and that exactly one test ran, guards `assertEqual`/`assertIn` against
+//! always-equal objects, and leaves with `os._exit` after its final record. The parent accepts
+//! only records with the run's nonce, in sequence, once per test, followed by a final record and
+//! a clean exit; anything else discards every pass of the suite (`SuiteFailure::Protocol`).
+//! A skip the test file does not ask for becomes a failure (`exc_type = "SkipTest"`).
+//!
+//! Residual risk: the code under test runs in the harness's own process, so code written
+//! *against this harness* can find the nonce and the emitting closure (through `gc`, frames or
+//! ctypes) and forge a complete, well-formed run. No in-process harness can prevent that; the
+//! checks above stop the generic tricks (forged stdout, `os._exit`, patched unittest/pytest
+//! internals, `SkipTest`, always-equal objects), and the sandbox bounds what a forger can do
+//! to the machine: nothing. The always-equal guard covers unittest assertions, not pytest's
+//! rewritten `assert`. Python runs with `-s -P -B` (`-I` without `-E`: the environment is
+//! ours, and `PYTHONHASHSEED` must apply).
+
+mod cgroup;
+mod launch;
+mod pool;
+mod protocol;
+mod spec;
+mod sys;
+mod warm;
+
+use std::fmt;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+pub use cgroup::CgroupBase;
+pub use launch::maybe_launch;
+pub use pool::Pool;
+pub use spec::{CodeRegion, Limits, SuiteKind, SuiteSpec, pytest_expected, unittest_expected};
+
+use crate::model::results::SuiteResult;
+use launch::{LAUNCH_ARG, LAUNCH_ENV, LaunchConfig, PROBE_MAGIC, ProbeResult};
+use protocol::{Channel, Observed, Status, Stop};
+
+/// The harness that runs inside the sandbox.
+pub const HARNESS: &str = include_str!("../../assets/harness/runner.py");
+
+/// Environment variable naming the launcher binary (a classlab build with the `maybe_launch`
+/// hook); by default the running executable, or a `classlab` binary beside it.
+pub const LAUNCHER_ENV: &str = "CLASSLAB_LAUNCHER";
+
+/// Why a sandbox could not be set up at all.
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    #[error("no Python interpreter: {0}")]
+    Python(String),
+    #[error(
+        "no sandbox launcher: {0} (the classlab binary must call classlab::exec::maybe_launch() \
+         first thing in main; set {LAUNCHER_ENV} to point at such a binary)"
+    )]
+    Launcher(String),
+    #[error("{0}")]
+    Io(#[from] io::Error),
+}
+
+/// The interpreter, as it describes itself.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct PythonInfo {
+    /// The real interpreter (shims resolved).
+    pub executable: PathBuf,
+    pub version: String,
+    pub prefix: PathBuf,
+    pub base_prefix: PathBuf,
+    pub exec_prefix: PathBuf,
+    /// `sys.path` entries (user site excluded).
+    pub path: Vec<PathBuf>,
+    /// pytest version, when installed.
+    pub pytest: Option<String>,
+}
+
+const PY_INFO: &str = r#"
+import sys, json, importlib.util, os
+v = None
+if importlib.util.find_spec("pytest") is not None:
+    try:
+        from importlib.metadata import version
+        v = version("pytest")
+    except Exception:
+        v = "?"
+print(json.dumps({"executable": os.path.realpath(sys.executable), "version": sys.version.split()[0],
+  "prefix": sys.prefix, "base_prefix": sys.base_prefix, "exec_prefix": sys.exec_prefix,
+  "path": [p for p in sys.path if p], "pytest": v}))
+"#;
+
+impl PythonInfo {
+    /// Ask the interpreter (trusted code only; runs outside the sandbox).
+    pub fn query(python: &Path) -> Result<PythonInfo, ExecError> {
+        let out = Command::new(python)
+            .args(["-I", "-c", PY_INFO])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| ExecError::Python(format!("{}: {e}", python.display())))?;
+        if !out.status.success() {
+            return Err(ExecError::Python(format!(
+                "{} failed: {}",
+                python.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        serde_json::from_slice(&out.stdout).map_err(|e| {
+            ExecError::Python(format!("{}: unexpected answer ({e})", python.display()))
+        })
+    }
+}
+
+/// Which isolation is in force (printed by `classlab doctor`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct IsolationReport {
+    pub python: PythonInfo,
+    pub launcher: PathBuf,
+    pub root: bool,
+    pub user_namespace: bool,
+    pub network_namespace: bool,
+    pub pid_namespace: bool,
+    pub mount_namespace: bool,
+    /// The work dir is a private size-capped tmpfs (and `/dev/shm` a private small one).
+    pub private_tmpfs: bool,
+    /// `/proc` shows only the sandbox's processes.
+    pub private_proc: bool,
+    pub ipc_uts_namespace: bool,
+    /// Landlock ABI in use (0: none). ≥ 4 also blocks TCP, ≥ 6 signals/abstract sockets.
+    pub landlock_abi: u32,
+    pub capabilities_dropped: bool,
+    pub cgroup: Option<CgroupBase>,
+    /// Always applied: cpu, as, fsize, nofile, core (and nproc when not root).
+    pub rlimits: Vec<String>,
+    /// Suites fork from a warm interpreter (asked for, and the machine allows it).
+    pub warm: bool,
+    /// What is weaker than intended, one line each.
+    pub warnings: Vec<String>,
+}
+
+impl IsolationReport {
+    /// Every protection this module knows is active.
+    pub fn complete(&self) -> bool {
+        self.warnings.is_empty()
+    }
+}
+
+impl fmt::Display for IsolationReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let yn = |b: bool| if b { "yes" } else { "NO" };
+        writeln!(
+            f,
+            "python            {} ({})",
+            self.python.executable.display(),
+            self.python.version
+        )?;
+        writeln!(
+            f,
+            "pytest            {}",
+            self.python.pytest.as_deref().unwrap_or("not installed")
+        )?;
+        writeln!(f, "launcher          {}", self.launcher.display())?;
+        writeln!(f, "running as root   {}", yn(self.root))?;
+        if !self.root {
+            writeln!(f, "user namespace    {}", yn(self.user_namespace))?;
+        }
+        writeln!(f, "network namespace {}", yn(self.network_namespace))?;
+        writeln!(f, "pid namespace     {}", yn(self.pid_namespace))?;
+        writeln!(
+            f,
+            "mount namespace   {} (private tmpfs work dir: {}, private /proc: {})",
+            yn(self.mount_namespace),
+            yn(self.private_tmpfs),
+            yn(self.private_proc)
+        )?;
+        writeln!(f, "ipc/uts namespace {}", yn(self.ipc_uts_namespace))?;
+        if self.landlock_abi > 0 {
+            writeln!(f, "landlock          ABI {}", self.landlock_abi)?;
+        } else {
+            writeln!(f, "landlock          NO")?;
+        }
+        writeln!(
+            f,
+            "capabilities      {}",
+            if self.capabilities_dropped {
+                "all dropped"
+            } else {
+                "not dropped"
+            }
+        )?;
+        match &self.cgroup {
+            Some(c) => writeln!(
+                f,
+                "cgroups           v{}: pids {}, memory {}, kill {}",
+                c.version,
+                yn(c.pids.is_some()),
+                yn(c.memory.is_some()),
+                yn(c.freezer.is_some() || c.kill_file)
+            )?,
+            None => writeln!(f, "cgroups           NO")?,
+        }
+        writeln!(f, "rlimits           {}", self.rlimits.join(", "))?;
+        writeln!(
+            f,
+            "interpreters      {}",
+            if self.warm {
+                "warm (fork server)"
+            } else {
+                "cold (one per suite)"
+            }
+        )?;
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Options for [`Sandbox::with_options`].
+#[derive(Debug, Clone, Default)]
+pub struct SandboxOptions {
+    /// The interpreter (default: `python3` on `PATH`, resolved to the real binary).
+    pub python: Option<PathBuf>,
+    /// The launcher binary (default: see [`LAUNCHER_ENV`]).
+    pub launcher: Option<PathBuf>,
+    /// Extra trees the sandbox may read (e.g. an `nltk_data` directory).
+    pub extra_read: Vec<PathBuf>,
+    /// Extra environment variables for the sandboxed Python (e.g. `NLTK_DATA`).
+    pub extra_env: Vec<(String, String)>,
+    /// Fork suites from a warm interpreter (see the `warm` module docs) when the machine
+    /// allows it with the same guarantees (root, namespaces, Landlock, a cgroup that can kill);
+    /// otherwise cold, with a warning in the report.
+    pub warm: bool,
+}
+
+/// A configured sandbox: the interpreter, the launcher and what isolation the machine allows.
+pub struct Sandbox {
+    report: IsolationReport,
+    probe: ProbeResult,
+    options: SandboxOptions,
+    read_paths: Vec<PathBuf>,
+    work_root: PathBuf,
+    zygote: Mutex<Option<warm::Zygote>>,
+}
+
+fn find_launcher(explicit: Option<&Path>) -> Result<PathBuf, ExecError> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = explicit {
+        candidates.push(p.to_path_buf());
+    } else if let Some(p) = std::env::var_os(LAUNCHER_ENV) {
+        candidates.push(PathBuf::from(p));
+    } else if let Ok(exe) = std::env::current_exe() {
+        if exe.file_stem().is_some_and(|s| s == "classlab") {
+            candidates.push(exe.clone());
+        }
+        // Tests and benches run from target/<profile>/deps/: the binary is one level up.
+        if let Some(dir) = exe.parent() {
+            candidates.push(dir.join("classlab"));
+            if let Some(up) = dir.parent() {
+                candidates.push(up.join("classlab"));
+            }
+        }
+    }
+    let mut tried = Vec::new();
+    for c in candidates {
+        if !c.is_file() {
+            tried.push(format!("{} (missing)", c.display()));
+            continue;
+        }
+        return Ok(c);
+    }
+    Err(ExecError::Launcher(if tried.is_empty() {
+        "no candidate binary".into()
+    } else {
+        format!("tried {}", tried.join(", "))
+    }))
+}
+
+fn run_probe(launcher: &Path) -> Result<ProbeResult, ExecError> {
+    let out = Command::new(launcher)
+        .arg(LAUNCH_ARG)
+        .env_clear()
+        .env(LAUNCH_ENV, "probe")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| ExecError::Launcher(format!("{}: {e}", launcher.display())))?;
+    let first = out.stdout.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    match serde_json::from_slice::<ProbeResult>(first) {
+        Ok(p) if p.magic == PROBE_MAGIC => Ok(p),
+        _ => Err(ExecError::Launcher(format!(
+            "{} did not answer the launcher probe",
+            launcher.display()
+        ))),
+    }
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Files under /etc the interpreter and common libraries read.
+const ETC_FILES: &[&str] = &[
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/hosts",
+    "/etc/hostname",
+    "/etc/resolv.conf",
+    "/etc/gai.conf",
+    "/etc/protocols",
+    "/etc/services",
+    "/etc/mime.types",
+    "/etc/ssl",
+    "/etc/ca-certificates",
+    "/etc/os-release",
+    "/etc/locale.alias",
+    "/etc/fonts",
+    "/etc/matplotlibrc",
+];
+
+impl fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("report", &self.report)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sandbox {
+    /// Find the interpreter and the launcher and probe what isolation is available.
+    pub fn detect(python: Option<PathBuf>) -> Result<Sandbox, ExecError> {
+        Sandbox::with_options(SandboxOptions {
+            python,
+            ..SandboxOptions::default()
+        })
+    }
+
+    pub fn with_options(options: SandboxOptions) -> Result<Sandbox, ExecError> {
+        let python = match &options.python {
+            Some(p) => p.clone(),
+            None => {
+                which("python3").ok_or_else(|| ExecError::Python("python3 not on PATH".into()))?
+            }
+        };
+        let info = PythonInfo::query(&python)?;
+        let launcher = find_launcher(options.launcher.as_deref())?;
+        let probe = run_probe(&launcher)?;
+        let cgroup = if probe.root {
+            CgroupBase::detect()
+        } else {
+            CgroupBase::detect().filter(|_| true)
+        };
+        let mut warnings = Vec::new();
+        if !probe.root && !probe.userns {
+            warnings.push("not root and no user namespaces: no namespaces at all".into());
+        }
+        if !probe.netns {
+            if probe.landlock_abi >= 4 {
+                warnings
+                    .push("no network namespace: TCP is blocked by Landlock, UDP is not".into());
+            } else {
+                warnings.push("no network namespace and no Landlock network rules: the code under test can reach the network".into());
+            }
+        }
+        if !probe.pidns {
+            warnings.push(
+                "no PID namespace: processes are contained by cgroup/process group only".into(),
+            );
+        }
+        if !probe.tmpfs {
+            warnings.push("no private tmpfs: the work dir is on the shared temp file system (disk use limited by RLIMIT_FSIZE only)".into());
+        }
+        if probe.landlock_abi == 0 {
+            warnings.push(
+                "no Landlock: the code under test can read and write the user's files".into(),
+            );
+        } else if probe.landlock_abi < 6 {
+            warnings.push(format!(
+                "Landlock ABI {} (< 6): signals to outside processes are not blocked by Landlock",
+                probe.landlock_abi
+            ));
+        }
+        match &cgroup {
+            None => warnings.push(if probe.root {
+                "no writable cgroups: no process limit for root (a fork bomb is contained only by the PID namespace and the wall clock), memory limited by RLIMIT_AS per process".into()
+            } else {
+                "no writable cgroups: processes limited by RLIMIT_NPROC, memory by RLIMIT_AS per process".into()
+            }),
+            Some(c) => {
+                if c.pids.is_none() {
+                    warnings.push("no pids cgroup".into());
+                }
+                if c.memory.is_none() {
+                    warnings.push("no memory cgroup: memory limited by RLIMIT_AS per process".into());
+                }
+            }
+        }
+        if !probe.drop_caps && probe.root {
+            warnings.push("capabilities could not be dropped".into());
+        }
+        let mut rlimits: Vec<String> = ["cpu", "as", "fsize", "nofile", "core"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        if !probe.root {
+            rlimits.push("nproc".into());
+        }
+        // What the interpreter needs to read.
+        let mut read: Vec<PathBuf> = vec![
+            info.prefix.clone(),
+            info.base_prefix.clone(),
+            info.exec_prefix.clone(),
+        ];
+        if let Some(d) = info.executable.parent() {
+            read.push(d.to_path_buf());
+        }
+        read.extend(info.path.iter().filter(|p| p.is_absolute()).cloned());
+        for p in [
+            "/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/opt",
+        ] {
+            read.push(PathBuf::from(p));
+        }
+        read.extend(ETC_FILES.iter().map(PathBuf::from));
+        read.extend(
+            ["/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"]
+                .iter()
+                .map(PathBuf::from),
+        );
+        read.push(PathBuf::from("/sys/devices/system/cpu"));
+        if probe.proc_remount {
+            read.push(PathBuf::from("/proc"));
+        } else {
+            read.extend(
+                ["/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat"]
+                    .iter()
+                    .map(PathBuf::from),
+            );
+        }
+        read.extend(options.extra_read.iter().cloned());
+        read.sort();
+        read.dedup();
+        remove_stale_workdirs(&std::env::temp_dir());
+        let warm_ok = probe.root
+            && probe.netns
+            && probe.pidns
+            && probe.tmpfs
+            && probe.drop_caps
+            && cgroup
+                .as_ref()
+                .is_some_and(|c| c.freezer.is_some() || c.kill_file);
+        if options.warm && !warm_ok {
+            warnings.push("warm interpreters need root, namespaces, a private tmpfs and a cgroup that can kill: running cold".into());
+        }
+        let report = IsolationReport {
+            python: info,
+            launcher,
+            root: probe.root,
+            user_namespace: probe.userns,
+            network_namespace: probe.netns,
+            pid_namespace: probe.pidns,
+            mount_namespace: probe.mountns,
+            private_tmpfs: probe.tmpfs,
+            private_proc: probe.proc_remount,
+            ipc_uts_namespace: probe.ipc_uts,
+            landlock_abi: probe.landlock_abi,
+            capabilities_dropped: probe.drop_caps,
+            cgroup,
+            rlimits,
+            warm: options.warm && warm_ok,
+            warnings,
+        };
+        Ok(Sandbox {
+            report,
+            probe,
+            options,
+            read_paths: read,
+            work_root: std::env::temp_dir(),
+            zygote: Mutex::new(None),
+        })
+    }
+
+    pub fn isolation(&self) -> &IsolationReport {
+        &self.report
+    }
+
+    /// Run one suite to completion.
+    pub fn run(&self, spec: &SuiteSpec) -> SuiteResult {
+        self.run_cancellable(spec, &AtomicBool::new(false))
+    }
+
+    /// Run one suite; setting `cancel` kills it (the result then says `cancelled`).
+    pub fn run_cancellable(&self, spec: &SuiteSpec, cancel: &AtomicBool) -> SuiteResult {
+        let t0 = Instant::now();
+        match self.run_inner(spec, cancel, t0) {
+            Ok(r) => r,
+            Err(e) => protocol::assemble(
+                spec,
+                Observed {
+                    channel: Channel::new(""),
+                    status: Status {
+                        setup_error: Some(e.to_string()),
+                        ..Status::default()
+                    },
+                    stop: Stop::None,
+                    oom_killed: false,
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    stdout_dropped: 0,
+                    stderr_dropped: 0,
+                    wall_s: t0.elapsed().as_secs_f64(),
+                    leftovers: Vec::new(),
+                },
+            ),
+        }
+    }
+
+    fn make_workdir(&self, spec: &SuiteSpec) -> io::Result<WorkDir> {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "classlab-sbx-{}-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed),
+            &sys::random_hex()[..8]
+        );
+        let dir = self.work_root.join(name);
+        std::fs::create_dir(&dir)?;
+        let wd = WorkDir(dir);
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&wd.0, std::fs::Permissions::from_mode(0o700))?;
+        for (rel, content) in &spec.files {
+            let rp = Path::new(rel);
+            if rel.is_empty() || !rp.components().all(|c| matches!(c, Component::Normal(_))) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("suite file path {rel:?} is not a plain relative path"),
+                ));
+            }
+            let p = wd.0.join(rp);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&p, content)?;
+        }
+        Ok(wd)
+    }
+
+    fn harness_spec(&self, spec: &SuiteSpec, workdir: &Path) -> String {
+        let (kind, module_key, module_val) = match &spec.kind {
+            SuiteKind::Unittest { module } => ("unittest", "test_module", module.clone()),
+            SuiteKind::Pytest { file } => ("pytest", "test_file", file.clone()),
+        };
+        let mut v = serde_json::json!({
+            "kind": kind,
+            "workdir": workdir,
+            "code_modules": spec.code_modules,
+            "code": spec.code.iter().map(|c| serde_json::json!({"file": c.file, "first": c.first, "last": c.last})).collect::<Vec<_>>(),
+            "expected": spec.expected,
+            "test_timeout": spec.limits.test_timeout.map(|d| d.as_secs_f64()),
+            "class_timeout": spec.limits.class_timeout.map(|d| d.as_secs_f64()),
+            "allow_pytest": true,
+            "eq_guard": true,
+        });
+        v[module_key] = serde_json::Value::String(module_val);
+        v.to_string()
+    }
+
+    fn launch_config(&self, spec: &SuiteSpec, workdir: &Path, procs: Vec<PathBuf>) -> LaunchConfig {
+        let p = &self.probe;
+        let l = &spec.limits;
+        let python = self.report.python.executable.clone();
+        let mut path = String::new();
+        if let Some(d) = python.parent() {
+            path.push_str(&d.to_string_lossy());
+            path.push(':');
+        }
+        path.push_str("/usr/local/bin:/usr/bin:/bin");
+        let wd = workdir.to_string_lossy().into_owned();
+        let mut env: Vec<(String, String)> = vec![
+            ("PATH".into(), path),
+            ("HOME".into(), wd.clone()),
+            ("TMPDIR".into(), wd.clone()),
+            ("PWD".into(), wd.clone()),
+            ("LANG".into(), "C.UTF-8".into()),
+            (
+                "PYTHONHASHSEED".into(),
+                spec.hash_seed.unwrap_or(0).to_string(),
+            ),
+            ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+            ("PYTHONIOENCODING".into(), "utf-8".into()),
+            ("PYTEST_DISABLE_PLUGIN_AUTOLOAD".into(), "1".into()),
+            ("OPENBLAS_NUM_THREADS".into(), "1".into()),
+            ("OMP_NUM_THREADS".into(), "1".into()),
+            ("MKL_NUM_THREADS".into(), "1".into()),
+            ("NUMEXPR_NUM_THREADS".into(), "1".into()),
+            ("MPLBACKEND".into(), "Agg".into()),
+        ];
+        env.extend(self.options.extra_env.iter().cloned());
+        let cpu = l.cpu.as_secs_f64().ceil().max(1.0) as u64;
+        let mut rlimits = vec![
+            (libc::RLIMIT_CPU as i32, cpu, cpu + 1),
+            (
+                libc::RLIMIT_AS as i32,
+                l.address_space_bytes,
+                l.address_space_bytes,
+            ),
+            (libc::RLIMIT_FSIZE as i32, l.file_size, l.file_size),
+            (libc::RLIMIT_NOFILE as i32, l.open_files, l.open_files),
+            (libc::RLIMIT_CORE as i32, 0, 0),
+        ];
+        if !p.root {
+            let mine = count_own_processes();
+            let n = mine + u64::from(l.pids);
+            rlimits.push((libc::RLIMIT_NPROC as i32, n, n));
+        }
+        let mut write = vec![workdir.to_path_buf(), PathBuf::from("/dev/null")];
+        if p.tmpfs {
+            write.push(PathBuf::from("/dev/shm"));
+        }
+        LaunchConfig {
+            python: python.clone(),
+            argv: vec![
+                python.to_string_lossy().into_owned(),
+                // -I without -E: the environment is ours (scrubbed), and PYTHONHASHSEED must apply.
+                "-s".into(),
+                "-P".into(),
+                "-B".into(),
+                "-c".into(),
+                HARNESS.into(),
+                self.harness_spec(spec, workdir),
+            ],
+            env,
+            workdir: workdir.to_path_buf(),
+            cgroup_procs: procs,
+            parent_pid: std::process::id() as i32,
+            userns: !p.root && p.userns,
+            netns: p.netns,
+            pidns: p.pidns,
+            mountns: p.mountns,
+            ipc_uts: p.ipc_uts,
+            tmpfs_bytes: p.tmpfs.then_some(l.disk_bytes),
+            remount_proc: p.proc_remount,
+            landlock_abi: p.landlock_abi,
+            landlock_scoped: true,
+            read_paths: self.read_paths.clone(),
+            write_paths: write,
+            rlimits,
+            drop_caps: p.drop_caps,
+        }
+    }
+
+    /// The zygote's own launch: namespaces, no Landlock, capabilities kept (it sets children up).
+    fn zygote_config(&self) -> LaunchConfig {
+        let p = &self.probe;
+        let python = self.report.python.executable.clone();
+        let base = SuiteSpec {
+            files: Vec::new(),
+            kind: SuiteKind::Unittest {
+                module: String::new(),
+            },
+            code_modules: Vec::new(),
+            code: Vec::new(),
+            expected: Vec::new(),
+            allowed_skips: Vec::new(),
+            limits: Limits::default(),
+            hash_seed: Some(0),
+        };
+        let mut cfg = self.launch_config(&base, Path::new("/"), Vec::new());
+        cfg.argv = vec![
+            python.to_string_lossy().into_owned(),
+            "-s".into(),
+            "-P".into(),
+            "-B".into(),
+            "-c".into(),
+            warm::ZYGOTE.into(),
+            HARNESS.into(),
+        ];
+        cfg.tmpfs_bytes = None;
+        cfg.remount_proc = p.proc_remount;
+        cfg.landlock_abi = 0;
+        cfg.read_paths.clear();
+        cfg.write_paths.clear();
+        cfg.rlimits = vec![(libc::RLIMIT_CORE as i32, 0, 0)];
+        cfg.drop_caps = false;
+        cfg
+    }
+
+    /// Hand a suite to the zygote (started, or restarted, on demand).
+    fn warm_request(&self, config: &LaunchConfig, fds: [i32; 5]) -> io::Result<()> {
+        let req = serde_json::json!({
+            "workdir": config.workdir,
+            "spec": config.argv.last(),
+            "env": config.env.iter().cloned().collect::<std::collections::BTreeMap<String, String>>(),
+            "rlimits": config.rlimits,
+            "cgroup_procs": config.cgroup_procs,
+            "netns": config.netns,
+            "tmpfs_bytes": config.tmpfs_bytes,
+            "drop_caps": config.drop_caps,
+            "landlock_abi": config.landlock_abi,
+            "read_paths": config.read_paths,
+            "write_paths": config.write_paths,
+        });
+        let bytes = serde_json::to_vec(&req).map_err(io::Error::other)?;
+        let mut slot = self.zygote.lock().unwrap_or_else(|e| e.into_inner());
+        for attempt in 0..2 {
+            if slot.as_ref().is_none_or(|z| !z.alive()) {
+                *slot = None;
+                *slot = Some(warm::Zygote::start(
+                    &self.report.launcher,
+                    self.zygote_config(),
+                )?);
+            }
+            match slot.as_ref().map(|z| z.request(&bytes, fds)) {
+                Some(Ok(())) => return Ok(()),
+                Some(Err(e)) if attempt == 1 => return Err(e),
+                _ => *slot = None,
+            }
+        }
+        Err(io::Error::other("zygote unavailable"))
+    }
+
+    fn run_inner(
+        &self,
+        spec: &SuiteSpec,
+        cancel: &AtomicBool,
+        t0: Instant,
+    ) -> io::Result<SuiteResult> {
+        let workdir = self.make_workdir(spec)?;
+        // Without Landlock nothing stops writes outside the work dir: look for new entries in
+        // the usual places afterwards (best effort; concurrent suites may be blamed for each
+        // other's files).
+        let outside =
+            (self.report.landlock_abi == 0).then(|| OutsideSnapshot::take(&self.work_root));
+        let mut cg = match &self.report.cgroup {
+            Some(base) => Some(base.create(spec.limits.pids, spec.limits.memory_bytes)?),
+            None => None,
+        };
+        let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
+        let config = self.launch_config(spec, &workdir.0, procs);
+        let config_json = serde_json::to_string(&config).map_err(io::Error::other)?;
+
+        let (out_r, out_w) = sys::pipe()?;
+        let (err_r, err_w) = sys::pipe()?;
+        let (res_r, res_w) = sys::pipe()?;
+        let (non_r, non_w) = sys::pipe()?;
+        let (st_r, st_w) = sys::pipe()?;
+        let nonce = sys::random_hex();
+        sys::write_all(non_w.as_raw_fd(), nonce.as_bytes())?;
+        drop(non_w);
+
+        let warm = self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && cg.is_some();
+        let sent = warm
+            && self
+                .warm_request(
+                    &config,
+                    [
+                        out_w.as_raw_fd(),
+                        err_w.as_raw_fd(),
+                        res_w.as_raw_fd(),
+                        non_r.as_raw_fd(),
+                        st_w.as_raw_fd(),
+                    ],
+                )
+                .is_ok();
+        let mut child = None;
+        if sent {
+            drop((out_w, err_w, res_w, non_r, st_w));
+        } else {
+            let mut cmd = Command::new(&self.report.launcher);
+            cmd.arg(LAUNCH_ARG)
+                .arg(&config_json)
+                .env_clear()
+                .env(LAUNCH_ENV, "run")
+                .stdin(Stdio::null())
+                .stdout(Stdio::from(out_w))
+                .stderr(Stdio::from(err_w));
+            let fds = [res_w.as_raw_fd(), non_r.as_raw_fd(), st_w.as_raw_fd()];
+            // SAFETY: only fcntl/dup2 (async-signal-safe) between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let mut high = [0; 3];
+                    for (i, fd) in fds.iter().enumerate() {
+                        high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 16);
+                        if high[i] < 0 {
+                            return Err(io::Error::last_os_error());
+                        }
+                    }
+                    for (i, fd) in high.iter().enumerate() {
+                        if libc::dup2(*fd, 3 + i as i32) < 0 {
+                            return Err(io::Error::last_os_error());
+                        }
+                    }
+                    Ok(())
+                });
+            }
+            child = Some(cmd.spawn()?);
+            drop(cmd);
+            drop((res_w, non_r, st_w));
+        }
+        let launcher_pid = child.as_ref().map(|c| c.id() as i32);
+
+        for fd in [&out_r, &err_r, &res_r, &st_r] {
+            sys::set_nonblocking(fd)?;
+        }
+        let cap = spec.limits.output_bytes;
+        let mut out = Capture::new(cap);
+        let mut err = Capture::new(cap);
+        let mut channel = Channel::new(&nonce);
+        let mut status_text = String::new();
+        let mut status = Status::default();
+        let mut stop = Stop::None;
+        let deadline = t0 + spec.limits.wall;
+        let mut ended_at: Option<Instant> = None;
+        let mut killed_at: Option<Instant> = None;
+        let mut open = [true; 4];
+        let fds: [&OwnedFd; 4] = [&out_r, &err_r, &res_r, &st_r];
+        let mut buf = vec![0u8; 256 * 1024];
+        let mut leftovers = Vec::new();
+
+        let kill_tree = |status: &Status| {
+            if let Some(c) = &cg {
+                c.kill_all();
+            }
+            if let Some(pid) = launcher_pid {
+                sys::kill(pid, libc::SIGKILL);
+            }
+            if let Some(pid) = status.pid {
+                sys::kill(-pid, libc::SIGKILL);
+                sys::kill(pid, libc::SIGKILL);
+            }
+        };
+
+        loop {
+            let now = Instant::now();
+            if stop == Stop::None && killed_at.is_none() {
+                if cancel.load(Ordering::Relaxed) {
+                    stop = Stop::Cancelled;
+                } else if now >= deadline && !status.python_ended() {
+                    stop = Stop::WallTimeout;
+                }
+                if stop != Stop::None {
+                    kill_tree(&status);
+                    killed_at = Some(now);
+                }
+            }
+            if !open.iter().any(|&o| o) {
+                break;
+            }
+            // Python is gone; give the pipes a moment, then whatever still holds them is a
+            // leftover process.
+            if let Some(t) = ended_at
+                && now.duration_since(t) > Duration::from_millis(300)
+                && killed_at.is_none()
+            {
+                if let Some(c) = &cg {
+                    for pid in c.procs() {
+                        leftovers.push(format!(
+                            "process {pid} ({}) still running after the suite; killed",
+                            comm(pid)
+                        ));
+                    }
+                }
+                kill_tree(&status);
+                killed_at = Some(now);
+            }
+            if let Some(k) = killed_at
+                && now.duration_since(k) > Duration::from_secs(2)
+            {
+                leftovers.push("output pipes still open 2 s after the sandbox was killed".into());
+                break;
+            }
+            let raw: Vec<i32> = fds
+                .iter()
+                .zip(open)
+                .map(|(fd, o)| if o { fd.as_raw_fd() } else { -1 })
+                .collect();
+            let ready = sys::poll_readable(&raw, 20)?;
+            for i in 0..4 {
+                if !open[i] || !ready[i] {
+                    continue;
+                }
+                // Drain what is there (bounded per round so the clock is checked).
+                let mut rounds = 0;
+                loop {
+                    match sys::read_some(fds[i], &mut buf) {
+                        Ok(None) => {
+                            open[i] = false;
+                            break;
+                        }
+                        Ok(Some(0)) => break,
+                        Ok(Some(n)) => {
+                            let data = &buf[..n];
+                            match i {
+                                0 => out.push(data),
+                                1 => err.push(data),
+                                2 => channel.feed(data),
+                                _ => {
+                                    status_text.push_str(&String::from_utf8_lossy(data));
+                                    status = Status::parse(&status_text);
+                                    if status.python_ended() && ended_at.is_none() {
+                                        ended_at = Some(Instant::now());
+                                    }
+                                }
+                            }
+                        }
+                        Err(_) => {
+                            open[i] = false;
+                            break;
+                        }
+                    }
+                    rounds += 1;
+                    if rounds >= 64 {
+                        break;
+                    }
+                }
+            }
+        }
+        channel.close();
+        // The launcher exits once its init is gone.
+        if let Some(child) = child.as_mut()
+            && !wait_timeout(child, Duration::from_secs(2))
+        {
+            kill_tree(&status);
+            let _ = child.wait();
+        }
+        status = Status::parse(&status_text);
+        for line in status_text.lines() {
+            if let Some(rest) = line.strip_prefix("leftover ") {
+                leftovers.push(format!(
+                    "process {rest} still running after the suite; killed"
+                ));
+            }
+        }
+        let mut oom_killed = false;
+        if let Some(c) = cg.as_mut() {
+            let still = c.procs();
+            if !still.is_empty() {
+                for pid in &still {
+                    leftovers.push(format!(
+                        "process {pid} ({}) outlived the sandbox; killed",
+                        comm(*pid)
+                    ));
+                }
+                c.kill_all();
+            }
+            oom_killed = c.oom_killed();
+            c.remove();
+        }
+        drop(cg);
+        if let Some(before) = outside {
+            leftovers.extend(before.new_entries());
+        }
+        let wall_s = t0.elapsed().as_secs_f64();
+        if let Err(e) = workdir.remove() {
+            leftovers.push(format!("work dir not removed: {e}"));
+        }
+        let obs = Observed {
+            channel,
+            status,
+            stop,
+            oom_killed,
+            stdout: out.text(),
+            stderr: err.text(),
+            stdout_dropped: out.dropped,
+            stderr_dropped: err.dropped,
+            wall_s,
+            leftovers,
+        };
+        Ok(protocol::assemble(spec, obs))
+    }
+}
+
+fn wait_timeout(child: &mut std::process::Child, limit: Duration) -> bool {
+    let t0 = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => return true,
+            Ok(None) if t0.elapsed() < limit => std::thread::sleep(Duration::from_millis(1)),
+            _ => return false,
+        }
+    }
+}
+
+fn comm(pid: i32) -> String {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+fn count_own_processes() -> u64 {
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let Ok(rd) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    rd.flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter(|e| {
+            use std::os::unix::fs::MetadataExt;
+            e.metadata().is_ok_and(|m| m.uid() == uid)
+        })
+        .count() as u64
+}
+
+/// Work dirs of classlab processes that no longer exist (killed before cleaning up).
+fn remove_stale_workdirs(root: &Path) {
+    let Ok(rd) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix("classlab-sbx-") else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Names in the shared writable places (temp dirs, `/dev/shm`, the home directory) before a
+/// suite, to report what appeared during it when Landlock is not there to prevent it.
+struct OutsideSnapshot {
+    dirs: Vec<(PathBuf, std::collections::BTreeSet<std::ffi::OsString>)>,
+}
+
+impl OutsideSnapshot {
+    fn take(work_root: &Path) -> OutsideSnapshot {
+        let mut places: Vec<PathBuf> = vec![
+            work_root.to_path_buf(),
+            "/tmp".into(),
+            "/var/tmp".into(),
+            "/dev/shm".into(),
+        ];
+        if let Some(h) = std::env::var_os("HOME") {
+            places.push(PathBuf::from(h));
+        }
+        places.sort();
+        places.dedup();
+        let dirs = places
+            .into_iter()
+            .filter_map(|d| {
+                let names = std::fs::read_dir(&d)
+                    .ok()?
+                    .flatten()
+                    .map(|e| e.file_name())
+                    .collect();
+                Some((d, names))
+            })
+            .collect();
+        OutsideSnapshot { dirs }
+    }
+
+    fn new_entries(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (d, before) in &self.dirs {
+            let Ok(rd) = std::fs::read_dir(d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let name = e.file_name();
+                let s = name.to_string_lossy();
+                if !before.contains(&name)
+                    && !s.starts_with("classlab-sbx-")
+                    && !s.starts_with("classlab-")
+                {
+                    out.push(format!(
+                        "{} appeared outside the work dir during the suite",
+                        e.path().display()
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A suite's work dir, removed on drop if `remove` was not called.
+struct WorkDir(PathBuf);
+
+impl WorkDir {
+    fn remove(mut self) -> io::Result<()> {
+        let p = std::mem::take(&mut self.0);
+        std::fs::remove_dir_all(&p)
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if !self.0.as_os_str().is_empty() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+/// Output kept up to a cap; the rest counted.
+struct Capture {
+    kept: Vec<u8>,
+    cap: usize,
+    dropped: u64,
+}
+
+impl Capture {
+    fn new(cap: usize) -> Capture {
+        Capture {
+            kept: Vec::new(),
+            cap,
+            dropped: 0,
+        }
+    }
+    fn push(&mut self, data: &[u8]) {
+        let room = self.cap.saturating_sub(self.kept.len());
+        let take = room.min(data.len());
+        self.kept.extend_from_slice(&data[..take]);
+        self.dropped += (data.len() - take) as u64;
+    }
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.kept).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_caps_and_counts() {
+        let mut c = Capture::new(4);
+        c.push(b"ab");
+        c.push(b"cdef");
+        c.push(b"gh");
+        assert_eq!(c.text(), "abcd");
+        assert_eq!(c.dropped, 4);
+    }
+
+    #[test]
+    fn harness_is_embedded() {
+        assert!(HARNESS.contains("def _harness()"));
+    }
+}

@@ -1,0 +1,693 @@
+//! The result channel and the verdict: parse the harness's records (checking nonce and order),
+//! read the launcher's status lines, and turn both into a [`SuiteResult`]. Pure: no I/O.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::Value;
+
+use crate::model::results::{Outcome, SuiteFailure, SuiteResult, TestResult};
+
+use super::spec::SuiteSpec;
+
+/// Largest result stream accepted (a harness run of thousands of tests stays far below).
+pub(crate) const MAX_CHANNEL_BYTES: usize = 16 << 20;
+
+/// A record the harness sent, once its nonce and sequence number were checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Record {
+    Start,
+    Test(TestResult),
+    Import {
+        exc_type: String,
+        message: String,
+        line: Option<usize>,
+        traceback: Option<String>,
+        env: bool,
+    },
+    Missing {
+        class: String,
+        why: String,
+    },
+    Tamper(Vec<String>),
+    Final {
+        count: u64,
+    },
+}
+
+/// The result channel as received: authenticated records and every violation seen.
+#[derive(Debug, Default)]
+pub(crate) struct Channel {
+    nonce: String,
+    next_seq: u64,
+    buf: Vec<u8>,
+    total: usize,
+    overflowed: bool,
+    pub records: Vec<Record>,
+    pub violations: Vec<String>,
+    pub finished: bool,
+}
+
+impl Channel {
+    pub fn new(nonce: &str) -> Channel {
+        Channel {
+            nonce: nonce.to_string(),
+            ..Channel::default()
+        }
+    }
+
+    /// Feed bytes read from the pipe; complete lines are parsed at once.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.total += bytes.len();
+        if self.total > MAX_CHANNEL_BYTES {
+            if !self.overflowed {
+                self.overflowed = true;
+                self.violations
+                    .push(format!("result channel over {MAX_CHANNEL_BYTES} bytes"));
+            }
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
+        while let Some(pos) = self.buf.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.buf.drain(..=pos).collect();
+            self.line(&line[..line.len() - 1]);
+        }
+    }
+
+    /// End of the stream: a trailing partial line is a violation.
+    pub fn close(&mut self) {
+        if !self.buf.is_empty() && !self.overflowed {
+            let n = self.buf.len();
+            self.buf.clear();
+            self.violations
+                .push(format!("{n} bytes after the last complete record"));
+        }
+    }
+
+    fn line(&mut self, line: &[u8]) {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let value: Value = match serde_json::from_slice(line) {
+            Ok(v) => v,
+            Err(_) => {
+                let shown = String::from_utf8_lossy(&line[..line.len().min(80)]).into_owned();
+                self.violations
+                    .push(format!("unparsable record: {shown:?}"));
+                return;
+            }
+        };
+        if value.get("n").and_then(Value::as_str) != Some(self.nonce.as_str()) {
+            self.violations
+                .push("record without the run's nonce".to_string());
+            return;
+        }
+        let seq = value.get("s").and_then(Value::as_u64);
+        if seq != Some(self.next_seq) {
+            self.violations.push(format!(
+                "record out of sequence (expected {}, got {})",
+                self.next_seq,
+                seq.map_or("none".to_string(), |s| s.to_string())
+            ));
+            return;
+        }
+        self.next_seq += 1;
+        if self.finished {
+            self.violations
+                .push("record after the final record".to_string());
+            return;
+        }
+        match parse_record(&value) {
+            Some(r) => {
+                if matches!(r, Record::Final { .. }) {
+                    self.finished = true;
+                }
+                self.records.push(r);
+            }
+            None => self.violations.push("malformed record".to_string()),
+        }
+    }
+}
+
+fn s(v: &Value, k: &str) -> Option<String> {
+    v.get(k).and_then(Value::as_str).map(String::from)
+}
+
+fn parse_outcome(o: &str) -> Option<Outcome> {
+    Some(match o {
+        "pass" => Outcome::Pass,
+        "fail" => Outcome::Fail,
+        "error" => Outcome::Error,
+        "skip" => Outcome::Skip,
+        "xfail" => Outcome::Xfail,
+        "xpass" => Outcome::Xpass,
+        _ => return None,
+    })
+}
+
+fn parse_record(v: &Value) -> Option<Record> {
+    Some(match v.get("t")?.as_str()? {
+        "start" => Record::Start,
+        "test" => Record::Test(TestResult {
+            id: s(v, "id")?,
+            outcome: parse_outcome(v.get("o")?.as_str()?)?,
+            exc_type: s(v, "et"),
+            message: s(v, "msg"),
+            traceback: s(v, "tb").filter(|t| !t.is_empty()),
+            code_line: v.get("line").and_then(Value::as_u64).map(|l| l as usize),
+            duration_s: v.get("d").and_then(Value::as_f64).unwrap_or(0.0),
+        }),
+        "import" => Record::Import {
+            exc_type: s(v, "et")?,
+            message: s(v, "msg").unwrap_or_default(),
+            line: v.get("line").and_then(Value::as_u64).map(|l| l as usize),
+            traceback: s(v, "tb").filter(|t| !t.is_empty()),
+            env: v.get("env").and_then(Value::as_bool).unwrap_or(false),
+        },
+        "missing" => Record::Missing {
+            class: s(v, "cls").unwrap_or_default(),
+            why: s(v, "why").unwrap_or_default(),
+        },
+        "tamper" => Record::Tamper(
+            v.get("detail")?
+                .as_array()?
+                .iter()
+                .filter_map(|d| d.as_str().map(String::from))
+                .collect(),
+        ),
+        "final" => Record::Final {
+            count: v.get("count").and_then(Value::as_u64).unwrap_or(0),
+        },
+        _ => return None,
+    })
+}
+
+/// How the Python process ended, from the launcher's status lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Status {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    pub cpu_s: Option<f64>,
+    pub max_rss_kb: Option<u64>,
+    /// Host pid of the Python process (`pid` line), to kill its group on teardown.
+    pub pid: Option<i32>,
+    /// The launcher failed to set the sandbox up (or to start Python).
+    pub setup_error: Option<String>,
+    /// The launcher saw its in-namespace init die without a Python status.
+    pub init_died: Option<String>,
+}
+
+impl Status {
+    pub fn parse(text: &str) -> Status {
+        let mut st = Status::default();
+        for line in text.lines() {
+            let mut w = line.split_whitespace();
+            match (w.next(), w.next()) {
+                (Some("pid"), Some(p)) => st.pid = p.parse().ok(),
+                (Some("python"), Some(kind)) if st.exit_code.is_none() && st.signal.is_none() => {
+                    let n: Option<i32> = w.next().and_then(|x| x.parse().ok());
+                    match kind {
+                        "exit" => st.exit_code = n,
+                        "signal" => st.signal = n,
+                        _ => {}
+                    }
+                    let ut: Option<f64> = w.next().and_then(|x| x.parse().ok());
+                    let stime: Option<f64> = w.next().and_then(|x| x.parse().ok());
+                    if let (Some(u), Some(s)) = (ut, stime) {
+                        st.cpu_s = Some((u + s) / 1e6);
+                    }
+                    st.max_rss_kb = w.next().and_then(|x| x.parse().ok());
+                }
+                (Some("error"), _) => {
+                    let msg = line.trim_start_matches("error").trim().to_string();
+                    st.setup_error.get_or_insert(msg);
+                }
+                (Some("init"), Some(_)) => {
+                    st.init_died
+                        .get_or_insert(line["init".len()..].trim().to_string());
+                }
+                _ => {}
+            }
+        }
+        st
+    }
+
+    /// Python's end was reported (exit or signal).
+    pub fn python_ended(&self) -> bool {
+        self.exit_code.is_some() || self.signal.is_some()
+    }
+}
+
+/// Why the parent stopped the suite, if it did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Stop {
+    None,
+    WallTimeout,
+    Cancelled,
+}
+
+/// Everything the run loop observed, for [`assemble`].
+#[derive(Debug)]
+pub(crate) struct Observed {
+    pub channel: Channel,
+    pub status: Status,
+    pub stop: Stop,
+    /// The memory cgroup recorded an OOM kill (or a limit hit that killed the process).
+    pub oom_killed: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub stdout_dropped: u64,
+    pub stderr_dropped: u64,
+    pub wall_s: f64,
+    pub leftovers: Vec<String>,
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGINT => "SIGINT",
+        _ => "signal",
+    }
+}
+
+/// Turn what was observed into the suite's result: one entry per expected id (missing ones
+/// `NotRun`), then extras; the suite failure classified; distrust applied.
+pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
+    let Observed {
+        channel,
+        status,
+        stop,
+        oom_killed,
+        ..
+    } = &obs;
+    let mut violations = channel.violations.clone();
+    let mut tamper: Vec<String> = Vec::new();
+    let mut import: Option<SuiteFailure> = None;
+    let mut import_env = false;
+    let mut reported: Vec<TestResult> = Vec::new();
+    let mut final_count = None;
+    let mut seen = BTreeSet::new();
+    for r in &channel.records {
+        match r {
+            Record::Start => {}
+            Record::Test(t) => {
+                if !seen.insert(t.id.clone()) {
+                    // unittest counts every error of a test (the test's, then tearDown's):
+                    // a further fail/error record for it is accepted, since it can only make
+                    // the result worse. Anything else repeated is a forgery.
+                    let first_failed = reported.iter().any(|r| {
+                        r.id == t.id && matches!(r.outcome, Outcome::Fail | Outcome::Error)
+                    });
+                    if first_failed && matches!(t.outcome, Outcome::Fail | Outcome::Error) {
+                        reported.push(t.clone());
+                    } else {
+                        violations.push(format!("test {} reported twice", t.id));
+                    }
+                    continue;
+                }
+                reported.push(t.clone());
+            }
+            Record::Import {
+                exc_type,
+                message,
+                line,
+                traceback,
+                env,
+            } => {
+                import_env = *env;
+                import.get_or_insert(SuiteFailure::Import {
+                    exc_type: exc_type.clone(),
+                    message: message.clone(),
+                    line: *line,
+                    traceback: traceback.clone(),
+                });
+            }
+            Record::Missing { .. } => {}
+            Record::Tamper(d) => tamper.extend(d.iter().cloned()),
+            Record::Final { count } => final_count = Some(*count),
+        }
+    }
+    if let Some(c) = final_count
+        && c != seen.len() as u64
+        && import.is_none()
+    {
+        violations.push(format!(
+            "final record counts {c} tests, {} were reported",
+            seen.len()
+        ));
+    }
+
+    // Skips the test file did not ask for count as failures.
+    for t in &mut reported {
+        if t.outcome == Outcome::Skip && !spec.allowed_skips.contains(&t.id) {
+            t.outcome = Outcome::Fail;
+            t.exc_type = Some("SkipTest".into());
+            let reason = t.message.take().unwrap_or_default();
+            t.message = Some(format!("unexpected skip (counts as a failure): {reason}"));
+        }
+    }
+
+    // Order: expected ids first (pytest parametrisations `id[...]` in place of `id`), then
+    // anything else the harness reported.
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in reported.iter().enumerate() {
+        by_id.insert(t.id.as_str(), i);
+    }
+    let mut used = vec![false; reported.len()];
+    let mut tests = Vec::with_capacity(spec.expected.len());
+    for id in &spec.expected {
+        if let Some(&i) = by_id.get(id.as_str()) {
+            used[i] = true;
+            tests.push(reported[i].clone());
+            continue;
+        }
+        let prefix = format!("{id}[");
+        let params: Vec<usize> = (0..reported.len())
+            .filter(|&i| !used[i] && reported[i].id.starts_with(&prefix))
+            .collect();
+        if params.is_empty() {
+            tests.push(TestResult {
+                id: id.clone(),
+                outcome: Outcome::NotRun,
+                exc_type: None,
+                message: None,
+                traceback: None,
+                code_line: None,
+                duration_s: 0.0,
+            });
+        } else {
+            for i in params {
+                used[i] = true;
+                tests.push(reported[i].clone());
+            }
+        }
+    }
+    for (i, t) in reported.into_iter().enumerate() {
+        if !used[i] {
+            tests.push(t);
+        }
+    }
+
+    // Classify how the suite ended.
+    let finished = channel.finished;
+    let clean_exit = status.exit_code == Some(0) && status.signal.is_none();
+    let cpu_limit = spec.limits.cpu.as_secs_f64();
+    let failure = if let Some(e) = &status.setup_error {
+        Some(SuiteFailure::Crashed {
+            signal: None,
+            exit_code: status.exit_code,
+            detail: format!("sandbox setup failed: {e}"),
+        })
+    } else if *stop == Stop::WallTimeout {
+        Some(SuiteFailure::Timeout {
+            limit_s: spec.limits.wall.as_secs_f64(),
+        })
+    } else if *stop == Stop::Cancelled {
+        Some(SuiteFailure::Crashed {
+            signal: None,
+            exit_code: None,
+            detail: "cancelled".into(),
+        })
+    } else if status.signal == Some(libc::SIGXCPU)
+        || (status.signal == Some(libc::SIGKILL)
+            && status.cpu_s.is_some_and(|c| c >= cpu_limit * 0.98))
+    {
+        Some(SuiteFailure::Timeout { limit_s: cpu_limit })
+    } else if *oom_killed && !(finished && clean_exit) {
+        Some(SuiteFailure::Memory)
+    } else if let Some(imp) = import.clone() {
+        match &imp {
+            SuiteFailure::Import { exc_type, .. } if exc_type == "MemoryError" => {
+                Some(SuiteFailure::Memory)
+            }
+            _ => Some(imp),
+        }
+    } else if !finished || !clean_exit {
+        let detail = match (status.signal, status.exit_code, finished) {
+            (Some(sig), _, _) => format!("killed by {} ({sig})", signal_name(sig)),
+            (None, Some(code), true) => format!("exited with status {code} after its final record"),
+            (None, Some(code @ 119..=122), false) => {
+                format!("the harness itself failed (status {code}; its error is on stderr)")
+            }
+            (None, Some(code), false) => {
+                format!("exited with status {code} before the harness's final record")
+            }
+            (None, None, _) => match &status.init_died {
+                Some(d) => format!("the sandbox died ({d}) before Python reported"),
+                None => "no exit status from the sandbox".to_string(),
+            },
+        };
+        Some(SuiteFailure::Crashed {
+            signal: status.signal,
+            exit_code: status.exit_code,
+            detail,
+        })
+    } else {
+        None
+    };
+
+    let mut distrust = Vec::new();
+    if !violations.is_empty() {
+        distrust.push(format!("result channel: {}", violations.join("; ")));
+    }
+    if !tamper.is_empty() {
+        let mut t: Vec<String> = tamper.clone();
+        t.sort();
+        t.dedup();
+        distrust.push(format!("harness tampered with: {}", t.join("; ")));
+    }
+    let failure = if distrust.is_empty() {
+        failure
+    } else {
+        // Something other than the harness spoke, or the harness was patched: no pass stands.
+        for t in &mut tests {
+            if matches!(t.outcome, Outcome::Pass | Outcome::Xfail | Outcome::Skip) {
+                t.outcome = Outcome::Error;
+                t.exc_type = Some("Tampering".into());
+                t.message = Some("verdict discarded: the test run was tampered with".into());
+            }
+        }
+        match failure {
+            // A timeout or crash stays the primary reason; the distrust goes into the detail
+            // of a protocol failure only when nothing else went wrong.
+            Some(f @ (SuiteFailure::Timeout { .. } | SuiteFailure::Memory)) => Some(f),
+            _ => Some(SuiteFailure::Protocol {
+                detail: distrust.join(" | "),
+            }),
+        }
+    };
+    let _ = import_env;
+    let leftovers = obs.leftovers.clone();
+    SuiteResult {
+        tests,
+        failure,
+        stdout: obs.stdout,
+        stderr: obs.stderr,
+        stdout_dropped: obs.stdout_dropped,
+        stderr_dropped: obs.stderr_dropped,
+        wall_s: obs.wall_s,
+        leftovers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::spec::{Limits, SuiteKind};
+
+    fn spec(expected: &[&str]) -> SuiteSpec {
+        SuiteSpec {
+            files: vec![],
+            kind: SuiteKind::Unittest { module: "m".into() },
+            code_modules: vec![],
+            code: vec![],
+            expected: expected.iter().map(|s| s.to_string()).collect(),
+            allowed_skips: vec![],
+            limits: Limits::default(),
+            hash_seed: None,
+        }
+    }
+
+    fn obs(channel: Channel, status: &str) -> Observed {
+        Observed {
+            channel,
+            status: Status::parse(status),
+            stop: Stop::None,
+            oom_killed: false,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_dropped: 0,
+            stderr_dropped: 0,
+            wall_s: 0.1,
+            leftovers: vec![],
+        }
+    }
+
+    fn rec(nonce: &str, seq: u64, body: &str) -> String {
+        format!("{{\"n\":\"{nonce}\",\"s\":{seq},{body}}}\n")
+    }
+
+    #[test]
+    fn clean_run() {
+        let mut c = Channel::new("abc");
+        c.feed(rec("abc", 0, r#""t":"start""#).as_bytes());
+        let t = rec(
+            "abc",
+            1,
+            r#""t":"test","id":"A.test_x","o":"fail","et":"AssertionError","msg":"1 != 2","line":3,"d":0.5"#,
+        );
+        // Split across reads.
+        c.feed(&t.as_bytes()[..10]);
+        c.feed(&t.as_bytes()[10..]);
+        c.feed(rec("abc", 2, r#""t":"final","count":1"#).as_bytes());
+        c.close();
+        let r = assemble(
+            &spec(&["A.test_x", "A.test_y"]),
+            obs(c, "pid 7\npython exit 0 1000 2000 900\n"),
+        );
+        assert_eq!(r.failure, None);
+        assert_eq!(r.tests.len(), 2);
+        assert_eq!(r.tests[0].outcome, Outcome::Fail);
+        assert_eq!(r.tests[0].code_line, Some(3));
+        assert_eq!(r.tests[1].outcome, Outcome::NotRun);
+    }
+
+    #[test]
+    fn forged_records_are_rejected_and_passes_discarded() {
+        let mut c = Channel::new("abc");
+        c.feed(rec("abc", 0, r#""t":"start""#).as_bytes());
+        c.feed(rec("abc", 1, r#""t":"test","id":"A.test_x","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("zzz", 2, r#""t":"test","id":"A.test_y","o":"pass","d":0"#).as_bytes());
+        c.feed(b"garbage\n");
+        c.feed(rec("abc", 2, r#""t":"final","count":1"#).as_bytes());
+        c.close();
+        assert_eq!(c.violations.len(), 2);
+        let r = assemble(
+            &spec(&["A.test_x", "A.test_y"]),
+            obs(c, "python exit 0 0 0 0"),
+        );
+        assert!(matches!(r.failure, Some(SuiteFailure::Protocol { .. })));
+        assert_eq!(r.tests[0].outcome, Outcome::Error);
+        assert_eq!(r.tests[1].outcome, Outcome::NotRun);
+    }
+
+    #[test]
+    fn sequence_gaps_duplicates_and_late_records() {
+        let mut c = Channel::new("n");
+        c.feed(rec("n", 0, r#""t":"test","id":"A.t","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 5, r#""t":"test","id":"A.u","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 1, r#""t":"test","id":"A.t","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 2, r#""t":"final","count":1"#).as_bytes());
+        c.feed(rec("n", 3, r#""t":"test","id":"A.v","o":"pass","d":0"#).as_bytes());
+        c.feed(b"{\"n\":\"n\"");
+        c.close();
+        assert_eq!(c.violations.len(), 3, "{:?}", c.violations);
+        let r = assemble(&spec(&["A.t"]), obs(c, "python exit 0 0 0 0"));
+        let Some(SuiteFailure::Protocol { detail }) = r.failure else {
+            panic!()
+        };
+        assert!(detail.contains("twice"), "{detail}");
+    }
+
+    #[test]
+    fn crash_classification() {
+        let none = || Channel::new("n");
+        let r = assemble(&spec(&["A.t"]), obs(none(), "python signal 11 0 0 0"));
+        assert!(matches!(
+            r.failure,
+            Some(SuiteFailure::Crashed {
+                signal: Some(11),
+                ..
+            })
+        ));
+        let r = assemble(&spec(&["A.t"]), obs(none(), "python exit 0 0 0 0"));
+        let Some(SuiteFailure::Crashed { detail, .. }) = r.failure else {
+            panic!()
+        };
+        assert!(detail.contains("before the harness's final record"));
+        let r = assemble(&spec(&["A.t"]), obs(none(), "python signal 24 2000000 0 0"));
+        assert!(matches!(r.failure, Some(SuiteFailure::Timeout { .. })));
+        let mut o = obs(none(), "python signal 9 100 0 0");
+        o.oom_killed = true;
+        assert_eq!(
+            assemble(&spec(&["A.t"]), o).failure,
+            Some(SuiteFailure::Memory)
+        );
+        let mut o = obs(none(), "");
+        o.stop = Stop::WallTimeout;
+        assert!(matches!(
+            assemble(&spec(&["A.t"]), o).failure,
+            Some(SuiteFailure::Timeout { .. })
+        ));
+        let r = assemble(
+            &spec(&[]),
+            obs(none(), "error unshare: Operation not permitted"),
+        );
+        let Some(SuiteFailure::Crashed { detail, .. }) = r.failure else {
+            panic!()
+        };
+        assert!(detail.contains("setup failed"));
+    }
+
+    #[test]
+    fn unexpected_skip_is_a_failure_and_params_replace_their_function() {
+        let mut c = Channel::new("n");
+        c.feed(
+            rec(
+                "n",
+                0,
+                r#""t":"test","id":"A.t","o":"skip","et":"SkipTest","msg":"why","d":0"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(rec("n", 1, r#""t":"test","id":"f[1]","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 2, r#""t":"test","id":"f[2]","o":"fail","d":0"#).as_bytes());
+        c.feed(
+            rec(
+                "n",
+                3,
+                r#""t":"test","id":"A.tearDownClass","o":"error","d":0"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(rec("n", 4, r#""t":"final","count":4"#).as_bytes());
+        let mut sp = spec(&["A.t", "f"]);
+        let r = assemble(&sp, obs(c, "python exit 0 0 0 0"));
+        assert_eq!(r.failure, None);
+        let ids: Vec<&str> = r.tests.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["A.t", "f[1]", "f[2]", "A.tearDownClass"]);
+        assert_eq!(r.tests[0].outcome, Outcome::Fail);
+        assert_eq!(r.tests[0].exc_type.as_deref(), Some("SkipTest"));
+        sp.allowed_skips = vec!["A.t".into()];
+        let mut c = Channel::new("n");
+        c.feed(rec("n", 0, r#""t":"test","id":"A.t","o":"skip","d":0"#).as_bytes());
+        let r = assemble(&sp, obs(c, "python exit 0 0 0 0"));
+        assert_eq!(r.tests[0].outcome, Outcome::Skip);
+    }
+
+    #[test]
+    fn import_failure() {
+        let mut c = Channel::new("n");
+        c.feed(rec("n", 0, r#""t":"import","et":"SyntaxError","msg":"bad","line":4,"tb":"","where":"code","env":false"#).as_bytes());
+        c.feed(rec("n", 1, r#""t":"final","count":0"#).as_bytes());
+        let r = assemble(&spec(&["A.t"]), obs(c, "python exit 0 0 0 0"));
+        assert_eq!(
+            r.failure,
+            Some(SuiteFailure::Import {
+                exc_type: "SyntaxError".into(),
+                message: "bad".into(),
+                line: Some(4),
+                traceback: None
+            })
+        );
+        assert_eq!(r.tests[0].outcome, Outcome::NotRun);
+    }
+}

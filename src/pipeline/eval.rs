@@ -1,0 +1,454 @@
+//! Evaluation: model outputs → extracted code → sandboxed suites → a session of events.
+//!
+//! Every suite result becomes events the moment it arrives, so a run can be watched live,
+//! stopped, resumed (finished tasks are skipped) and reopened.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::analysis::extract::{self, Strategy};
+use crate::dataset::outputs::{Outputs, OutputsFormat};
+use crate::dataset::{Dataset, Problem};
+use crate::exec::{Limits, Pool, Sandbox, SuiteSpec};
+use crate::metrics::fingerprint::{self, EnvContext, Thresholds};
+use crate::metrics::functional::{self, ClassCounts, SampleCounts};
+use crate::model::{Outcome, SuiteResult, Task, TestLayout};
+use crate::session::store::{DatasetRef, Meta, SCHEMA, new_id, now_rfc3339};
+use crate::session::{
+    EvalState, Event, EventBody, Scope, SessionError, SessionWriter, TaskSummary,
+};
+
+pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// One (task, sample) to evaluate, with the code to run.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub task: usize,
+    pub sample: u32,
+    pub code: String,
+    pub notes: Vec<String>,
+}
+
+/// Match outputs to tasks and extract the code to run. Samples for unknown tasks are
+/// reported, never silently dropped.
+pub fn prepare(dataset: &Dataset, outputs: &Outputs) -> (Vec<Item>, Vec<Problem>) {
+    let mut items = Vec::new();
+    let mut problems = Vec::new();
+    let mut unknown = BTreeSet::new();
+    let model = outputs.model.clone().unwrap_or_default();
+    for s in &outputs.samples {
+        let Some(index) = dataset.tasks.iter().position(|t| t.id == s.task_id) else {
+            if unknown.insert(s.task_id.clone()) {
+                problems.push(Problem {
+                    file: outputs.file.clone(),
+                    task: Some(s.task_id.clone()),
+                    field: None,
+                    message: format!(
+                        "no task `{}` in {}; not evaluated",
+                        s.task_id, dataset.origin
+                    ),
+                });
+            }
+            continue;
+        };
+        let task = &dataset.tasks[index];
+        let (code, notes) = if !s.raw {
+            (s.text.clone(), Vec::new())
+        } else if outputs.format == OutputsFormat::ClassEval {
+            let strategy = outputs.strategy.unwrap_or(Strategy::Holistic);
+            let e = extract::extract_class_for_model(&s.text, task, strategy, &model);
+            (e.code, e.notes)
+        } else {
+            (
+                extract::extract_code(&s.text),
+                vec!["code extracted from the reply".into()],
+            )
+        };
+        if s.text.trim().is_empty() {
+            problems.push(Problem {
+                file: outputs.file.clone(),
+                task: Some(s.task_id.clone()),
+                field: Some(format!("sample {}", s.sample)),
+                message: "empty completion (evaluated as empty code)".into(),
+            });
+        }
+        items.push(Item {
+            task: index,
+            sample: s.sample,
+            code,
+            notes,
+        });
+    }
+    (items, problems)
+}
+
+/// The suite for one task's code, laid out the way its tests expect. `budget` is the time
+/// each test class gets (ClassEval's evaluator: 5 s); the suite's own CPU and wall limits grow
+/// with the number of classes so that a slow class cannot starve the others.
+pub fn suite_for(task: &Task, code: &str, budget: Duration, hash_seed: Option<u32>) -> SuiteSpec {
+    let (spec, classes) = match &task.test_layout {
+        TestLayout::Concatenated => (
+            SuiteSpec::unittest_one_module(code, &task.test_module),
+            task.test_classes.len().max(1),
+        ),
+        TestLayout::Module {
+            code_module,
+            test_file,
+        } => (
+            SuiteSpec::pytest_snippet(code_module, code, test_file, &task.test_module),
+            1,
+        ),
+    };
+    let cpu = budget * classes as u32 + Duration::from_secs(5);
+    let limits = Limits {
+        class_timeout: matches!(task.test_layout, TestLayout::Concatenated).then_some(budget),
+        test_timeout: matches!(task.test_layout, TestLayout::Module { .. }).then_some(budget),
+        cpu,
+        wall: cpu * 2,
+        ..Limits::default()
+    };
+    SuiteSpec {
+        hash_seed,
+        ..spec.with_limits(limits)
+    }
+}
+
+/// Per-test-class counts under ClassEval's rules; a pytest module counts as one test class
+/// named after its file.
+pub fn class_counts(task: &Task, result: &SuiteResult) -> SampleCounts {
+    match &task.test_layout {
+        TestLayout::Concatenated => functional::suite_class_counts(result, &task.test_classes),
+        TestLayout::Module { test_file, .. } => {
+            let name = test_file.trim_end_matches(".py").to_string();
+            if result.failure.is_some() && result.tests.iter().all(|t| t.outcome == Outcome::NotRun)
+            {
+                return vec![(name, ClassCounts::default())];
+            }
+            let run: Vec<_> = result
+                .tests
+                .iter()
+                .filter(|t| t.outcome != Outcome::NotRun)
+                .collect();
+            let failures = run
+                .iter()
+                .filter(|t| matches!(t.outcome, Outcome::Fail | Outcome::Xpass))
+                .count();
+            let errors = run.iter().filter(|t| t.outcome == Outcome::Error).count();
+            vec![(name, ClassCounts::new(run.len(), failures, errors))]
+        }
+    }
+}
+
+/// What the environment provides the task: the modules its reference and tests import.
+pub fn env_context(task: &Task) -> EnvContext {
+    EnvContext::from_sources(
+        task.imports
+            .iter()
+            .map(String::as_str)
+            .chain([task.test_module.as_str(), task.solution.as_str()]),
+    )
+}
+
+/// Verdicts of one finished suite.
+pub fn summarize(task: &Task, result: &SuiteResult, thresholds: &Thresholds) -> TaskSummary {
+    let ctx = env_context(task);
+    let classified = fingerprint::classify_suite(result, &ctx, thresholds);
+    let ex = fingerprint::suite_exceptions(result, &ctx);
+    TaskSummary {
+        outcome: classified.bucket,
+        passed: classified.passed,
+        judged: classified.judged,
+        test_classes: class_counts(task, result),
+        exceptions: ex.model,
+        env_exceptions: ex.env,
+    }
+}
+
+/// Everything `run` needs.
+pub struct EvalRequest<'a> {
+    pub dataset: &'a Dataset,
+    pub dataset_digest: String,
+    pub outputs: &'a Outputs,
+    pub sessions_root: PathBuf,
+    /// Continue this session instead of starting one.
+    pub resume: Option<PathBuf>,
+    pub jobs: usize,
+    /// Time budget per test class (per test for pytest modules).
+    pub budget: Duration,
+    pub hash_seed: Option<u32>,
+    pub thresholds: Thresholds,
+}
+
+impl<'a> EvalRequest<'a> {
+    /// A new evaluation with the defaults: ClassEval's 5 s per test class, one suite per
+    /// core, deterministic hash seed, default thresholds.
+    pub fn new(dataset: &'a Dataset, outputs: &'a Outputs, sessions_root: PathBuf) -> Self {
+        EvalRequest {
+            dataset,
+            dataset_digest: crate::dataset::digest(dataset),
+            outputs,
+            sessions_root,
+            resume: None,
+            jobs: 0,
+            budget: Duration::from_secs(5),
+            hash_seed: None,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// The sandbox evaluations use: warm (fork server) unless `cold`.
+pub fn sandbox(python: Option<PathBuf>, cold: bool) -> Result<Sandbox, crate::exec::ExecError> {
+    Sandbox::with_options(crate::exec::SandboxOptions {
+        python,
+        warm: !cold,
+        ..Default::default()
+    })
+}
+
+pub struct EvalOutcome {
+    pub dir: PathBuf,
+    pub state: EvalState,
+    /// Problems of matching outputs to tasks.
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
+    json!({
+        "dataset": req.dataset.origin,
+        "dataset_digest": req.dataset_digest,
+        "predictions": req.outputs.file,
+        "format": req.outputs.format,
+        "model": req.outputs.model,
+        "strategy": req.outputs.strategy,
+        "jobs": req.jobs,
+        "budget_s": req.budget.as_secs_f64(),
+        "hash_seed": req.hash_seed,
+        "thresholds": req.thresholds,
+    })
+}
+
+/// Run (or resume) an evaluation. `on_event` sees every event as it is written; setting
+/// `cancel` stops the run cleanly (running suites are killed, the stop is recorded).
+pub fn run(
+    req: &EvalRequest<'_>,
+    sandbox: Arc<Sandbox>,
+    cancel: &AtomicBool,
+    on_event: &mut dyn FnMut(&Event, &EvalState),
+) -> Result<EvalOutcome, EvalError> {
+    let (items, problems) = prepare(req.dataset, req.outputs);
+    let samples = req.outputs.samples_per_task().max(1);
+    let (mut writer, mut state) = match &req.resume {
+        Some(dir) => {
+            let (writer, log) = SessionWriter::resume(dir)?;
+            check_resumable(&log.meta, req)?;
+            (writer, EvalState::from_events(&log.events))
+        }
+        None => {
+            let label = req
+                .outputs
+                .model
+                .clone()
+                .unwrap_or_else(|| "outputs".into());
+            let meta = Meta {
+                schema: SCHEMA,
+                id: new_id("eval", &label),
+                kind: "eval".into(),
+                created: now_rfc3339(),
+                tool_version: TOOL_VERSION.into(),
+                dataset: DatasetRef {
+                    origin: req.dataset.origin.clone(),
+                    name: req.dataset.name.clone(),
+                    tasks: req.dataset.tasks.len(),
+                    digest: req.dataset_digest.clone(),
+                },
+                model: req.outputs.model.clone(),
+                strategy: req.outputs.strategy.map(|s| s.to_string()),
+                source: Some(req.outputs.file.clone()),
+            };
+            (
+                SessionWriter::create(&req.sessions_root, &meta)?,
+                EvalState::default(),
+            )
+        }
+    };
+    let mut emit = |writer: &mut SessionWriter,
+                    state: &mut EvalState,
+                    body: EventBody|
+     -> Result<(), EvalError> {
+        let event = writer.append(body)?;
+        state.apply(&event);
+        on_event(&event, state);
+        Ok(())
+    };
+
+    let done: BTreeSet<(String, u32)> = state.done().cloned().collect();
+    let todo: Vec<&Item> = items
+        .iter()
+        .filter(|i| !done.contains(&(req.dataset.tasks[i.task].id.clone(), i.sample)))
+        .collect();
+    if state.started {
+        let remaining = todo
+            .iter()
+            .map(|i| req.dataset.tasks[i.task].id.clone())
+            .collect();
+        emit(&mut writer, &mut state, EventBody::RunResumed { remaining })?;
+    } else {
+        let mut tasks: Vec<String> = Vec::new();
+        for i in &items {
+            let id = &req.dataset.tasks[i.task].id;
+            if !tasks.contains(id) {
+                tasks.push(id.clone());
+            }
+        }
+        let mut config = config_json(req);
+        // Lets a live view tell this run from the same session read from disk.
+        config["session_dir"] = json!(writer.dir());
+        emit(
+            &mut writer,
+            &mut state,
+            EventBody::RunStarted {
+                tool_version: TOOL_VERSION.into(),
+                tasks,
+                samples,
+                config,
+            },
+        )?;
+    }
+    for p in &problems {
+        emit(
+            &mut writer,
+            &mut state,
+            EventBody::Error {
+                task_id: p.task.clone(),
+                message: p.to_string(),
+            },
+        )?;
+    }
+
+    let pool: Pool<usize> = Pool::new(sandbox, req.jobs);
+    // Submit as workers free up, so `task_started` means "running now", not "queued".
+    let mut next = 0;
+    let mut running = 0usize;
+    let capacity = if req.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        req.jobs
+    };
+    let mut cancelled = false;
+    loop {
+        while !cancelled && running < capacity && next < todo.len() {
+            let item = todo[next];
+            let task = &req.dataset.tasks[item.task];
+            emit(
+                &mut writer,
+                &mut state,
+                EventBody::TaskStarted {
+                    task_id: task.id.clone(),
+                    sample: item.sample,
+                },
+            )?;
+            emit(
+                &mut writer,
+                &mut state,
+                EventBody::CodeExtracted {
+                    task_id: task.id.clone(),
+                    sample: item.sample,
+                    code: item.code.clone(),
+                    notes: item.notes.clone(),
+                },
+            )?;
+            pool.submit(next, suite_for(task, &item.code, req.budget, req.hash_seed));
+            next += 1;
+            running += 1;
+        }
+        if running == 0 {
+            break;
+        }
+        if cancel.load(Ordering::SeqCst) && !cancelled {
+            cancelled = true;
+            pool.cancel();
+        }
+        match pool.results().recv_timeout(Duration::from_millis(100)) {
+            Ok((n, result)) => {
+                running -= 1;
+                let item = todo[n];
+                let task = &req.dataset.tasks[item.task];
+                if cancelled {
+                    // A killed suite says nothing about the model: leave the task unfinished
+                    // so that `--resume` runs it again.
+                    continue;
+                }
+                let summary = summarize(task, &result, &req.thresholds);
+                emit(
+                    &mut writer,
+                    &mut state,
+                    EventBody::TestRun {
+                        task_id: task.id.clone(),
+                        sample: item.sample,
+                        scope: Scope::Private,
+                        method: None,
+                        result,
+                    },
+                )?;
+                emit(
+                    &mut writer,
+                    &mut state,
+                    EventBody::TaskFinished {
+                        task_id: task.id.clone(),
+                        sample: item.sample,
+                        summary,
+                    },
+                )?;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    pool.close();
+    emit(
+        &mut writer,
+        &mut state,
+        EventBody::RunFinished { cancelled },
+    )?;
+    Ok(EvalOutcome {
+        dir: writer.dir().to_path_buf(),
+        state,
+        problems,
+    })
+}
+
+fn check_resumable(meta: &Meta, req: &EvalRequest<'_>) -> Result<(), EvalError> {
+    if meta.kind != "eval" {
+        return Err(EvalError::Mismatch(format!(
+            "session {} is a `{}` session, not an evaluation",
+            meta.id, meta.kind
+        )));
+    }
+    if meta.dataset.digest != req.dataset_digest {
+        return Err(EvalError::Mismatch(format!(
+            "session {} was run on a different dataset ({}, digest {}…); the dataset given has digest {}…",
+            meta.id,
+            meta.dataset.origin,
+            meta.dataset
+                .digest
+                .get(..12)
+                .unwrap_or(&meta.dataset.digest),
+            req.dataset_digest.get(..12).unwrap_or(&req.dataset_digest)
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,3 @@
+//! Pipelines: what a run does, step by step, recorded as session events.
+
+pub mod eval;

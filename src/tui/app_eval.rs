@@ -1,0 +1,433 @@
+//! `App::update` for the sessions screen, the evaluation screen, the new-evaluation dialog,
+//! questions, and the results of background work (loaded sessions, live events).
+
+use std::path::PathBuf;
+
+use super::action::Action;
+use super::app::{App, Effect, Level, Overlay, Screen};
+use super::evals::{Confirm, Cursor, EvalSession, NewEvalState, SessionPick, Source};
+use super::views::{layout, short_path};
+
+impl App {
+    pub(super) fn show_sessions(&mut self) -> Vec<Effect> {
+        self.screen = Screen::Sessions;
+        self.request_sessions()
+    }
+
+    fn request_sessions(&mut self) -> Vec<Effect> {
+        let req = self.ev.next_request();
+        self.ev.list_request = req;
+        self.ev.sessions.loading = true;
+        vec![Effect::LoadSessions { req }]
+    }
+
+    pub(super) fn open_new_eval(&mut self) -> Vec<Effect> {
+        self.overlay = Some(Overlay::NewEval(NewEvalState {
+            loading: true,
+            ..NewEvalState::default()
+        }));
+        vec![Effect::ListPredictionFiles]
+    }
+
+    pub(super) fn ask_cancel(&mut self) {
+        if !self.ev.running {
+            self.set_status(Level::Info, "no evaluation is running");
+        } else if self.ev.stopping {
+            self.set_status(Level::Info, "the evaluation is already stopping");
+        } else {
+            self.overlay = Some(Overlay::Confirm(Confirm {
+                text: "Stop the running evaluation? Finished tasks are kept in its session; \
+                       `classlab eval --resume <session>` finishes it later."
+                    .into(),
+                yes: Effect::CancelEval,
+            }));
+        }
+    }
+
+    /// Whether the sessions screen pins the running evaluation as its first row.
+    pub fn live_row(&self) -> bool {
+        self.ev.running && self.ev.live.is_some()
+    }
+
+    pub fn selected_session(&self) -> Option<SessionPick> {
+        let mut i = self.ev.sessions.cursor.selected;
+        if self.live_row() {
+            if i == 0 {
+                return Some(SessionPick::Live);
+            }
+            i -= 1;
+        }
+        (i < self.ev.sessions.rows.len()).then_some(SessionPick::Row(i))
+    }
+
+    fn session_count(&self) -> usize {
+        self.ev.sessions.rows.len() + usize::from(self.live_row())
+    }
+
+    pub fn sessions_page(&self) -> usize {
+        layout::table_page(layout::sessions_split(self.chrome().body).0).max(1)
+    }
+
+    pub fn eval_page(&self) -> usize {
+        layout::table_page(layout::eval_split(self.chrome().body).tasks).max(1)
+    }
+
+    fn show_eval(&mut self, source: Source, back: Screen) {
+        self.ev.showing = Some(source);
+        self.ev.tasks = Cursor::default();
+        self.ev.eval_back = Some(back);
+        self.ev.detail = None;
+        self.screen = Screen::Eval;
+    }
+
+    pub(super) fn update_sessions(&mut self, action: Action) -> Vec<Effect> {
+        let (len, page) = (self.session_count(), self.sessions_page());
+        match action {
+            Action::Back | Action::Close => self.screen = Screen::List,
+            Action::Reload => return self.request_sessions(),
+            Action::Open => return self.open_selected_session(),
+            Action::ToggleMark => self.toggle_mark(),
+            Action::Compare => return self.compare_marked(),
+            Action::Click { column, row } => {
+                let table = layout::sessions_split(self.chrome().body).0;
+                if let Some(r) = layout::table_row_at(table, column, row) {
+                    let target = self.ev.sessions.cursor.offset + r;
+                    if target < len {
+                        if target == self.ev.sessions.cursor.selected {
+                            return self.open_selected_session();
+                        }
+                        self.ev.sessions.cursor.selected = target;
+                    }
+                }
+            }
+            other => {
+                self.ev.sessions.cursor.navigate(&other, len, page);
+            }
+        }
+        Vec::new()
+    }
+
+    fn open_selected_session(&mut self) -> Vec<Effect> {
+        match self.selected_session() {
+            Some(SessionPick::Live) => self.show_eval(Source::Live, Screen::Sessions),
+            Some(SessionPick::Row(i)) => {
+                let row = &self.ev.sessions.rows[i];
+                if let Some(e) = &row.error {
+                    let text = format!("{}: {e}", row.info.id);
+                    self.set_status(Level::Error, text);
+                    return Vec::new();
+                }
+                let Some(dir) = row.info.dir.clone() else {
+                    return Vec::new();
+                };
+                let text = format!("reading {}…", row.info.id);
+                let req = self.ev.next_request();
+                self.ev.open_request = req;
+                self.set_status(Level::Info, text);
+                return vec![Effect::OpenSession { req, dir }];
+            }
+            None => {}
+        }
+        Vec::new()
+    }
+
+    fn toggle_mark(&mut self) {
+        let Some(SessionPick::Row(i)) = self.selected_session() else {
+            if self.live_row() {
+                self.set_status(
+                    Level::Info,
+                    "the running evaluation can be compared once it has ended",
+                );
+            }
+            return;
+        };
+        let Some(dir) = self.ev.sessions.rows[i].info.dir.clone() else {
+            return;
+        };
+        let marked = &mut self.ev.sessions.marked;
+        match marked.iter().position(|d| *d == dir) {
+            Some(p) => {
+                marked.remove(p);
+            }
+            None => marked.push(dir),
+        }
+        let len = self.session_count();
+        let page = self.sessions_page();
+        self.ev.sessions.cursor.navigate(&Action::Down, len, page);
+    }
+
+    fn compare_marked(&mut self) -> Vec<Effect> {
+        let marked = self.ev.sessions.marked.clone();
+        if marked.len() < 2 {
+            let key = self
+                .keymap
+                .key_for(super::keymap::Context::Sessions, &Action::ToggleMark)
+                .map_or_else(|| "mark".to_string(), |k| k.to_string());
+            self.set_status(
+                Level::Warn,
+                format!(
+                    "mark two or more sessions with {key} to compare them ({} marked)",
+                    marked.len()
+                ),
+            );
+            return Vec::new();
+        }
+        let req = self.ev.next_request();
+        self.ev.open_request = req;
+        self.set_status(Level::Info, format!("reading {} sessions…", marked.len()));
+        vec![Effect::CompareSessions { req, dirs: marked }]
+    }
+
+    pub(super) fn update_eval(&mut self, action: Action) {
+        let back = self.ev.eval_back.unwrap_or(Screen::Sessions);
+        let Some(session) = self.ev.shown() else {
+            if matches!(action, Action::Back | Action::Close) {
+                self.screen = back;
+            }
+            return;
+        };
+        let len = session.task_rows(self.ev.imperfect_only).len();
+        let page = self.eval_page();
+        match action {
+            Action::Back | Action::Close => self.screen = back,
+            Action::ToggleFailingOnly => {
+                self.ev.imperfect_only = !self.ev.imperfect_only;
+                self.ev.tasks = Cursor::default();
+                let text = if self.ev.imperfect_only {
+                    "showing only tasks that are not Perfect"
+                } else {
+                    "showing every task"
+                };
+                self.set_status(Level::Info, text);
+            }
+            Action::Open => self.open_detail_from_eval(),
+            Action::Click { column, row } => {
+                let table = layout::eval_split(self.chrome().body).tasks;
+                if let Some(r) = layout::table_row_at(table, column, row) {
+                    let target = self.ev.tasks.offset + r;
+                    if target == self.ev.tasks.selected {
+                        self.open_detail_from_eval();
+                    } else if target < len {
+                        self.ev.tasks.selected = target;
+                    }
+                }
+            }
+            other => {
+                self.ev.tasks.navigate(&other, len, page);
+            }
+        }
+    }
+
+    fn open_detail_from_eval(&mut self) {
+        let Some(source) = self.ev.showing else {
+            return;
+        };
+        let Some(session) = self.ev.session(source) else {
+            return;
+        };
+        let rows = session.task_rows(self.ev.imperfect_only);
+        let Some(row) = rows.get(self.ev.tasks.selected) else {
+            return;
+        };
+        let (task, sample) = (row.task_id.to_string(), row.sample);
+        self.open_detail(source, task, sample, Screen::Eval, None);
+    }
+
+    pub(super) fn update_new_eval(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::NewEval(d)) = self.overlay.as_mut() else {
+            return Vec::new();
+        };
+        let count = d.candidates().len();
+        match action {
+            Action::Back | Action::Close => self.overlay = None,
+            Action::Input(c) => {
+                d.input.push(c);
+                d.selected = 0;
+            }
+            Action::Backspace => {
+                d.input.pop();
+                d.selected = 0;
+            }
+            Action::ClearInput => {
+                d.input.clear();
+                d.selected = 0;
+            }
+            Action::Up => d.selected = d.selected.saturating_sub(1),
+            Action::Down => d.selected = (d.selected + 1).min(count.saturating_sub(1)),
+            Action::Complete => {
+                if let Some(c) = d.chosen() {
+                    d.input = c;
+                    d.selected = 0;
+                }
+            }
+            Action::Submit => match d.chosen() {
+                Some(path) => {
+                    self.overlay = None;
+                    return self.start_eval(path);
+                }
+                None => self.set_status(Level::Warn, "type the path of a predictions file"),
+            },
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn start_eval(&mut self, path: String) -> Vec<Effect> {
+        if self.ev.running {
+            self.set_status(
+                Level::Error,
+                "an evaluation is already running: stop it first (x on its screen)",
+            );
+            return Vec::new();
+        }
+        let back = match self.screen {
+            s @ (Screen::List | Screen::Task | Screen::Summary | Screen::Sessions) => s,
+            _ => Screen::Sessions,
+        };
+        let dataset = self.data.dataset.name.clone();
+        self.ev.live = Some(EvalSession::live(&path, &dataset));
+        self.ev.running = true;
+        self.ev.stopping = false;
+        if self.ev.showing == Some(Source::Live) || self.ev.detail.is_some() {
+            self.ev.detail = None;
+        }
+        self.show_eval(Source::Live, back);
+        self.set_status(
+            Level::Info,
+            format!("evaluating {} on {dataset}…", short_path(&path)),
+        );
+        vec![Effect::StartEval {
+            predictions: PathBuf::from(path),
+        }]
+    }
+
+    pub(super) fn update_confirm(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::Confirm(c)) = self.overlay.as_ref() else {
+            return Vec::new();
+        };
+        match action {
+            Action::Submit => {
+                let yes = c.yes.clone();
+                self.overlay = None;
+                if yes == Effect::CancelEval {
+                    self.ev.stopping = true;
+                    self.set_status(
+                        Level::Warn,
+                        "stopping the evaluation: running suites are killed…",
+                    );
+                }
+                return vec![yes];
+            }
+            Action::Back | Action::Close => self.overlay = None,
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    /// Results of background work.
+    pub(super) fn update_background(&mut self, action: Action) -> Vec<Effect> {
+        match action {
+            Action::SessionsLoaded { req, root, rows } if req == self.ev.list_request => {
+                let s = &mut self.ev.sessions;
+                s.root = Some(root);
+                s.rows = rows.take();
+                s.loading = false;
+                s.error = None;
+                let dirs: Vec<PathBuf> = s.rows.iter().filter_map(|r| r.info.dir.clone()).collect();
+                s.marked.retain(|d| dirs.contains(d));
+                self.clamp_eval();
+            }
+            Action::SessionOpened { req, session } if req == self.ev.open_request => {
+                self.ev.opened = Some(session.take());
+                self.status = None;
+                self.show_eval(Source::Opened, Screen::Sessions);
+            }
+            Action::ComparisonLoaded { req, sessions } if req == self.ev.open_request => {
+                self.ev.compare = Some(super::evals::CompareState::new(sessions.take()));
+                self.status = None;
+                self.ev.detail = None;
+                self.screen = Screen::Compare;
+            }
+            Action::LoadFailed { req, message } => {
+                if req == self.ev.list_request {
+                    self.ev.sessions.loading = false;
+                    self.ev.sessions.error = Some(message);
+                } else if req == self.ev.open_request {
+                    self.set_status(Level::Error, message);
+                }
+            }
+            Action::PredictionFiles(files) => {
+                if let Some(Overlay::NewEval(d)) = self.overlay.as_mut() {
+                    d.files = files;
+                    d.loading = false;
+                    d.selected = 0;
+                }
+            }
+            Action::EvalEvent(event) => {
+                if let Some(live) = self.ev.live.as_mut() {
+                    live.apply(&event.0);
+                }
+            }
+            Action::EvalNotice(text) => {
+                if let Some(live) = self.ev.live.as_mut() {
+                    live.problems.push(text.clone());
+                }
+                self.set_status(Level::Warn, text);
+            }
+            Action::EvalEnded { dir, error } => return self.eval_ended(dir, error),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn eval_ended(&mut self, dir: Option<PathBuf>, error: Option<String>) -> Vec<Effect> {
+        self.ev.running = false;
+        self.ev.stopping = false;
+        let Some(live) = self.ev.live.as_mut() else {
+            return Vec::new();
+        };
+        live.live = false;
+        if let Some(dir) = dir {
+            if let Some(name) = dir.file_name() {
+                live.info.id = name.to_string_lossy().into_owned();
+            }
+            live.info.dir = Some(dir);
+        }
+        match error {
+            Some(e) => {
+                live.problems.push(e.clone());
+                self.set_status(Level::Error, format!("evaluation failed: {e}"));
+            }
+            None => {
+                let (done, total) = live.state.progress();
+                let what = if live.state.cancelled {
+                    "stopped"
+                } else {
+                    "finished"
+                };
+                let text = format!(
+                    "evaluation {what}: {done}/{total} tasks · session {}",
+                    live.info.id
+                );
+                self.set_status(Level::Info, text);
+            }
+        }
+        if self.screen == Screen::Sessions {
+            return self.request_sessions();
+        }
+        Vec::new()
+    }
+
+    /// Keep the evaluation screens' positions valid (after a resize or a reload).
+    pub(super) fn clamp_eval(&mut self) {
+        let len = self.session_count();
+        let page = self.sessions_page();
+        self.ev.sessions.cursor.keep_visible(len, page);
+        if let Some(session) = self.ev.shown() {
+            let len = session.task_rows(self.ev.imperfect_only).len();
+            let page = self.eval_page();
+            self.ev.tasks.keep_visible(len, page);
+        }
+        self.clamp_detail();
+    }
+}

@@ -1,0 +1,291 @@
+//! The app loop's hands: effects that read sessions from disk or run an evaluation are carried
+//! out here on background threads, and their results come back as [`Action`]s over a channel
+//! (the UI thread never blocks on them). `tui` itself spawns no processes: an evaluation runs
+//! through `pipeline::eval`, whose sandbox does.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use super::action::{Action, Delivered};
+use super::app::Effect;
+use super::evals::{EvalSession, SessionRow};
+use crate::dataset::{Dataset, outputs};
+
+use crate::pipeline::eval::{self, EvalRequest};
+use crate::session::{SessionLog, store};
+
+/// Where evaluations go and what runs them.
+#[derive(Debug, Clone)]
+pub struct EvalSetup {
+    pub sessions_root: PathBuf,
+    /// The interpreter for the suites (`None`: config `python`, else `python3`).
+    pub python: Option<PathBuf>,
+    /// Suites at once (0: one per core).
+    pub jobs: usize,
+    /// Time budget per test class (ClassEval's 5 s).
+    pub timeout: Duration,
+    /// Directories listed in the new-evaluation dialog.
+    pub prediction_dirs: Vec<PathBuf>,
+}
+
+impl EvalSetup {
+    pub fn new(sessions_root: PathBuf, python: Option<PathBuf>) -> EvalSetup {
+        EvalSetup {
+            sessions_root,
+            python,
+            jobs: 0,
+            timeout: Duration::from_secs(5),
+            prediction_dirs: vec![
+                PathBuf::from("."),
+                PathBuf::from("../shared/data/classeval/model_output"),
+            ],
+        }
+    }
+
+    /// The defaults without flags: `./sessions` or the XDG data directory, and the config's
+    /// interpreter.
+    pub fn from_config() -> EvalSetup {
+        let python = crate::config::load().ok().and_then(|c| c.python);
+        EvalSetup::new(crate::session::sessions_root(None), python)
+    }
+}
+
+/// Every session under `root`, summarised (newest first).
+pub fn load_sessions(root: &Path) -> Vec<SessionRow> {
+    store::list(root)
+        .into_iter()
+        .map(|(dir, meta)| {
+            let log = SessionLog::open(&dir).map_err(|e| e.to_string());
+            SessionRow::summarize(&dir, &meta, log)
+        })
+        .collect()
+}
+
+/// One session folded for the evaluation screen.
+pub fn open_session(dir: &Path) -> Result<EvalSession, String> {
+    SessionLog::open(dir)
+        .map(EvalSession::from_log)
+        .map_err(|e| e.to_string())
+}
+
+/// Files that may hold model outputs (`*.json`, `*.jsonl`, `*.csv`) in `dirs`, each directory
+/// sorted by name; paths as given (relative stays relative).
+pub fn prediction_files(dirs: &[PathBuf]) -> Vec<String> {
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let mut found: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .filter(|p| {
+                p.extension()
+                    .and_then(|e| e.to_str())
+                    .is_some_and(|e| matches!(e, "json" | "jsonl" | "csv"))
+            })
+            .collect();
+        found.sort();
+        out.extend(
+            found
+                .into_iter()
+                .map(|p| p.strip_prefix(".").unwrap_or(&p).display().to_string()),
+        );
+    }
+    out
+}
+
+struct Running {
+    cancel: Arc<AtomicBool>,
+    handle: JoinHandle<()>,
+}
+
+/// Carries out effects; results arrive through [`Jobs::try_recv`].
+pub struct Jobs {
+    setup: EvalSetup,
+    tx: Sender<Action>,
+    rx: Receiver<Action>,
+    run: Option<Running>,
+}
+
+impl Jobs {
+    pub fn new(setup: EvalSetup) -> Jobs {
+        let (tx, rx) = mpsc::channel();
+        Jobs {
+            setup,
+            tx,
+            rx,
+            run: None,
+        }
+    }
+
+    /// Whether an evaluation thread is alive.
+    pub fn running(&self) -> bool {
+        self.run.as_ref().is_some_and(|r| !r.handle.is_finished())
+    }
+
+    pub fn try_recv(&self) -> Option<Action> {
+        self.rx.try_recv().ok()
+    }
+
+    /// Start what an effect asks for. `Quit` is the loop's business and ignored here.
+    pub fn execute(&mut self, effect: Effect, dataset: &Dataset) {
+        let tx = self.tx.clone();
+        match effect {
+            Effect::Quit => {}
+            Effect::LoadSessions { req } => {
+                let root = self.setup.sessions_root.clone();
+                thread::spawn(move || {
+                    let rows = load_sessions(&root);
+                    let _ = tx.send(Action::SessionsLoaded {
+                        req,
+                        root,
+                        rows: Delivered::new(rows),
+                    });
+                });
+            }
+            Effect::OpenSession { req, dir } => {
+                thread::spawn(move || {
+                    let _ = tx.send(match open_session(&dir) {
+                        Ok(session) => Action::SessionOpened {
+                            req,
+                            session: Delivered::new(session),
+                        },
+                        Err(message) => Action::LoadFailed { req, message },
+                    });
+                });
+            }
+            Effect::CompareSessions { req, dirs } => {
+                thread::spawn(move || {
+                    let loaded: Result<Vec<EvalSession>, String> =
+                        dirs.iter().map(|d| open_session(d)).collect();
+                    let _ = tx.send(match loaded {
+                        Ok(sessions) => Action::ComparisonLoaded {
+                            req,
+                            sessions: Delivered::new(sessions),
+                        },
+                        Err(message) => Action::LoadFailed { req, message },
+                    });
+                });
+            }
+            Effect::ListPredictionFiles => {
+                let dirs = self.setup.prediction_dirs.clone();
+                thread::spawn(move || {
+                    let _ = tx.send(Action::PredictionFiles(prediction_files(&dirs)));
+                });
+            }
+            Effect::StartEval { predictions } => self.start(predictions, dataset),
+            Effect::CancelEval => {
+                if let Some(r) = &self.run {
+                    r.cancel.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+    }
+
+    fn start(&mut self, predictions: PathBuf, dataset: &Dataset) {
+        if self.running() {
+            let _ = self.tx.send(Action::EvalNotice(
+                "an evaluation is already running".into(),
+            ));
+            return;
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, setup, dataset) = (self.tx.clone(), self.setup.clone(), dataset.clone());
+        let flag = Arc::clone(&cancel);
+        let handle = thread::spawn(move || {
+            let (dir, error) = match evaluate(&setup, &dataset, &predictions, &flag, &tx) {
+                Ok(dir) => (Some(dir), None),
+                Err(e) => {
+                    let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+                    (None, Some(chain.join(": ")))
+                }
+            };
+            let _ = tx.send(Action::EvalEnded { dir, error });
+        });
+        self.run = Some(Running { cancel, handle });
+    }
+
+    /// Stop a running evaluation and wait for it to record its end.
+    pub fn shutdown(&mut self) {
+        if let Some(r) = self.run.take() {
+            r.cancel.store(true, Ordering::SeqCst);
+            let _ = r.handle.join();
+        }
+    }
+}
+
+/// Evaluate `predictions` against `dataset` as a new session, sending every event.
+fn evaluate(
+    setup: &EvalSetup,
+    dataset: &Dataset,
+    predictions: &Path,
+    cancel: &AtomicBool,
+    tx: &Sender<Action>,
+) -> anyhow::Result<PathBuf> {
+    let outs = outputs::load(predictions, None)
+        .with_context(|| format!("cannot read predictions {}", predictions.display()))?;
+    for p in &outs.problems {
+        let _ = tx.send(Action::EvalNotice(p.to_string()));
+    }
+    let sandbox =
+        eval::sandbox(setup.python.clone(), false).context("cannot set up the sandbox")?;
+    for w in &sandbox.isolation().warnings {
+        let _ = tx.send(Action::EvalNotice(format!("sandbox: {w}")));
+    }
+    let req = EvalRequest {
+        jobs: setup.jobs,
+        budget: setup.timeout,
+        ..EvalRequest::new(dataset, &outs, setup.sessions_root.clone())
+    };
+    let outcome = eval::run(&req, Arc::new(sandbox), cancel, &mut |event, _| {
+        let _ = tx.send(Action::EvalEvent(Delivered::new(event.clone())));
+    })?;
+    Ok(outcome.dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_prediction_files_by_extension() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["b.json", "a.csv", "c.jsonl", "notes.txt"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("d.json")).unwrap();
+        let files = prediction_files(&[dir.path().to_path_buf(), dir.path().join("missing")]);
+        let names: Vec<&str> = files
+            .iter()
+            .map(|f| f.rsplit('/').next().unwrap_or(f))
+            .collect();
+        assert_eq!(names, ["a.csv", "b.json", "c.jsonl"]);
+    }
+
+    #[test]
+    fn sessions_that_cannot_be_read_are_rows_with_an_error() {
+        let root = tempfile::tempdir().unwrap();
+        assert!(load_sessions(root.path()).is_empty());
+        assert!(load_sessions(&root.path().join("nope")).is_empty());
+        let dir = root.path().join("s1");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(
+            dir.join("meta.json"),
+            r#"{"schema":1,"id":"s1","kind":"eval","created":"2026-01-01T00:00:00Z","tool_version":"t",
+               "dataset":{"origin":"x","name":"x","tasks":1,"digest":"0"},"model":null,"strategy":null,"source":null}"#,
+        )
+        .unwrap();
+        let rows = load_sessions(root.path());
+        assert_eq!(rows.len(), 1);
+        assert!(rows[0].error.is_some(), "no events file: {rows:?}");
+        assert!(open_session(&dir).is_err());
+    }
+}

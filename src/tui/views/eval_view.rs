@@ -1,0 +1,299 @@
+//! The evaluation screen, the same live and replayed: header (run, progress, time), the
+//! ClassEval metrics so far, the fingerprint panel, and one row per task.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, LineGauge, Paragraph, Row, Table, Widget, Wrap};
+
+use super::fingerprint::{self, bucket_span, exc_label, ranked};
+use super::{layout, pane, truncate};
+use crate::metrics::functional::FunctionalMetrics;
+use crate::model::SuiteFailure;
+use crate::session::{Status, TaskRun};
+use crate::tui::app::App;
+use crate::tui::evals::{EvalSession, RunStatus, TaskRef, duration};
+
+pub struct EvalView<'a> {
+    pub app: &'a App,
+}
+
+impl Widget for &EvalView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let Some(session) = app.ev.shown() else {
+            Paragraph::new(Line::styled("No evaluation open.", app.theme().muted()))
+                .render(area, buf);
+            return;
+        };
+        let areas = layout::eval_split(area);
+        render_header(app, session, areas.header, buf);
+        if let Some(rect) = areas.fingerprint {
+            fingerprint::render_panel(app, &session.state.fingerprint(), rect, buf);
+        }
+        render_tasks(app, session, areas.tasks, buf);
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// The four ClassEval metrics over the tasks finished so far (partial ones shortened to
+/// `partial` beside their strict one when the line is narrow).
+pub fn metrics_line(app: &App, m: &FunctionalMetrics, width: usize) -> Line<'static> {
+    let theme = app.theme();
+    let values = [
+        m.class_success,
+        m.class_partial_success,
+        m.fun_success,
+        m.fun_partial_success,
+    ];
+    let full = [
+        "class_success",
+        "class_partial_success",
+        "fun_success",
+        "fun_partial_success",
+    ];
+    let long: usize = full
+        .iter()
+        .zip(values)
+        .map(|(n, v)| n.len() + pct(v).len() + 3)
+        .sum();
+    let labels = if long < width {
+        full
+    } else {
+        ["class_success", "partial", "fun_success", "partial"]
+    };
+    let mut spans = vec![Span::raw(" ")];
+    for (i, (label, value)) in labels.iter().zip(values).enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(
+                if i == 2 { " │ " } else { "  " },
+                theme.muted(),
+            ));
+        }
+        spans.push(Span::styled(format!("{label} "), theme.muted()));
+        spans.push(Span::styled(pct(value), theme.accent()));
+    }
+    Line::from(spans)
+}
+
+fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let width = usize::from(area.width);
+    let info = &s.info;
+    let mut title = vec![
+        Span::styled(format!(" {}", info.label()), theme.accent()),
+        Span::raw(format!(
+            " · {} · {}",
+            info.strategy.as_deref().unwrap_or("—"),
+            info.dataset
+        )),
+    ];
+    let which = match (&info.dir, &info.source) {
+        (None, Some(source)) => super::short_path(source).to_string(),
+        _ => info.id.clone(),
+    };
+    if info.model.is_some() {
+        title.push(Span::styled(format!(" · {which}"), theme.muted()));
+    }
+    let title = super::fit_lines(vec![Line::from(title)], width);
+    let rows: [Rect; 3] = Layout::vertical([Constraint::Length(1); 3]).areas(area);
+    Paragraph::new(title).render(rows[0], buf);
+
+    let (done, total) = s.state.progress();
+    let status = s.status();
+    let status_text = if status == RunStatus::Live && app.ev.stopping {
+        "stopping".to_string()
+    } else {
+        status.label().to_string()
+    };
+    let status_style = match status {
+        RunStatus::Live => theme.accent(),
+        RunStatus::Finished => theme.ok(),
+        RunStatus::Stopped | RunStatus::Unfinished => theme.warn(),
+    };
+    let mut timing = match s.elapsed() {
+        Some(t) => format!(" elapsed {}", duration(t)),
+        None => String::new(),
+    };
+    if let (RunStatus::Live, Some(t)) = (status, s.elapsed())
+        && done > 0
+        && done < total
+    {
+        let eta = t / done as f64 * (total - done) as f64;
+        timing.push_str(&format!(" · eta {}", duration(eta)));
+    }
+    let right = format!(" {done}/{total}{timing} ");
+    let right_w = u16::try_from(right.chars().count()).unwrap_or(u16::MAX);
+    let [gauge, text] =
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(right_w)]).areas(rows[1]);
+    let ratio = if total == 0 {
+        0.0
+    } else {
+        done as f64 / total as f64
+    };
+    LineGauge::default()
+        .ratio(ratio.clamp(0.0, 1.0))
+        .label(Span::styled(format!(" {status_text:<10}"), status_style))
+        .filled_symbol("█")
+        .unfilled_symbol("░")
+        .filled_style(status_style.remove_modifier(ratatui::style::Modifier::BOLD))
+        .unfilled_style(theme.muted())
+        .render(gauge, buf);
+    Paragraph::new(Line::styled(right, theme.base())).render(text, buf);
+
+    let mut metrics = metrics_line(app, &s.state.metrics(), width);
+    let errors = s.state.errors.len() + s.problems.len();
+    if errors > 0 {
+        metrics.spans.push(Span::styled(
+            format!("  ⚠ {errors} problem{}", if errors == 1 { "" } else { "s" }),
+            theme.warn(),
+        ));
+    }
+    Paragraph::new(super::fit_lines(vec![metrics], width)).render(rows[2], buf);
+}
+
+/// A short account of a suite failure (`import: SyntaxError line 3`, `timeout 25s`).
+pub fn failure_brief(f: &SuiteFailure) -> String {
+    match f {
+        SuiteFailure::Import { exc_type, line, .. } => match line {
+            Some(l) => format!("import: {exc_type} line {l}"),
+            None => format!("import: {exc_type}"),
+        },
+        SuiteFailure::Timeout { limit_s } => format!("timeout {limit_s:.0}s"),
+        SuiteFailure::Memory => "memory limit".into(),
+        SuiteFailure::Crashed {
+            signal, exit_code, ..
+        } => match (signal, exit_code) {
+            (Some(s), _) => format!("crashed: signal {s}"),
+            (None, Some(c)) => format!("crashed: exit {c}"),
+            _ => "crashed".into(),
+        },
+        SuiteFailure::Protocol { .. } => "protocol violation".into(),
+    }
+}
+
+/// What went wrong in a task, in a few words.
+fn note(run: &TaskRun) -> String {
+    if let Some(f) = run.private.as_ref().and_then(|r| r.failure.as_ref()) {
+        return failure_brief(f);
+    }
+    let Some(summary) = &run.summary else {
+        return String::new();
+    };
+    let mut parts: Vec<String> = ranked(&summary.exceptions)
+        .into_iter()
+        .map(|(k, n)| format!("{} {n}", exc_label(k, false)))
+        .collect();
+    parts.extend(
+        ranked(&summary.env_exceptions)
+            .into_iter()
+            .map(|(k, n)| format!("env {} {n}", exc_label(k, false))),
+    );
+    parts.join(", ")
+}
+
+/// A task's status; one still running in a session that is not live was cut off.
+fn status_cell(app: &App, s: &EvalSession, run: &TaskRun) -> Cell<'static> {
+    let theme = app.theme();
+    match (run.status, s.status()) {
+        (Status::Pending, _) => Cell::from(Span::styled("pending", theme.muted())),
+        (Status::Running, RunStatus::Live) => Cell::from(Span::styled("running", theme.accent())),
+        (Status::Running, RunStatus::Stopped) => Cell::from(Span::styled("stopped", theme.warn())),
+        (Status::Running, _) => Cell::from(Span::styled("cut off", theme.warn())),
+        (Status::Done, _) => Cell::from("done"),
+    }
+}
+
+fn task_row(app: &App, s: &EvalSession, r: &TaskRef, multi: bool) -> Row<'static> {
+    let id = if multi {
+        format!("{}/{}", r.task_id, r.sample)
+    } else {
+        r.task_id.to_string()
+    };
+    let tests = r
+        .run
+        .summary
+        .as_ref()
+        .map_or(String::new(), |s| format!("{}/{}", s.passed, s.judged));
+    let outcome = if r.run.summary.is_some() {
+        bucket_span(app, r.outcome(), 0)
+    } else {
+        Span::raw("")
+    };
+    Row::new(vec![
+        Cell::from(id),
+        status_cell(app, s, r.run),
+        Cell::from(outcome),
+        Cell::from(Line::from(tests).right_aligned()),
+        Cell::from(Span::styled(note(r.run), app.theme().muted())),
+    ])
+}
+
+fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let rows = s.task_rows(app.ev.imperfect_only);
+    let total = s.state.runs.len();
+    let title = if app.ev.imperfect_only {
+        format!(" Tasks not Perfect · {} of {total} ", rows.len())
+    } else {
+        format!(" Tasks · {total} ")
+    };
+    let mut block = pane(app, title);
+    let problems: Vec<&String> = s.state.errors.iter().chain(&s.problems).collect();
+    if let Some(first) = problems.first() {
+        let more = if problems.len() > 1 {
+            format!(" (+{} more)", problems.len() - 1)
+        } else {
+            String::new()
+        };
+        let room = usize::from(area.width.saturating_sub(8 + more.len() as u16));
+        block = block.title_bottom(Line::styled(
+            format!(" ⚠ {}{more} ", truncate(first, room)),
+            theme.warn(),
+        ));
+    }
+    if rows.is_empty() {
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let text = if app.ev.imperfect_only && total > 0 {
+            "No finished task is below Perfect."
+        } else if s.live && !s.state.started {
+            "Starting: reading the predictions and preparing the sandbox…"
+        } else {
+            "This session has no tasks."
+        };
+        Paragraph::new(Line::styled(text, theme.muted()))
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
+        return;
+    }
+    let multi = s.multi_sample();
+    let id_width = rows
+        .iter()
+        .map(|r| r.task_id.chars().count() + if multi { 3 } else { 0 })
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 28);
+    let header =
+        Row::new(vec!["task", "status", "outcome", "passed", "what failed"]).style(theme.header());
+    let body: Vec<Row> = rows.iter().map(|r| task_row(app, s, r, multi)).collect();
+    let widths = [
+        Constraint::Length(u16::try_from(id_width).unwrap_or(28)),
+        Constraint::Length(7),
+        Constraint::Length(10),
+        Constraint::Length(7),
+        Constraint::Fill(1),
+    ];
+    let table = Table::new(body, widths).header(header).block(block);
+    super::render_selectable(
+        app,
+        table,
+        app.ev.tasks.offset,
+        app.ev.tasks.selected,
+        area,
+        buf,
+    );
+}

@@ -1,0 +1,825 @@
+//! Hostile programs through the real sandbox: each is classified correctly, nothing outside the
+//! work dir is touched, and no process is left behind.
+//!
+//! The suites run one at a time (a lock) so that any sandboxed process found after a suite
+//! returns is that suite's leftover. Needs a Linux machine and `python3`; the isolation
+//! assertions that depend on a feature (namespaces, Landlock, cgroups) check the isolation
+//! report first.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use classlab::exec::{Limits, Sandbox, SandboxOptions, SuiteSpec};
+use classlab::model::results::{Outcome, SuiteFailure, SuiteResult};
+
+/// `sandbox_warm.rs` includes this file to run every case again with warm interpreters.
+fn warm() -> bool {
+    module_path!().starts_with("sandbox_warm")
+}
+
+fn sandbox() -> &'static Sandbox {
+    static SB: OnceLock<Sandbox> = OnceLock::new();
+    SB.get_or_init(|| {
+        let sb = Sandbox::with_options(SandboxOptions {
+            warm: warm(),
+            ..SandboxOptions::default()
+        })
+        .expect("sandbox available");
+        assert_eq!(sb.isolation().warm, warm(), "{}", sb.isolation());
+        sb
+    })
+}
+
+fn serial() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Descendants of this test process that are still alive: none once a suite has returned,
+/// except the warm interpreter (its launcher, the namespace's init and the zygote itself).
+fn sandbox_processes() -> Vec<String> {
+    let mut parent = std::collections::HashMap::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Ok(pid) = name.parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r.to_string()) else {
+            continue;
+        };
+        let mut w = rest.split_whitespace();
+        let state = w.next().unwrap_or("");
+        let ppid: i32 = w.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        if state != "Z" && state != "X" {
+            parent.insert(pid, ppid);
+        }
+    }
+    let me = std::process::id() as i32;
+    let mut found = Vec::new();
+    for &pid in parent.keys() {
+        let mut p = pid;
+        let mut hops = 0;
+        while let Some(&pp) = parent.get(&p) {
+            if pp == me {
+                let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+                found.push((pid, cmd));
+                break;
+            }
+            p = pp;
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
+        }
+    }
+    let zygote = found
+        .iter()
+        .filter(|(_, c)| c.contains("classlab warm interpreter"))
+        .count();
+    if warm() && zygote == 3 && found.len() == 3 {
+        return Vec::new();
+    }
+    found
+        .into_iter()
+        .map(|(p, c)| format!("{p}: {}", &c[..c.len().min(80)]))
+        .collect()
+}
+
+fn quick() -> Limits {
+    Limits {
+        wall: Duration::from_secs(6),
+        cpu: Duration::from_secs(2),
+        ..Limits::quick()
+    }
+}
+
+/// Run a ClassEval-style suite (code + unittest tests as one module) and check the machine.
+fn run_with(code: &str, tests: &str, limits: Limits) -> SuiteResult {
+    let _guard = serial();
+    let spec = SuiteSpec::unittest_one_module(code, tests).with_limits(limits);
+    let t0 = Instant::now();
+    let r = sandbox().run(&spec);
+    let left = sandbox_processes();
+    assert!(
+        left.is_empty(),
+        "sandboxed processes left behind: {left:?}\n{r:#?}"
+    );
+    assert!(
+        t0.elapsed() < Duration::from_secs(20),
+        "suite took {:?}",
+        t0.elapsed()
+    );
+    r
+}
+
+fn run(code: &str, tests: &str) -> SuiteResult {
+    run_with(code, tests, quick())
+}
+
+fn run_pytest(code: &str, tests: &str) -> SuiteResult {
+    let _guard = serial();
+    let spec = SuiteSpec::pytest_snippet("snippet_1", code, "tests/test_snippet_1.py", tests)
+        .with_limits(quick());
+    let r = sandbox().run(&spec);
+    let left = sandbox_processes();
+    assert!(left.is_empty(), "sandboxed processes left behind: {left:?}");
+    r
+}
+
+fn outcome(r: &SuiteResult, id: &str) -> Outcome {
+    r.tests
+        .iter()
+        .find(|t| t.id == id)
+        .unwrap_or_else(|| panic!("no {id} in {r:#?}"))
+        .outcome
+}
+
+fn test<'a>(r: &'a SuiteResult, id: &str) -> &'a classlab::model::results::TestResult {
+    r.tests
+        .iter()
+        .find(|t| t.id == id)
+        .unwrap_or_else(|| panic!("no {id} in {r:#?}"))
+}
+
+fn no_pass(r: &SuiteResult) {
+    assert!(
+        r.tests.iter().all(|t| t.outcome != Outcome::Pass),
+        "a hostile test passed: {r:#?}"
+    );
+}
+
+/// A directory outside the work dir with a canary file, removed on drop.
+struct Canary {
+    dir: PathBuf,
+}
+
+impl Canary {
+    fn new(tag: &str) -> Canary {
+        let dir =
+            std::env::temp_dir().join(format!("classlab-canary-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("canary.txt"), "precious").unwrap();
+        Canary { dir }
+    }
+    fn file(&self) -> PathBuf {
+        self.dir.join("canary.txt")
+    }
+    fn intact(&self) -> bool {
+        std::fs::read_to_string(self.file()).is_ok_and(|s| s == "precious")
+            && std::fs::read_dir(&self.dir).unwrap().count() == 1
+    }
+}
+
+impl Drop for Canary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+const CLS: &str = "class Thing:\n    def value(self):\n        return 1\n";
+
+// ---------------------------------------------------------------------------------------------
+// Runaway resources
+
+#[test]
+fn infinite_loop_is_a_timeout() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n    def test_loop(self):\n        while True:\n            pass\n";
+    let r = run(CLS, tests);
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Timeout { .. })),
+        "{r:#?}"
+    );
+    assert_eq!(
+        outcome(&r, "T.test_a"),
+        Outcome::Pass,
+        "results before the loop are kept"
+    );
+    assert_eq!(outcome(&r, "T.test_loop"), Outcome::NotRun);
+    assert!(
+        r.wall_s < 7.5,
+        "CPU limit (2 s) should end it: {}",
+        r.wall_s
+    );
+}
+
+#[test]
+fn sleeping_forever_hits_the_wall_clock() {
+    let tests = "import unittest, time\nclass T(unittest.TestCase):\n    def test_sleep(self):\n        time.sleep(1000)\n";
+    let limits = Limits {
+        wall: Duration::from_millis(1500),
+        ..quick()
+    };
+    let r = run_with(CLS, tests, limits);
+    assert_eq!(
+        r.failure,
+        Some(SuiteFailure::Timeout { limit_s: 1.5 }),
+        "{r:#?}"
+    );
+    assert!(r.wall_s < 4.0, "{}", r.wall_s);
+}
+
+#[test]
+fn infinite_loop_at_import_is_a_timeout() {
+    let r = run(
+        "while True:\n    pass\n",
+        "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n",
+    );
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Timeout { .. })),
+        "{r:#?}"
+    );
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::NotRun);
+}
+
+#[test]
+fn fork_bomb_is_contained() {
+    let tests = "import unittest, os\nclass T(unittest.TestCase):\n    def test_bomb(self):\n        while True:\n            try:\n                os.fork()\n            except OSError:\n                pass\n";
+    let r = run(CLS, tests);
+    assert!(r.failure.is_some(), "{r:#?}");
+    no_pass(&r);
+    if sandbox()
+        .isolation()
+        .cgroup
+        .as_ref()
+        .is_some_and(|c| c.pids.is_some())
+    {
+        assert!(
+            matches!(r.failure, Some(SuiteFailure::Timeout { .. })),
+            "{:?}",
+            r.failure
+        );
+    }
+}
+
+#[test]
+fn memory_bomb_single_allocation_is_a_memory_error() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_big(self):\n        x = bytearray(8 << 30)\n        self.assertTrue(x)\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    let t = test(&r, "T.test_big");
+    assert_eq!(t.outcome, Outcome::Error);
+    assert_eq!(t.exc_type.as_deref(), Some("MemoryError"));
+}
+
+#[test]
+fn memory_bomb_gradual_is_killed_as_memory() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_grow(self):\n        keep = []\n        while True:\n            keep.append(bytearray(16 << 20))\n";
+    let r = run(CLS, tests);
+    no_pass(&r);
+    let f = r.failure.clone();
+    // cgroup memory limit (256 MiB) hits first: OOM kill. Without cgroups, RLIMIT_AS (1 GiB)
+    // gives a MemoryError inside the test, unless zero-filling 1 GiB takes longer than the CPU
+    // limit (2 s) on a slow machine.
+    if sandbox()
+        .isolation()
+        .cgroup
+        .as_ref()
+        .is_some_and(|c| c.memory.is_some())
+    {
+        assert_eq!(f, Some(SuiteFailure::Memory), "{r:#?}");
+    } else if !matches!(f, Some(SuiteFailure::Timeout { .. })) {
+        assert_eq!(
+            test(&r, "T.test_grow").exc_type.as_deref(),
+            Some("MemoryError")
+        );
+    }
+}
+
+#[test]
+fn disk_filler_hits_the_file_size_limit() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_fill(self):\n        with open('big.bin', 'wb') as f:\n            while True:\n                f.write(b'x' * (1 << 20))\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    let t = test(&r, "T.test_fill");
+    assert_eq!(t.outcome, Outcome::Error);
+    assert!(
+        t.message
+            .as_deref()
+            .unwrap_or("")
+            .contains("File too large"),
+        "{t:#?}"
+    );
+}
+
+#[test]
+fn disk_filler_with_many_files_hits_the_tmpfs_cap() {
+    if !sandbox().isolation().private_tmpfs {
+        eprintln!("skipped: no private tmpfs here");
+        return;
+    }
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_fill(self):\n        i = 0\n        while True:\n            with open('f%d.bin' % i, 'wb') as f:\n                f.write(b'x' * (4 << 20))\n            i += 1\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    let t = test(&r, "T.test_fill");
+    assert_eq!(t.outcome, Outcome::Error);
+    assert!(
+        t.message.as_deref().unwrap_or("").contains("No space left"),
+        "{t:#?}"
+    );
+}
+
+#[test]
+fn too_many_open_files() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_fds(self):\n        keep = []\n        while True:\n            keep.append(open('/dev/null'))\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None);
+    assert!(
+        test(&r, "T.test_fds")
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("Too many open files")
+    );
+}
+
+#[test]
+fn hundred_megabytes_of_output_are_capped() {
+    let tests = "import unittest, sys\nclass T(unittest.TestCase):\n    def test_spam(self):\n        chunk = 'x' * (1 << 20)\n        for _ in range(100):\n            sys.stdout.write(chunk)\n        sys.stdout.flush()\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{:?}", r.failure);
+    assert_eq!(outcome(&r, "T.test_spam"), Outcome::Pass);
+    assert_eq!(r.stdout.len(), quick().output_bytes);
+    assert_eq!(r.stdout.len() as u64 + r.stdout_dropped, 100 << 20);
+}
+
+#[test]
+fn recursion_bomb_crashes_cleanly() {
+    let tests = "import unittest, sys\nsys.setrecursionlimit(10 ** 7)\ndef f(n):\n    return f(n + 1) + 1\nclass T(unittest.TestCase):\n    def test_deep(self):\n        f(0)\n";
+    let r = run(CLS, tests);
+    no_pass(&r);
+    // Python's own RecursionError, a stack overflow (SIGSEGV), or (Python 3.11 keeps frames on
+    // the heap) the memory limit.
+    match &r.failure {
+        None => assert_eq!(
+            test(&r, "T.test_deep").exc_type.as_deref(),
+            Some("RecursionError")
+        ),
+        Some(
+            SuiteFailure::Crashed {
+                signal: Some(11), ..
+            }
+            | SuiteFailure::Memory,
+        ) => {}
+        other => panic!("{other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file system
+
+#[test]
+fn deleting_files_outside_the_work_dir_fails() {
+    let c = Canary::new("delete");
+    let code = format!(
+        "import os, shutil\nclass Thing:\n    def wipe(self):\n        os.remove({f:?})\n    def wipe_tree(self):\n        shutil.rmtree({d:?})\n",
+        f = c.file().to_str().unwrap(),
+        d = c.dir.to_str().unwrap()
+    );
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_rm(self):\n        Thing().wipe()\n    def test_rmtree(self):\n        Thing().wipe_tree()\n";
+    let r = run(&code, tests);
+    assert!(c.intact(), "canary damaged");
+    no_pass(&r);
+    if sandbox().isolation().landlock_abi > 0 {
+        for id in ["T.test_rm", "T.test_rmtree"] {
+            let t = test(&r, id);
+            assert!(
+                matches!(
+                    t.exc_type.as_deref(),
+                    Some("PermissionError" | "FileNotFoundError")
+                ),
+                "{t:#?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn writing_files_outside_the_work_dir_fails() {
+    let c = Canary::new("write");
+    let target = c.dir.join("planted.txt");
+    let code = format!(
+        "class Thing:\n    def plant(self):\n        with open({t:?}, 'w') as f:\n            f.write('pwned')\n    def overwrite(self):\n        with open({f:?}, 'w') as f:\n            f.write('pwned')\n    def etc(self):\n        with open('/etc/classlab-pwned', 'w') as f:\n            f.write('x')\n    def tmp(self):\n        with open('/tmp/classlab-pwned-{pid}', 'w') as f:\n            f.write('x')\n",
+        t = target.to_str().unwrap(),
+        f = c.file().to_str().unwrap(),
+        pid = std::process::id()
+    );
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_plant(self):\n        Thing().plant()\n    def test_overwrite(self):\n        Thing().overwrite()\n    def test_etc(self):\n        Thing().etc()\n    def test_tmp(self):\n        Thing().tmp()\n";
+    let r = run(&code, tests);
+    assert!(c.intact(), "canary damaged");
+    assert!(!target.exists());
+    assert!(!Path::new("/etc/classlab-pwned").exists());
+    let tmp = format!("/tmp/classlab-pwned-{}", std::process::id());
+    let planted = Path::new(&tmp).exists();
+    let _ = std::fs::remove_file(&tmp);
+    assert!(!planted, "wrote to /tmp");
+    no_pass(&r);
+    for t in &r.tests {
+        assert!(
+            matches!(t.exc_type.as_deref(), Some("PermissionError" | "OSError")),
+            "{t:#?}"
+        );
+    }
+}
+
+#[test]
+fn reading_the_users_home_fails() {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/root".into());
+    let secret = home.join(format!(".classlab-canary-secret-{}", std::process::id()));
+    std::fs::write(&secret, "TOP-SECRET-TOKEN").unwrap();
+    let code = format!(
+        "import os\nclass Thing:\n    def steal(self):\n        with open({s:?}) as f:\n            data = f.read()\n        print(data)\n        return data\n    def listing(self):\n        return os.listdir({h:?})\n",
+        s = secret.to_str().unwrap(),
+        h = home.to_str().unwrap()
+    );
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_steal(self):\n        self.assertIn('SECRET', Thing().steal())\n    def test_list(self):\n        print(Thing().listing())\n";
+    let r = run(&code, tests);
+    let _ = std::fs::remove_file(&secret);
+    if sandbox().isolation().landlock_abi == 0 {
+        eprintln!("skipped: no Landlock here");
+        return;
+    }
+    assert!(
+        !r.stdout.contains("TOP-SECRET"),
+        "secret leaked: {}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains(".classlab-canary"),
+        "home listed: {}",
+        r.stdout
+    );
+    for t in &r.tests {
+        assert_eq!(t.exc_type.as_deref(), Some("PermissionError"), "{t:#?}");
+    }
+}
+
+#[test]
+fn privileged_operations_fail() {
+    // Capabilities are dropped even though the sandbox runs as uid 0 here.
+    let code = "import os, ctypes, socket\nclass Thing:\n    def mknod(self):\n        os.mknod('dev', 0o600 | 0o020000, os.makedev(1, 3))\n    def clock(self):\n        libc = ctypes.CDLL(None, use_errno=True)\n        class TV(ctypes.Structure):\n            _fields_ = [('s', ctypes.c_long), ('us', ctypes.c_long)]\n        if libc.settimeofday(ctypes.byref(TV(0, 0)), None) != 0:\n            raise PermissionError(ctypes.get_errno(), 'settimeofday refused')\n    def sysctl(self):\n        with open('/proc/sys/kernel/hostname', 'w') as f:\n            f.write('pwned')\n    def chroot(self):\n        os.chroot('.')\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_mknod(self):\n        Thing().mknod()\n    def test_clock(self):\n        Thing().clock()\n    def test_sysctl(self):\n        Thing().sysctl()\n    def test_chroot(self):\n        Thing().chroot()\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    for t in &r.tests {
+        assert!(
+            matches!(t.exc_type.as_deref(), Some("PermissionError" | "OSError")),
+            "{t:#?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The network
+
+#[test]
+fn network_connections_fail() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let code = format!(
+        "import socket\nclass Thing:\n    def call_home(self):\n        s = socket.create_connection(('127.0.0.1', {port}), timeout=2)\n        s.sendall(b'stolen')\n        return True\n    def udp(self):\n        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n        s.sendto(b'x', ('8.8.8.8', 53))\n        return True\n"
+    );
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_tcp(self):\n        self.assertTrue(Thing().call_home())\n    def test_udp(self):\n        self.assertTrue(Thing().udp())\n";
+    let r = run(&code, tests);
+    let mut got = Vec::new();
+    if let Ok((mut s, _)) = listener.accept() {
+        let _ = s.read_to_end(&mut got);
+    }
+    assert!(got.is_empty(), "the sandbox reached the listener");
+    assert_eq!(outcome(&r, "T.test_tcp"), Outcome::Error, "{r:#?}");
+    if sandbox().isolation().network_namespace {
+        assert_eq!(outcome(&r, "T.test_udp"), Outcome::Error, "{r:#?}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leaving early
+
+#[test]
+fn os_exit_before_tests_is_a_crash() {
+    let r = run(
+        "import os\nos._exit(0)\n",
+        "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n",
+    );
+    let Some(SuiteFailure::Crashed {
+        exit_code: Some(0),
+        detail,
+        ..
+    }) = &r.failure
+    else {
+        panic!("{r:#?}")
+    };
+    assert!(detail.contains("final record"), "{detail}");
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::NotRun);
+}
+
+#[test]
+fn os_exit_during_a_test_is_a_crash() {
+    let tests = "import unittest, os\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n    def test_b(self):\n        os._exit(0)\n    def test_c(self):\n        pass\n";
+    let r = run(CLS, tests);
+    assert!(
+        matches!(
+            r.failure,
+            Some(SuiteFailure::Crashed {
+                exit_code: Some(0),
+                ..
+            })
+        ),
+        "{r:#?}"
+    );
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::Pass);
+    assert_eq!(outcome(&r, "T.test_b"), Outcome::NotRun);
+    assert_eq!(outcome(&r, "T.test_c"), Outcome::NotRun);
+}
+
+#[test]
+fn sys_exit_before_tests_is_an_import_failure() {
+    let r = run(
+        "import sys\nsys.exit(0)\n",
+        "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n",
+    );
+    let Some(SuiteFailure::Import { exc_type, line, .. }) = &r.failure else {
+        panic!("{r:#?}")
+    };
+    assert_eq!(exc_type, "SystemExit");
+    assert_eq!(*line, Some(2));
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::NotRun);
+}
+
+#[test]
+fn sys_exit_during_a_test_errors_that_test_only() {
+    let tests = "import unittest, sys\nclass T(unittest.TestCase):\n    def test_a(self):\n        sys.exit(0)\n    def test_b(self):\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    assert_eq!(test(&r, "T.test_a").exc_type.as_deref(), Some("SystemExit"));
+    assert_eq!(outcome(&r, "T.test_b"), Outcome::Pass);
+}
+
+#[test]
+fn keyboard_interrupt_errors_that_test_only() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        raise KeyboardInterrupt\n    def test_b(self):\n        pass\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    assert_eq!(
+        test(&r, "T.test_a").exc_type.as_deref(),
+        Some("KeyboardInterrupt")
+    );
+    assert_eq!(outcome(&r, "T.test_b"), Outcome::Pass);
+}
+
+#[test]
+fn segfault_through_ctypes_is_a_crash() {
+    let tests = "import unittest, ctypes\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n    def test_segv(self):\n        ctypes.string_at(0)\n";
+    let r = run(CLS, tests);
+    assert!(
+        matches!(
+            r.failure,
+            Some(SuiteFailure::Crashed {
+                signal: Some(11),
+                ..
+            })
+        ),
+        "{r:#?}"
+    );
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::Pass);
+    assert_eq!(outcome(&r, "T.test_segv"), Outcome::NotRun);
+}
+
+#[test]
+fn killing_the_parent_does_not_escape() {
+    let me = std::process::id();
+    let tests = format!(
+        "import unittest, os, signal\nclass T(unittest.TestCase):\n    def test_kill(self):\n        for pid in (os.getppid(), 1, {me}):\n            try:\n                os.kill(pid, signal.SIGKILL)\n            except OSError:\n                pass\n        try:\n            os.kill(-1, signal.SIGKILL)\n        except OSError:\n            pass\n        self.assertEqual(Thing().value(), 1)\n    def test_after(self):\n        pass\n"
+    );
+    let r = run(CLS, &tests);
+    // We are still here; with a PID namespace the sandbox's init ignores the kill.
+    if sandbox().isolation().pid_namespace {
+        assert_eq!(r.failure, None, "{r:#?}");
+        assert_eq!(outcome(&r, "T.test_after"), Outcome::Pass);
+    } else {
+        assert!(r.failure.is_some() || outcome(&r, "T.test_after") == Outcome::Pass);
+    }
+}
+
+#[test]
+fn reading_stdin_gets_end_of_file() {
+    let tests = "import unittest, sys\nclass T(unittest.TestCase):\n    def test_input(self):\n        input('name? ')\n    def test_read(self):\n        self.assertEqual(sys.stdin.read(), '')\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None);
+    assert_eq!(
+        test(&r, "T.test_input").exc_type.as_deref(),
+        Some("EOFError")
+    );
+    assert_eq!(outcome(&r, "T.test_read"), Outcome::Pass);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Leftover processes and threads
+
+#[test]
+fn double_forked_daemon_is_killed_and_reported() {
+    let code = "import os, time\nclass Thing:\n    def daemonize(self):\n        if os.fork() == 0:\n            os.setsid()\n            if os.fork() == 0:\n                os.chdir('/')\n                os.close(1); os.close(2)\n                while True:\n                    time.sleep(0.05)\n            os._exit(0)\n        time.sleep(0.1)\n        return 1\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_daemon(self):\n        self.assertEqual(Thing().daemonize(), 1)\n";
+    let r = run(code, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    assert_eq!(outcome(&r, "T.test_daemon"), Outcome::Pass);
+    assert!(
+        !r.leftovers.is_empty(),
+        "the daemon should be reported: {r:#?}"
+    );
+}
+
+#[test]
+fn leftover_thread_does_not_hang_the_suite() {
+    let tests = "import unittest, threading, time\nclass T(unittest.TestCase):\n    def test_thread(self):\n        threading.Thread(target=time.sleep, args=(1000,)).start()\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(CLS, tests);
+    assert_eq!(r.failure, None, "{r:#?}");
+    assert_eq!(outcome(&r, "T.test_thread"), Outcome::Pass);
+    assert!(
+        r.wall_s < 4.0,
+        "the harness left with os._exit: {}",
+        r.wall_s
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forged verdicts
+
+#[test]
+fn forged_result_line_on_stdout_is_ignored() {
+    let code = "import os, json\nfor s in range(5):\n    print(json.dumps({'n': 'x' * 32, 's': s, 't': 'test', 'id': 'T.test_a', 'o': 'pass'}))\nprint(json.dumps({'n': 'x' * 32, 's': 5, 't': 'final', 'count': 1}))\nos._exit(0)\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.fail('wrong')\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Crashed { .. })),
+        "{r:#?}"
+    );
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::NotRun);
+}
+
+#[test]
+fn writing_to_the_result_descriptor_is_rejected() {
+    // Write forged records to every descriptor the process has (the result pipe included,
+    // wherever the harness moved it), then leave.
+    let code = "import os, json\nclass Thing:\n    def value(self):\n        return 2\nfor name in os.listdir('/proc/self/fd'):\n    fd = int(name)\n    if fd <= 2:\n        continue\n    for s in range(0, 4):\n        try:\n            os.write(fd, (json.dumps({'n': 'guess', 's': s, 't': 'test', 'id': 'T.test_a', 'o': 'pass', 'd': 0}) + '\\n').encode())\n        except OSError:\n            pass\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn patching_unittest_result_is_detected() {
+    let code = "import unittest\nclass Thing:\n    def value(self):\n        return 2\nunittest.TestResult.addFailure = lambda *a, **k: None\nunittest.TestResult.addError = lambda *a, **k: None\nunittest.result.TestResult.wasSuccessful = lambda self: True\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    let Some(SuiteFailure::Protocol { detail }) = &r.failure else {
+        panic!("{r:#?}")
+    };
+    assert!(detail.contains("TestResult"), "{detail}");
+}
+
+#[test]
+fn patching_testcase_run_is_detected() {
+    let code = "import unittest\nclass Thing:\n    def value(self):\n        return 2\ndef run(self, result=None):\n    result.startTest(self)\n    result.addSuccess(self)\n    result.stopTest(self)\nunittest.TestCase.run = run\nunittest.TestCase.__call__ = run\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn patching_assertions_is_detected() {
+    let code = "import unittest\nclass Thing:\n    def value(self):\n        unittest.TestCase.assertEqual = lambda *a, **k: None\n        return 2\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n    def test_b(self):\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn replacing_the_unittest_module_is_detected() {
+    let code = "import sys, types, unittest\nfake = types.ModuleType('unittest')\nclass TestCase:\n    pass\nfake.TestCase = TestCase\nsys.modules['unittest'] = fake\nclass Thing:\n    def value(self):\n        return 2\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n";
+    let r = run(code, tests);
+    no_pass(&r);
+    let Some(SuiteFailure::Protocol { detail }) = &r.failure else {
+        panic!("{r:#?}")
+    };
+    assert!(detail.contains("sys.modules['unittest']"), "{detail}");
+}
+
+#[test]
+fn patching_pytest_hooks_is_detected() {
+    let code = "import _pytest.python, _pytest.runner\n_pytest.python.Function.runtest = lambda self: None\nclass G:\n    def f(self):\n        return 2\n";
+    let tests = "import pytest\nimport snippet_1 as module_0\n\ndef test_case_0():\n    assert module_0.G().f() == 1\n";
+    let r = run_pytest(code, tests);
+    no_pass(&r);
+    assert!(
+        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        "{r:#?}"
+    );
+}
+
+#[test]
+fn registering_a_pytest_plugin_is_detected() {
+    let code = "import gc\nclass Cheat:\n    def pytest_runtest_call(self, item):\n        pass\nimport _pytest.config\nfor o in gc.get_objects():\n    if type(o).__name__ == 'PytestPluginManager':\n        o.register(Cheat(), 'cheat')\n        break\nclass G:\n    def f(self):\n        return 2\n";
+    let tests = "import pytest\nimport snippet_1 as module_0\n\ndef test_case_0():\n    assert module_0.G().f() == 1\n";
+    let r = run_pytest(code, tests);
+    no_pass(&r);
+}
+
+#[test]
+fn raising_skiptest_counts_as_a_failure() {
+    let code = "import unittest\nclass Thing:\n    def value(self):\n        raise unittest.SkipTest('not today')\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n    @unittest.skip('the file skips this one')\n    def test_b(self):\n        pass\n";
+    let r = run(code, tests);
+    let t = test(&r, "T.test_a");
+    assert_eq!(t.outcome, Outcome::Fail);
+    assert_eq!(t.exc_type.as_deref(), Some("SkipTest"));
+    assert_eq!(
+        outcome(&r, "T.test_b"),
+        Outcome::Skip,
+        "a skip the file asks for stays a skip"
+    );
+}
+
+#[test]
+fn pytest_skip_in_code_counts_as_a_failure() {
+    let code = "import pytest\nclass G:\n    def f(self):\n        pytest.skip('nope')\n";
+    let tests = "import pytest\nimport snippet_1 as module_0\n\ndef test_case_0():\n    assert module_0.G().f() == 1\n";
+    let r = run_pytest(code, tests);
+    assert_eq!(outcome(&r, "test_case_0"), Outcome::Fail, "{r:#?}");
+}
+
+#[test]
+fn always_equal_object_does_not_pass() {
+    let code = "class Anything:\n    def __eq__(self, other):\n        return True\n    def __ne__(self, other):\n        return False\n    __hash__ = object.__hash__\nclass Thing:\n    def value(self):\n        return Anything()\n    def values(self):\n        return [Anything(), Anything()]\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 42)\n    def test_b(self):\n        self.assertEqual(Thing().values(), [1, 2])\n    def test_c(self):\n        self.assertEqual(42, Thing().value())\n";
+    let r = run(code, tests);
+    for id in ["T.test_a", "T.test_b", "T.test_c"] {
+        assert_eq!(outcome(&r, id), Outcome::Fail, "{id}: {r:#?}");
+    }
+}
+
+#[test]
+fn signalling_outside_processes_fails() {
+    let me = std::process::id();
+    let code = format!(
+        "import os, signal\nclass Thing:\n    def poke(self):\n        os.kill({me}, signal.SIGTERM)\n        return 1\n"
+    );
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_poke(self):\n        self.assertEqual(Thing().poke(), 1)\n";
+    let r = run(&code, tests);
+    // Still alive (SIGTERM would have ended this test binary).
+    assert_ne!(outcome(&r, "T.test_poke"), Outcome::Pass, "{r:#?}");
+}
+
+#[test]
+fn the_work_dir_is_fresh_and_private() {
+    // Nothing from the previous suite, and sibling dirs are invisible.
+    let code = "import os\nclass Thing:\n    def look(self):\n        with open('mark.txt', 'a') as f:\n            f.write('x')\n        return sorted(os.listdir('.'))\n    def siblings(self):\n        return os.listdir('..')\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_fresh(self):\n        self.assertEqual(Thing().look(), ['mark.txt', 'test_classeval.py'])\n    def test_siblings(self):\n        Thing().siblings()\n";
+    for _ in 0..2 {
+        let r = run(code, tests);
+        assert_eq!(outcome(&r, "T.test_fresh"), Outcome::Pass, "{r:#?}");
+        if sandbox().isolation().landlock_abi > 0 {
+            assert_eq!(
+                test(&r, "T.test_siblings").exc_type.as_deref(),
+                Some("PermissionError")
+            );
+        }
+    }
+}
+
+#[test]
+fn machine_is_unharmed_after_everything() {
+    // A sanity suite after the hostile ones (in whatever order they ran): the sandbox works.
+    let r = run(
+        CLS,
+        "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n",
+    );
+    assert_eq!(r.failure, None);
+    assert_eq!(outcome(&r, "T.test_a"), Outcome::Pass);
+    let _ = std::io::stdout().flush();
+}

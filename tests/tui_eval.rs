@@ -1,0 +1,224 @@
+//! Snapshots of the evaluation screens (ratatui TestBackend + insta, 80×24 and 160×48) over
+//! synthetic sessions, and the live fingerprint filling in as events arrive one by one.
+//!
+//! Update with `INSTA_UPDATE=always cargo test --test tui_eval`, then read the `.snap` files.
+
+mod tui_fixtures;
+
+use classlab::metrics::fingerprint::Bucket;
+use classlab::session::EventBody;
+use classlab::tui::action::{Action, Delivered};
+use classlab::tui::app::{App, Screen};
+use tui_fixtures::*;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+fn snap(name: &str, setup: impl Fn((u16, u16)) -> App) {
+    for size in SIZES {
+        let app = setup(size);
+        insta::assert_snapshot!(format!("eval_{name}_{}x{}", size.0, size.1), screen(&app));
+    }
+}
+
+#[test]
+fn sessions_list_with_two_marked() {
+    snap("sessions", |size| {
+        let (mut app, mut fake) = sessions_app(size);
+        // Mark the reference and GPT-4-Turbo (Space moves down after marking).
+        fake.run(
+            &mut app,
+            [Action::Down, Action::ToggleMark, Action::ToggleMark],
+        );
+        app
+    });
+}
+
+/// Start an evaluation from the dialog and feed the first `finished` tasks' events.
+fn live_app(size: (u16, u16), finished: usize) -> (App, Fake) {
+    let mut app = app(size);
+    let mut fake = Fake::new();
+    fake.run(&mut app, [Action::NewEval]);
+    fake.run(&mut app, "gpt-4".chars().map(Action::Input));
+    fake.run(&mut app, [Action::Submit]);
+    for e in events(&model_tasks(), finished, None) {
+        fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
+    }
+    (app, fake)
+}
+
+#[test]
+fn evaluation_mid_run() {
+    snap("live_mid_run", |size| live_app(size, 3).0);
+}
+
+#[test]
+fn evaluation_finished() {
+    snap("finished", |size| {
+        let (mut app, mut fake) = sessions_app(size);
+        open_row(&mut app, &mut fake, 2);
+        assert_eq!(app.screen, Screen::Eval);
+        app
+    });
+}
+
+#[test]
+fn evaluation_only_imperfect_tasks() {
+    let (mut app, mut fake) = sessions_app((80, 24));
+    open_row(&mut app, &mut fake, 2);
+    fake.run(&mut app, [Action::ToggleFailingOnly]);
+    insta::assert_snapshot!("eval_imperfect_80x24", screen(&app));
+}
+
+#[test]
+fn task_test_detail_with_a_failing_test() {
+    snap("detail", |size| {
+        let (mut app, mut fake) = sessions_app(size);
+        open_row(&mut app, &mut fake, 2);
+        // ClassEval_1: the first failing test (TypeError at line 7) is selected; go to the
+        // KeyError one (line 13).
+        fake.run(
+            &mut app,
+            [Action::Down, Action::Open, Action::Down, Action::Down],
+        );
+        assert_eq!(app.screen, Screen::TestDetail);
+        app
+    });
+}
+
+#[test]
+fn task_test_detail_of_an_import_failure() {
+    let (mut app, mut fake) = sessions_app((80, 24));
+    open_row(&mut app, &mut fake, 2);
+    fake.run(
+        &mut app,
+        [Action::Down, Action::Down, Action::Open, Action::NextTab],
+    );
+    insta::assert_snapshot!("eval_detail_import_80x24", screen(&app));
+}
+
+#[test]
+fn comparison_of_two_sessions() {
+    snap("compare", |size| {
+        let (mut app, mut fake) = sessions_app(size);
+        compare_two(&mut app, &mut fake);
+        assert_eq!(app.screen, Screen::Compare);
+        app
+    });
+}
+
+#[test]
+fn one_task_across_the_compared_sessions() {
+    snap("compare_task", |size| {
+        let (mut app, mut fake) = sessions_app(size);
+        compare_two(&mut app, &mut fake);
+        fake.run(&mut app, [Action::Open, Action::Right]);
+        assert_eq!(app.screen, Screen::CompareTask);
+        app
+    });
+}
+
+#[test]
+fn new_evaluation_dialog() {
+    snap("new_dialog", |size| {
+        let mut app = app(size);
+        let mut fake = Fake::new();
+        fake.run(&mut app, [Action::NewEval]);
+        fake.run(&mut app, "gpt".chars().map(Action::Input));
+        fake.run(&mut app, [Action::Down]);
+        app
+    });
+}
+
+#[test]
+fn cancel_question() {
+    let (mut app, mut fake) = live_app((80, 24), 2);
+    fake.run(&mut app, [Action::CancelRun]);
+    insta::assert_snapshot!("eval_cancel_question_80x24", screen(&app));
+}
+
+/// The counts the spectrum bars show, read from the rendered screen: the value row sits just
+/// above the bar labels, each value under its label.
+fn rendered_spectrum(screen: &str) -> Vec<(String, usize)> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let labels = [
+        "Syntax", "Runtime", "Logic", "Fail", "Weak", "Strong", "NearPerf", "Perfect", "Timeout",
+        "EnvErr",
+    ];
+    let row = lines
+        .iter()
+        .position(|l| {
+            let s: String = l.iter().collect();
+            s.contains("Syntax") && s.contains("EnvErr")
+        })
+        .expect("the spectrum's label row");
+    let label_row: String = lines[row].iter().collect();
+    let values = &lines[row - 1];
+    let mut out = Vec::new();
+    let mut from = 0;
+    for label in labels {
+        // Labels appear in bucket order, each after the previous one.
+        let at = label_row[from..]
+            .find(label)
+            .map(|i| i + from)
+            .expect(label);
+        let start = label_row[..at].chars().count();
+        let len = label.chars().count();
+        let digits: String = values
+            .iter()
+            .skip(start)
+            .take(len)
+            .filter(|c| c.is_ascii_digit())
+            .collect();
+        out.push((label.to_string(), digits.parse().unwrap_or(0)));
+        from = at + label.len();
+    }
+    out
+}
+
+#[test]
+fn the_fingerprint_panel_fills_in_as_events_arrive() {
+    let mut app = app((160, 48));
+    let mut fake = Fake::new();
+    fake.run(&mut app, [Action::NewEval]);
+    fake.run(&mut app, "preds.jsonl".chars().map(Action::Input));
+    fake.run(&mut app, [Action::Submit]);
+    let tasks = model_tasks();
+    let all = events(&tasks, tasks.len(), Some(false));
+    let mut expected: Vec<(String, usize)> = rendered_spectrum(&screen(&app));
+    assert!(expected.iter().all(|(_, n)| *n == 0), "{expected:?}");
+    let label_of = |b: Bucket| match b {
+        Bucket::SyntaxErr => "Syntax",
+        Bucket::RuntimeErr => "Runtime",
+        Bucket::LogicErr => "Logic",
+        Bucket::NearPerf => "NearPerf",
+        other => other.as_str(),
+    };
+    let mut finished = 0;
+    for e in all {
+        let bucket = match &e.body {
+            EventBody::TaskFinished { summary, .. } => summary.outcome,
+            _ => None,
+        };
+        fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
+        let text = screen(&app);
+        if let Some(b) = bucket {
+            finished += 1;
+            let slot = expected
+                .iter_mut()
+                .find(|(l, _)| l == label_of(b))
+                .expect("bucket shown");
+            slot.1 += 1;
+        }
+        assert_eq!(rendered_spectrum(&text), expected, "{text}");
+        let title = format!(
+            "Outcome spectrum · {finished} class{}",
+            if finished == 1 { "" } else { "es" }
+        );
+        assert!(text.contains(&title), "{title}\n{text}");
+    }
+    assert_eq!(finished, tasks.len());
+    // The model's verdicts and the two that are not the model's are both there.
+    let shown: Vec<usize> = expected.iter().map(|(_, n)| *n).collect();
+    assert_eq!(shown, [1, 0, 1, 0, 1, 0, 0, 1, 1, 1]);
+    assert!(screen(&app).contains("finished"));
+}
