@@ -3,7 +3,9 @@
 one sequential process per task, no sandbox — on exactly the modules a classlab session ran
 (read from its `code_extracted` events), with the same wall-clock limit per task.
 
-usage: eval-baseline.py SESSION_DIR DATASET_JSON [--timeout SECS]
+usage: eval-baseline.py SESSION_DIR DATASET_JSON [--class-budget SECS]
+The limit per task is the budget times its number of test classes, plus 5 s (what classlab
+gives a suite's CPU).
 Prints: tasks, seconds, and how many processes ended ok / failed / timed out."""
 import json
 import os
@@ -15,13 +17,13 @@ import time
 
 def main():
     args = sys.argv[1:]
-    timeout = 25.0
-    if "--timeout" in args:
-        i = args.index("--timeout")
-        timeout = float(args[i + 1])
+    budget = 5.0
+    if "--class-budget" in args:
+        i = args.index("--class-budget")
+        budget = float(args[i + 1])
         del args[i:i + 2]
     session, dataset = args
-    tests = {t["task_id"]: t["test"] for t in json.load(open(dataset, encoding="utf-8"))}
+    tasks = {t["task_id"]: t for t in json.load(open(dataset, encoding="utf-8"))}
     codes = {}
     with open(os.path.join(session, "events.jsonl"), encoding="utf-8") as f:
         for line in f:
@@ -33,7 +35,8 @@ def main():
     for task_id, code in codes.items():
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "test_classeval.py"), "w", encoding="utf-8") as f:
-                f.write(code + "\n\n" + tests[task_id])
+                f.write(code + "\n\n" + tasks[task_id]["test"])
+            timeout = budget * max(len(tasks[task_id]["test_classes"]), 1) + 5.0
             try:
                 p = subprocess.run([sys.executable, "-m", "unittest", "-q", "test_classeval"], cwd=d,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

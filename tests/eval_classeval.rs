@@ -148,10 +148,18 @@ fn check_file(output_file: &str, official_file: &str, published_key: &str) {
 
     // The metrics equal the official ones up to the explained disagreements: each explained
     // test class can move a fun_* metric by 1/N, each task holding one a class_* metric by 1/100.
-    let explained_tasks: std::collections::BTreeSet<&str> =
-        a.explained.iter().filter_map(|l| l.split_whitespace().next()).collect();
+    let explained_tasks: std::collections::BTreeSet<&str> = a
+        .explained
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
     let tasks_total = official["tasks"].as_object().map_or(1, |t| t.len()) as f64;
-    for key in ["fun_success", "fun_partial_success", "class_success", "class_partial_success"] {
+    for key in [
+        "fun_success",
+        "fun_partial_success",
+        "class_success",
+        "class_partial_success",
+    ] {
         let ours_v = ours["metrics"][key].as_f64().unwrap();
         let off_v = official["metrics"]["pass_1_greedy"][key].as_f64().unwrap();
         let slack = if key.starts_with("fun") {

@@ -98,8 +98,8 @@ pub enum Command {
     /// Metrics and failure fingerprints of finished sessions, side by side.
     Fingerprint {
         /// Session ids or directories.
-        #[arg(required = true)]
-        sessions: Vec<String>,
+        #[arg(required = true, value_name = "SESSION")]
+        ids: Vec<String>,
     },
     /// List sessions.
     Sessions,
@@ -189,7 +189,7 @@ pub fn main() -> ExitCode {
             exclude,
         }) => analyze::run(&ctx, &path, jobs, &exclude),
         Some(Command::Eval(args)) => eval::run(&ctx, &args),
-        Some(Command::Fingerprint { sessions }) => eval::fingerprint(&ctx, &sessions),
+        Some(Command::Fingerprint { ids }) => eval::fingerprint(&ctx, &ids),
         Some(Command::Sessions) => eval::list_sessions(&ctx),
         Some(Command::Doctor) => doctor::run(&ctx),
         Some(Command::Tui(args)) => tui(&ctx, args),
@@ -227,4 +227,15 @@ fn tui(ctx: &Context, args: TuiArgs) -> anyhow::Result<Outcome> {
         ),
     )?;
     Ok(Outcome::clean())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own consistency checks (e.g. two arguments with one id) for every subcommand.
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -91,20 +91,23 @@ pub fn prepare(dataset: &Dataset, outputs: &Outputs) -> (Vec<Item>, Vec<Problem>
 /// each test class gets (ClassEval's evaluator: 5 s); the suite's own CPU and wall limits grow
 /// with the number of classes so that a slow class cannot starve the others.
 pub fn suite_for(task: &Task, code: &str, budget: Duration, hash_seed: Option<u32>) -> SuiteSpec {
-    let (spec, classes) = match &task.test_layout {
+    // Real-world classes import heavy libraries: allow for that before the first test.
+    let (spec, units, import_allowance) = match &task.test_layout {
         TestLayout::Concatenated => (
             SuiteSpec::unittest_one_module(code, &task.test_module),
             task.test_classes.len().max(1),
+            Duration::from_secs(5),
         ),
         TestLayout::Module {
             code_module,
             test_file,
-        } => (
-            SuiteSpec::pytest_snippet(code_module, code, test_file, &task.test_module),
-            1,
-        ),
+        } => {
+            let spec = SuiteSpec::pytest_snippet(code_module, code, test_file, &task.test_module);
+            let tests = spec.expected.len().max(1);
+            (spec, tests, Duration::from_secs(20))
+        }
     };
-    let cpu = budget * classes as u32 + Duration::from_secs(5);
+    let cpu = budget * units as u32 + import_allowance;
     let limits = Limits {
         class_timeout: matches!(task.test_layout, TestLayout::Concatenated).then_some(budget),
         test_timeout: matches!(task.test_layout, TestLayout::Module { .. }).then_some(budget),
