@@ -269,16 +269,7 @@ fn rebuild_suite(sample: &Value) -> SuiteResult {
             });
         }
     }
-    SuiteResult {
-        tests,
-        failure,
-        stdout: String::new(),
-        stderr: String::new(),
-        stdout_dropped: 0,
-        stderr_dropped: 0,
-        wall_s: 0.0,
-        leftovers: vec![],
-    }
+    SuiteResult::new(tests, failure)
 }
 
 #[test]

@@ -54,7 +54,6 @@ mod warm;
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -816,24 +815,7 @@ impl Sandbox {
                 .stdout(Stdio::from(out_w))
                 .stderr(Stdio::from(err_w));
             let fds = [res_w.as_raw_fd(), non_r.as_raw_fd(), st_w.as_raw_fd()];
-            // SAFETY: only fcntl/dup2 (async-signal-safe) between fork and exec.
-            unsafe {
-                cmd.pre_exec(move || {
-                    let mut high = [0; 3];
-                    for (i, fd) in fds.iter().enumerate() {
-                        high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 16);
-                        if high[i] < 0 {
-                            return Err(io::Error::last_os_error());
-                        }
-                    }
-                    for (i, fd) in high.iter().enumerate() {
-                        if libc::dup2(*fd, 3 + i as i32) < 0 {
-                            return Err(io::Error::last_os_error());
-                        }
-                    }
-                    Ok(())
-                });
-            }
+            sys::place_fds_at_3(&mut cmd, fds);
             child = Some(cmd.spawn()?);
             drop(cmd);
             drop((res_w, non_r, st_w));

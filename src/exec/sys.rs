@@ -126,6 +126,31 @@ pub(crate) fn kill(pid: i32, sig: i32) -> bool {
     unsafe { libc::kill(pid, sig) == 0 }
 }
 
+/// Make the child see `fds` as descriptors 3, 4, 5 (the launcher's protocol), whatever
+/// numbers they have in the parent.
+pub(crate) fn place_fds_at_3(cmd: &mut std::process::Command, fds: [RawFd; 3]) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: only fcntl/dup2 (async-signal-safe) run between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            // First move all three above 16, so that placing one cannot clobber another.
+            let mut high = [0; 3];
+            for (i, fd) in fds.iter().enumerate() {
+                high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 16);
+                if high[i] < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            for (i, fd) in high.iter().enumerate() {
+                if libc::dup2(*fd, 3 + i as i32) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
 pub(crate) fn is_root() -> bool {
     // SAFETY: geteuid cannot fail.
     unsafe { libc::geteuid() == 0 }

@@ -76,25 +76,7 @@ impl Zygote {
                     .stdout(Stdio::null())
                     .stderr(Stdio::null());
                 let fds = [theirs.as_raw_fd(), dummy_r.as_raw_fd(), st_w.as_raw_fd()];
-                // SAFETY: only fcntl/dup2 between fork and exec.
-                unsafe {
-                    use std::os::unix::process::CommandExt;
-                    cmd.pre_exec(move || {
-                        let mut high = [0; 3];
-                        for (i, fd) in fds.iter().enumerate() {
-                            high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 16);
-                            if high[i] < 0 {
-                                return Err(io::Error::last_os_error());
-                            }
-                        }
-                        for (i, fd) in high.iter().enumerate() {
-                            if libc::dup2(*fd, 3 + i as i32) < 0 {
-                                return Err(io::Error::last_os_error());
-                            }
-                        }
-                        Ok(())
-                    });
-                }
+                sys::place_fds_at_3(&mut cmd, fds);
                 let child = cmd.spawn();
                 drop((theirs, dummy_r, st_w));
                 match child {

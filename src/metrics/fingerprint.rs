@@ -749,16 +749,7 @@ mod tests {
     }
 
     fn suite(tests: Vec<TestResult>, failure: Option<SuiteFailure>) -> SuiteResult {
-        SuiteResult {
-            tests,
-            failure,
-            stdout: String::new(),
-            stderr: String::new(),
-            stdout_dropped: 0,
-            stderr_dropped: 0,
-            wall_s: 0.0,
-            leftovers: vec![],
-        }
+        SuiteResult::new(tests, failure)
     }
 
     fn import(exc: &str, msg: &str) -> SuiteFailure {

@@ -506,28 +506,11 @@ mod tests {
     }
 
     fn t(id: &str, outcome: Outcome) -> TestResult {
-        TestResult {
-            id: id.into(),
-            outcome,
-            exc_type: None,
-            message: None,
-            traceback: None,
-            code_line: None,
-            duration_s: 0.0,
-        }
+        TestResult::new(id, outcome)
     }
 
     fn suite(tests: Vec<TestResult>, failure: Option<SuiteFailure>) -> SuiteResult {
-        SuiteResult {
-            tests,
-            failure,
-            stdout: String::new(),
-            stderr: String::new(),
-            stdout_dropped: 0,
-            stderr_dropped: 0,
-            wall_s: 0.0,
-            leftovers: vec![],
-        }
+        SuiteResult::new(tests, failure)
     }
 
     #[test]

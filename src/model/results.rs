@@ -39,6 +39,19 @@ pub struct TestResult {
 }
 
 impl TestResult {
+    /// A result with just an id and an outcome (for synthetic results and tests).
+    pub fn new(id: impl Into<String>, outcome: Outcome) -> Self {
+        TestResult {
+            id: id.into(),
+            outcome,
+            exc_type: None,
+            message: None,
+            traceback: None,
+            code_line: None,
+            duration_s: 0.0,
+        }
+    }
+
     /// The test class of a `Class.method` id, if it has one.
     pub fn test_class(&self) -> Option<&str> {
         self.id.rsplit_once('.').map(|(c, _)| c)
@@ -89,4 +102,20 @@ pub struct SuiteResult {
     pub wall_s: f64,
     /// Files or processes the suite left outside its directory (should be empty).
     pub leftovers: Vec<String>,
+}
+
+impl SuiteResult {
+    /// A suite result from its tests and how it ended, with no captured output.
+    pub fn new(tests: Vec<TestResult>, failure: Option<SuiteFailure>) -> Self {
+        SuiteResult {
+            tests,
+            failure,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_dropped: 0,
+            stderr_dropped: 0,
+            wall_s: 0.0,
+            leftovers: Vec::new(),
+        }
+    }
 }

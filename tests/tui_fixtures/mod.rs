@@ -25,13 +25,8 @@ pub const T0: f64 = 1_795_294_000.0;
 
 pub fn test(id: &str, outcome: Outcome) -> TestResult {
     TestResult {
-        id: id.into(),
-        outcome,
-        exc_type: None,
-        message: None,
-        traceback: None,
-        code_line: None,
         duration_s: 0.001,
+        ..TestResult::new(id, outcome)
     }
 }
 
@@ -58,14 +53,8 @@ pub fn failing(id: &str, exc: &str, message: &str, line: Option<usize>) -> TestR
 
 pub fn suite(tests: Vec<TestResult>, failure: Option<SuiteFailure>) -> SuiteResult {
     SuiteResult {
-        tests,
-        failure,
-        stdout: String::new(),
-        stderr: String::new(),
-        stdout_dropped: 0,
-        stderr_dropped: 0,
         wall_s: 0.2,
-        leftovers: Vec::new(),
+        ..SuiteResult::new(tests, failure)
     }
 }
 
