@@ -74,6 +74,9 @@ fn sample_references_are_perfect_and_unknown_tasks_are_reported() {
     }
     let t = &v["tasks"]["Sample_0"];
     assert_eq!(t["outcome"], "Perfect");
+    // Each method judged on its own test class: the sample has 36 methods.
+    assert_eq!(t["methods"]["report"], "Perfect");
+    assert_eq!(v["fingerprint"]["method_spectrum"]["Perfect"], 36);
     assert_eq!(
         t["test_classes"]["WordFrequencyReportTestReport"]["answer"],
         "success"

@@ -185,6 +185,7 @@ struct TestOut<'a> {
 fn fingerprint_json(fp: &FingerprintView) -> Value {
     json!({
         "spectrum": fp.spectrum,
+        "method_spectrum": fp.method_spectrum,
         "exceptions": fp.exceptions,
         "env_exceptions": fp.env_exceptions,
     })
@@ -246,6 +247,7 @@ fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value 
                 key,
                 json!({
                     "outcome": summary.outcome,
+                    "methods": summary.methods.iter().cloned().collect::<BTreeMap<String, _>>(),
                     "test_classes": classes,
                     "tests": tests,
                     "failure": failure,

@@ -162,6 +162,11 @@ pub fn summarize(task: &Task, result: &SuiteResult, thresholds: &Thresholds) -> 
     let ctx = env_context(task);
     let classified = fingerprint::classify_suite(result, &ctx, thresholds);
     let ex = fingerprint::suite_exceptions(result, &ctx);
+    let methods: Vec<(String, String)> = task
+        .methods
+        .iter()
+        .filter_map(|m| m.test_class.clone().map(|c| (m.name.clone(), c)))
+        .collect();
     TaskSummary {
         outcome: classified.bucket,
         passed: classified.passed,
@@ -169,6 +174,10 @@ pub fn summarize(task: &Task, result: &SuiteResult, thresholds: &Thresholds) -> 
         test_classes: class_counts(task, result),
         exceptions: ex.model,
         env_exceptions: ex.env,
+        methods: fingerprint::classify_methods(result, &methods, &ctx, thresholds)
+            .into_iter()
+            .map(|(m, c)| (m, c.bucket))
+            .collect(),
     }
 }
 

@@ -22,6 +22,9 @@ pub struct TaskSummary {
     /// Failing tests by exception kind: the model's, and the environment's.
     pub exceptions: ExceptionHistogram,
     pub env_exceptions: ExceptionHistogram,
+    /// The outcome bucket of each target method, judged on its own test class.
+    #[serde(default)]
+    pub methods: Vec<(String, Option<Bucket>)>,
 }
 
 /// One line of `events.jsonl`.

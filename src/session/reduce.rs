@@ -47,7 +47,10 @@ impl TaskRun {
 /// A run's fingerprint as reports show it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct FingerprintView {
+    /// Evaluated classes per outcome bucket.
     pub spectrum: Spectrum,
+    /// Target methods per outcome bucket (each judged on its own test class).
+    pub method_spectrum: Spectrum,
     /// Failing tests attributed to the model, by exception kind.
     pub exceptions: ExceptionHistogram,
     /// Failing tests attributed to the environment (never counted against the model).
@@ -215,6 +218,9 @@ impl EvalState {
             if let Some(b) = summary.outcome {
                 fp.spectrum.add(b);
             }
+            for b in summary.methods.iter().filter_map(|(_, b)| *b) {
+                fp.method_spectrum.add(b);
+            }
             fp.exceptions.merge(&summary.exceptions);
             fp.env_exceptions.merge(&summary.env_exceptions);
         }
@@ -244,6 +250,7 @@ mod tests {
             test_classes: vec![("C".into(), counts)],
             exceptions: ExceptionHistogram::default(),
             env_exceptions: ExceptionHistogram::default(),
+            methods: Vec::new(),
         }
     }
 

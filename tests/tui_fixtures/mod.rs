@@ -81,6 +81,7 @@ pub fn summary(
         test_classes: vec![("Test".into(), ClassCounts::new(judged, failed, 0))],
         exceptions: histogram(model),
         env_exceptions: histogram(env),
+        methods: Vec::new(),
     }
 }
 

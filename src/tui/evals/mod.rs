@@ -371,6 +371,7 @@ mod tests {
                 test_classes: Vec::new(),
                 exceptions: Default::default(),
                 env_exceptions: Default::default(),
+                methods: Vec::new(),
             },
         }
     }
