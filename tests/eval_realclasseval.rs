@@ -13,11 +13,25 @@ use serde_json::Value;
 
 static HEAVY: Mutex<()> = Mutex::new(());
 
+/// RealClassEval's own environment (scripts/setup-python.sh, run by .ci/run): its classes
+/// import packages ClassEval runs must not see.
+fn realclasseval_python() -> std::path::PathBuf {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".python/realclasseval/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup-python.sh (what .ci/run does) first",
+        python.display()
+    );
+    python
+}
+
 fn eval(dataset: &Path, predictions: &Path) -> Value {
     let _guard = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
     let sessions = tempfile::tempdir().unwrap();
     let out = Command::cargo_bin("classlab")
         .unwrap()
+        .arg("--python")
+        .arg(realclasseval_python())
         .args(["eval", "--json", "--sessions"])
         .arg(sessions.path())
         .arg("--dataset")

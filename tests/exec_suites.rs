@@ -445,3 +445,55 @@ fn classeval_reference_solutions_pass() {
         bad.join("\n")
     );
 }
+
+/// ClassEval's evaluator gives each test class a time budget: a class that overruns it is
+/// abandoned (its remaining tests error with `Timeout`) and the next class still runs; a test
+/// error followed by a tearDown error counts twice, as unittest counts it.
+#[test]
+fn class_budget_abandons_a_slow_class_and_teardown_errors_count_twice() {
+    let code = "class Slow:\n    def spin(self):\n        while True:\n            pass\n";
+    let tests = "import unittest\n\nclass SlowTestSpin(unittest.TestCase):\n    def test_a(self):\n        Slow().spin()\n\n    def test_b(self):\n        pass\n\nclass SlowTestOther(unittest.TestCase):\n    def test_c(self):\n        pass\n\nclass SlowTestTeardown(unittest.TestCase):\n    def tearDown(self):\n        raise OSError('cleanup failed')\n\n    def test_d(self):\n        raise ValueError('boom')\n";
+    let spec = SuiteSpec::unittest_one_module(code, tests).with_limits(Limits {
+        class_timeout: Some(Duration::from_millis(800)),
+        ..limits()
+    });
+    let r = sandbox().run(&spec);
+    assert_eq!(r.failure, None, "{r:#?}");
+    for id in ["SlowTestSpin.test_a", "SlowTestSpin.test_b"] {
+        let t = test(&r, id);
+        assert_eq!(
+            (t.outcome, t.exc_type.as_deref()),
+            (Outcome::Error, Some("Timeout")),
+            "{id}"
+        );
+    }
+    assert_eq!(test(&r, "SlowTestOther.test_c").outcome, Outcome::Pass);
+    let d: Vec<_> = r
+        .tests
+        .iter()
+        .filter(|t| t.id == "SlowTestTeardown.test_d")
+        .collect();
+    assert_eq!(d.len(), 2, "the test's error and tearDown's: {d:#?}");
+    let counts = classlab::metrics::functional::suite_class_counts(
+        &r,
+        &[
+            "SlowTestSpin".into(),
+            "SlowTestOther".into(),
+            "SlowTestTeardown".into(),
+        ],
+    );
+    let c = |n: &str| counts.iter().find(|(x, _)| x == n).unwrap().1;
+    assert_eq!(
+        c("SlowTestSpin").tests_run,
+        0,
+        "an abandoned class records nothing"
+    );
+    assert_eq!(c("SlowTestOther").tests_run, 1);
+    assert_eq!(
+        (
+            c("SlowTestTeardown").tests_run,
+            c("SlowTestTeardown").errors
+        ),
+        (1, 2)
+    );
+}

@@ -127,6 +127,8 @@ def _harness():
         return any(filename.startswith(d) for d in internal_dirs_extra)
 
     def code_line_of(filename, lineno):
+        if lineno is None:
+            return None
         for path, first, last in code_regions:
             if filename == path and lineno >= first and (last is None or lineno <= last):
                 return lineno

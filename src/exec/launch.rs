@@ -447,9 +447,9 @@ fn probe() -> i32 {
     };
     r.netns = try_in_child(|| pre() && unshare(libc::CLONE_NEWNET));
     r.ipc_uts = try_in_child(|| pre() && unshare(libc::CLONE_NEWIPC | libc::CLONE_NEWUTS));
-    r.mountns = try_in_child(|| {
-        pre()
-            && unshare(libc::CLONE_NEWNS)
+    // A mount namespace whose mounts do not propagate back to ours.
+    let private_mounts = || {
+        unshare(libc::CLONE_NEWNS)
             && sys::mount(
                 "none",
                 Path::new("/"),
@@ -458,7 +458,8 @@ fn probe() -> i32 {
                 None,
             )
             .is_ok()
-    });
+    };
+    r.mountns = try_in_child(|| pre() && private_mounts());
     // The directory is made here, not in the child (whose pid differs), and removed here: in
     // the child it is a mount point until the child exits.
     let dir = std::env::temp_dir().join(format!("classlab-probe-{}", std::process::id()));
@@ -466,15 +467,7 @@ fn probe() -> i32 {
     r.tmpfs = r.mountns
         && try_in_child(|| {
             pre()
-                && unshare(libc::CLONE_NEWNS)
-                && sys::mount(
-                    "none",
-                    Path::new("/"),
-                    None,
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    None,
-                )
-                .is_ok()
+                && private_mounts()
                 && sys::mount("t", &dir, Some("tmpfs"), 0, Some("size=65536")).is_ok()
                 && std::fs::write(dir.join("x"), "x").is_ok()
         });

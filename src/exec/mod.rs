@@ -95,7 +95,7 @@ pub enum ExecError {
 /// The interpreter, as it describes itself.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct PythonInfo {
-    /// The real interpreter (shims resolved).
+    /// The real interpreter (shims resolved; a venv's interpreter keeps its venv path).
     pub executable: PathBuf,
     pub version: String,
     pub prefix: PathBuf,
@@ -116,7 +116,10 @@ if importlib.util.find_spec("pytest") is not None:
         v = version("pytest")
     except Exception:
         v = "?"
-print(json.dumps({"executable": os.path.realpath(sys.executable), "version": sys.version.split()[0],
+# A venv's interpreter must keep its own path (resolving the link would leave the venv); any
+# other is resolved once, past shims.
+exe = sys.executable if sys.prefix != sys.base_prefix else os.path.realpath(sys.executable)
+print(json.dumps({"executable": exe, "version": sys.version.split()[0],
   "prefix": sys.prefix, "base_prefix": sys.base_prefix, "exec_prefix": sys.exec_prefix,
   "path": [p for p in sys.path if p], "pytest": v}))
 "#;

@@ -156,26 +156,17 @@ impl SuiteSpec {
         test_module: &str,
         tests: &str,
     ) -> SuiteSpec {
-        let (expected, allowed_skips) = unittest_expected(tests);
-        SuiteSpec {
-            files: vec![
-                (format!("{code_module}.py"), code.to_string()),
-                (format!("{test_module}.py"), tests.to_string()),
-            ],
-            kind: SuiteKind::Unittest {
-                module: test_module.into(),
-            },
-            code_modules: vec![code_module.into()],
-            code: vec![CodeRegion {
-                file: format!("{code_module}.py"),
-                first: 1,
-                last: None,
-            }],
-            expected,
-            allowed_skips,
-            limits: Limits::default(),
-            hash_seed: None,
-        }
+        let kind = SuiteKind::Unittest {
+            module: test_module.into(),
+        };
+        Self::separate(
+            code_module,
+            code,
+            &format!("{test_module}.py"),
+            tests,
+            kind,
+            unittest_expected(tests),
+        )
     }
 
     /// RealClassEval layout: `snippet_N.py` beside `tests/test_snippet_N.py` (which does
@@ -186,15 +177,34 @@ impl SuiteSpec {
         test_file: &str,
         tests: &str,
     ) -> SuiteSpec {
-        let (expected, allowed_skips) = pytest_expected(tests);
+        let kind = SuiteKind::Pytest {
+            file: test_file.into(),
+        };
+        Self::separate(
+            code_module,
+            code,
+            test_file,
+            tests,
+            kind,
+            pytest_expected(tests),
+        )
+    }
+
+    /// The code as its own module beside a test file that imports it.
+    fn separate(
+        code_module: &str,
+        code: &str,
+        test_file: &str,
+        tests: &str,
+        kind: SuiteKind,
+        (expected, allowed_skips): (Vec<String>, Vec<String>),
+    ) -> SuiteSpec {
         SuiteSpec {
             files: vec![
                 (format!("{code_module}.py"), code.to_string()),
                 (test_file.to_string(), tests.to_string()),
             ],
-            kind: SuiteKind::Pytest {
-                file: test_file.into(),
-            },
+            kind,
             code_modules: vec![code_module.into()],
             code: vec![CodeRegion {
                 file: format!("{code_module}.py"),
