@@ -6,12 +6,8 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Mutex;
 
-use assert_cmd::Command;
 use serde_json::Value;
-
-static HEAVY: Mutex<()> = Mutex::new(());
 
 /// RealClassEval's own environment (scripts/setup-python.sh, run by .ci/run): its classes
 /// import packages ClassEval runs must not see.
@@ -26,26 +22,7 @@ fn realclasseval_python() -> std::path::PathBuf {
 }
 
 fn eval(dataset: &Path, predictions: &Path) -> Value {
-    let _guard = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
-    let sessions = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("classlab")
-        .unwrap()
-        .arg("--python")
-        .arg(realclasseval_python())
-        .args(["eval", "--json", "--sessions"])
-        .arg(sessions.path())
-        .arg("--dataset")
-        .arg(dataset)
-        .arg("--predictions")
-        .arg(predictions)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 3)),
-        "eval failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("eval --json prints JSON")
+    common::eval_json(Some(&realclasseval_python()), dataset, predictions)
 }
 
 /// pytest's report words for our outcomes: pytest says `failed` for assertion failures and

@@ -347,41 +347,33 @@ pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<
         Output::Human => {
             let refs: Vec<(&SessionLog, &EvalState)> = logs.iter().map(|(l, s)| (l, s)).collect();
             print_human(&refs);
-            differing_tasks(&refs);
+            print_differing_tasks(&refs);
         }
     }
     Ok(Outcome { problems })
 }
 
 /// Tasks whose outcome differs between sessions (the comparison researchers look for).
-fn differing_tasks(sessions: &[(&SessionLog, &EvalState)]) {
+fn print_differing_tasks(sessions: &[(&SessionLog, &EvalState)]) {
     if sessions.len() < 2 {
         return;
     }
-    let mut ids: Vec<&String> = sessions
-        .iter()
-        .flat_map(|(_, s)| s.task_ids.iter())
-        .collect();
-    ids.sort();
-    ids.dedup();
+    let states: Vec<&EvalState> = sessions.iter().map(|(_, s)| *s).collect();
+    let ids = crate::session::differing_tasks(&states);
+    println!("\n{} tasks whose outcome differs", ids.len());
+    if ids.is_empty() {
+        return;
+    }
     let mut t = Table::new(&["task"]);
-    let mut rows = 0;
     for id in ids {
-        let outcomes: Vec<String> = sessions
-            .iter()
-            .map(|(_, s)| s.outcome(id).map_or("-".into(), |b| b.as_str().to_string()))
-            .collect();
-        if outcomes.windows(2).any(|w| w[0] != w[1]) {
-            rows += 1;
-            let mut r = vec![id.clone()];
-            r.extend(outcomes);
-            t.row(r);
-        }
+        let mut r = vec![id.clone()];
+        r.extend(states.iter().map(|s| {
+            s.outcome(&id)
+                .map_or("-".into(), |b| b.as_str().to_string())
+        }));
+        t.row(r);
     }
-    println!("\n{rows} tasks whose outcome differs");
-    if rows > 0 {
-        print!("{}", t.render());
-    }
+    print!("{}", t.render());
 }
 
 pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
@@ -392,13 +384,7 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
             .map(|l| EvalState::from_events(&l.events))
             .unwrap_or_default();
         let (done, total) = state.progress();
-        let status = if state.finished && !state.cancelled {
-            "finished"
-        } else if state.cancelled {
-            "stopped"
-        } else {
-            "unfinished"
-        };
+        let status = state.run_end().label();
         let m = state.metrics();
         rows.push((dir, meta, done, total, status, m));
     }

@@ -5,5 +5,5 @@ pub mod reduce;
 pub mod store;
 
 pub use event::{Event, EventBody, Scope, TaskSummary};
-pub use reduce::{EvalState, Status, TaskRun};
+pub use reduce::{EvalState, RunEnd, Status, TaskRun, differing_tasks};
 pub use store::{Meta, SessionError, SessionLog, SessionWriter, sessions_root};

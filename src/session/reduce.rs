@@ -57,6 +57,50 @@ pub struct FingerprintView {
     pub env_exceptions: ExceptionHistogram,
 }
 
+/// How a run ended, as far as its log tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunEnd {
+    Finished,
+    /// Cancelled before the end (`--resume` finishes it).
+    Stopped,
+    /// No `run_finished` (killed, crashed, or still running elsewhere).
+    Unfinished,
+}
+
+impl RunEnd {
+    pub fn label(self) -> &'static str {
+        match self {
+            RunEnd::Finished => "finished",
+            RunEnd::Stopped => "stopped",
+            RunEnd::Unfinished => "unfinished",
+        }
+    }
+}
+
+/// Tasks whose outcome (first sample) is not the same in every run, in natural order —
+/// the comparison researchers look for. A task missing from a run counts as differing.
+pub fn differing_tasks(runs: &[&EvalState]) -> Vec<String> {
+    let mut ids: Vec<&str> = runs
+        .iter()
+        .flat_map(|s| {
+            s.task_ids
+                .iter()
+                .map(String::as_str)
+                .chain(s.runs.keys().map(|(t, _)| t.as_str()))
+        })
+        .collect();
+    ids.sort_by(|a, b| crate::model::natural_cmp(a, b));
+    ids.dedup();
+    ids.into_iter()
+        .filter(|id| {
+            let outcomes: Vec<Option<Bucket>> = runs.iter().map(|s| s.outcome(id)).collect();
+            outcomes.windows(2).any(|w| w[0] != w[1])
+        })
+        .map(str::to_string)
+        .collect()
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct EvalState {
     /// Every task the run covers, in order (from `run_started`).
@@ -167,6 +211,14 @@ impl EvalState {
 
     pub fn run(&self, task_id: &str, sample: u32) -> Option<&TaskRun> {
         self.runs.get(&(task_id.to_string(), sample))
+    }
+
+    pub fn run_end(&self) -> RunEnd {
+        match (self.finished, self.cancelled) {
+            (true, false) => RunEnd::Finished,
+            (_, true) => RunEnd::Stopped,
+            (false, false) => RunEnd::Unfinished,
+        }
     }
 
     /// (done, total) over (task, sample) pairs.

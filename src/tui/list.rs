@@ -25,38 +25,7 @@ pub struct ListState {
     pub offset: usize,
 }
 
-/// Compare strings with digit runs as numbers: `T_2 < T_10`.
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut a, mut b) = (a, b);
-    loop {
-        match (a.chars().next(), b.chars().next()) {
-            (None, None) => return Ordering::Equal,
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
-                let da = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
-                let db = b.find(|c: char| !c.is_ascii_digit()).unwrap_or(b.len());
-                let (na, nb) = (
-                    a[..da].trim_start_matches('0'),
-                    b[..db].trim_start_matches('0'),
-                );
-                let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
-                if ord != Ordering::Equal {
-                    return ord;
-                }
-                a = &a[da..];
-                b = &b[db..];
-            }
-            (Some(x), Some(y)) => {
-                if x != y {
-                    return x.cmp(&y);
-                }
-                a = &a[x.len_utf8()..];
-                b = &b[y.len_utf8()..];
-            }
-        }
-    }
-}
+pub use crate::model::natural_cmp;
 
 fn compare(rows: &[TaskRow], column: SortColumn, a: usize, b: usize) -> Ordering {
     let (x, y) = (&rows[a], &rows[b]);

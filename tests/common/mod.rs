@@ -2,7 +2,8 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// `../shared/data/<rel>` beside the checkout (CI puts `shared/` there).
 pub fn shared_data(rel: &str) -> PathBuf {
@@ -19,4 +20,33 @@ pub fn shared_data(rel: &str) -> PathBuf {
 
 pub fn classeval_json() -> PathBuf {
     shared_data("classeval/ClassEval_data.json")
+}
+
+/// Evaluations are heavy (a suite per core): a test binary runs them one after another.
+static HEAVY: Mutex<()> = Mutex::new(());
+
+/// `classlab [--python PY] eval --json --dataset D --predictions P` in a fresh sessions
+/// directory; its JSON output. Exit 3 (input problems reported) is accepted.
+pub fn eval_json(python: Option<&Path>, dataset: &Path, predictions: &Path) -> serde_json::Value {
+    let _guard = HEAVY.lock().unwrap_or_else(|e| e.into_inner());
+    let sessions = tempfile::tempdir().unwrap();
+    let mut cmd = assert_cmd::Command::cargo_bin("classlab").unwrap();
+    if let Some(python) = python {
+        cmd.arg("--python").arg(python);
+    }
+    let out = cmd
+        .args(["eval", "--json", "--sessions"])
+        .arg(sessions.path())
+        .arg("--dataset")
+        .arg(dataset)
+        .arg("--predictions")
+        .arg(predictions)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "eval failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("eval --json prints JSON")
 }

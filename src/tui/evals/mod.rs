@@ -16,7 +16,7 @@ pub use ui::*;
 use super::list::natural_cmp;
 use crate::metrics::fingerprint::Bucket;
 use crate::model::{Outcome, TestResult};
-use crate::session::{EvalState, Event, EventBody, Meta, SessionLog, TaskRun};
+use crate::session::{EvalState, Event, EventBody, Meta, RunEnd, SessionLog, TaskRun};
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,14 +32,11 @@ pub enum RunStatus {
 
 impl RunStatus {
     pub fn of(state: &EvalState, live: bool) -> RunStatus {
-        if live && !state.finished {
-            RunStatus::Live
-        } else if state.finished && !state.cancelled {
-            RunStatus::Finished
-        } else if state.cancelled {
-            RunStatus::Stopped
-        } else {
-            RunStatus::Unfinished
+        match state.run_end() {
+            RunEnd::Unfinished if live => RunStatus::Live,
+            RunEnd::Finished => RunStatus::Finished,
+            RunEnd::Stopped => RunStatus::Stopped,
+            RunEnd::Unfinished => RunStatus::Unfinished,
         }
     }
 
@@ -284,26 +281,8 @@ impl EvalSession {
 
 /// Tasks whose outcome (first sample) is not the same in every session, in natural order.
 pub fn differing_tasks(sessions: &[EvalSession]) -> Vec<String> {
-    let mut ids: Vec<&str> = sessions
-        .iter()
-        .flat_map(|s| {
-            s.state
-                .task_ids
-                .iter()
-                .map(String::as_str)
-                .chain(s.state.runs.keys().map(|(t, _)| t.as_str()))
-        })
-        .collect();
-    ids.sort_by(|a, b| natural_cmp(a, b));
-    ids.dedup();
-    ids.into_iter()
-        .filter(|id| {
-            let outcomes: Vec<Option<Bucket>> =
-                sessions.iter().map(|s| s.state.outcome(id)).collect();
-            outcomes.windows(2).any(|w| w[0] != w[1])
-        })
-        .map(str::to_string)
-        .collect()
+    let states: Vec<&EvalState> = sessions.iter().map(|s| &s.state).collect();
+    crate::session::differing_tasks(&states)
 }
 
 /// A test outcome that counts against the code (what the detail jumps to).
