@@ -1,6 +1,6 @@
 //! classlab: a terminal workbench for studying how LLMs generate whole Python classes.
 //!
-//! Dependencies point one way: `tui`/`cli` → `analysis`/`metrics`/`dataset` → `model`.
+//! Dependencies point one way: `tui`/`cli` → `pipeline` → `session`/`exec`/`llm`/`analysis` → `model`.
 
 pub mod analysis;
 pub mod cli;
@@ -8,6 +8,7 @@ pub mod config;
 pub mod dataset;
 pub mod depcheck;
 pub mod exec;
+pub mod llm;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
