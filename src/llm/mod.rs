@@ -1,5 +1,6 @@
-//! Talking to models: the OpenAI-compatible chat API (`client`), endpoint profiles
-//! (`endpoint`), and the providers a run can use (`openai`, `replay`, `reference`).
+//! Talking to models: the OpenAI-compatible chat API (`client`, the `openai` provider) and
+//! endpoint profiles (`endpoint`). The `replay` and `reference` providers answer from a
+//! session or a dataset and live with the pipeline (`pipeline::providers`).
 //!
 //! Every provider answers the same [`Provider::complete`] call. The pipeline says *why* it
 //! asks ([`Call`]) besides *what* it asks (the messages): a model only sees the messages, the
@@ -158,4 +159,10 @@ pub trait Provider: Send + Sync {
         on_delta: &mut dyn FnMut(&str),
         cancel: &AtomicBool,
     ) -> Result<Completion, Failure>;
+
+    /// Asked just before `complete`: does this request differ from the one the provider
+    /// expected (replay serves recorded answers and flags changed prompts)? `None`: no opinion.
+    fn prompt_differs(&self, _call: &Call) -> Option<String> {
+        None
+    }
 }

@@ -317,7 +317,14 @@ pub fn run(
             .iter()
             .map(|i| req.dataset.tasks[i.task].id.clone())
             .collect();
-        emit(&mut writer, &mut state, EventBody::RunResumed { remaining })?;
+        emit(
+            &mut writer,
+            &mut state,
+            EventBody::RunResumed {
+                remaining,
+                continues: false,
+            },
+        )?;
     } else {
         let mut tasks: Vec<String> = Vec::new();
         for i in &items {
@@ -381,6 +388,8 @@ pub fn run(
                     sample: item.sample,
                     code: item.code.clone(),
                     notes: item.notes.clone(),
+                    method: None,
+                    round: None,
                 },
             )?;
             pool.submit(next, suite_for(task, &item.code, req.budget, req.hash_seed));
@@ -413,6 +422,7 @@ pub fn run(
                         sample: item.sample,
                         scope: Scope::Private,
                         method: None,
+                        round: None,
                         result,
                     },
                 )?;

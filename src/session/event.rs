@@ -5,9 +5,31 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::llm::{FailureKind, Message, Params, Purpose, Usage};
 use crate::metrics::fingerprint::{Bucket, ExceptionHistogram};
 use crate::metrics::functional::SampleCounts;
-use crate::model::SuiteResult;
+use crate::model::{DepMap, SuiteResult};
+
+/// How a method's generation ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodStatus {
+    /// Its public tests pass.
+    Passed,
+    /// Still failing after the last repair round.
+    Exhausted,
+    /// No public tests to run: kept as generated.
+    Untested,
+    /// The model gave no usable code (or no answer at all).
+    NoCode,
+}
+
+/// A model request that failed, as recorded.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureRecord {
+    pub kind: FailureKind,
+    pub message: String,
+}
 
 /// The verdicts of one evaluated class (one task, one sample).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,18 +85,28 @@ pub enum EventBody {
     /// A resumed run picks up here (`--resume`).
     RunResumed {
         remaining: Vec<String>,
+        /// True when unfinished tasks continue from their recorded events (generation runs
+        /// replay what was recorded); false when they start again from scratch (evaluation).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        continues: bool,
     },
     TaskStarted {
         task_id: String,
         sample: u32,
     },
-    /// The code that will be run, as extracted from the raw completion.
+    /// The code that will be run, as extracted from the raw completion. For method-level
+    /// generation, `method` and `round` say which method and which round (0 = first try)
+    /// the code is; the class code (no `method`) is what the private tests judge.
     CodeExtracted {
         task_id: String,
         sample: u32,
         code: String,
         #[serde(default)]
         notes: Vec<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        method: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u32>,
     },
     /// One sandboxed suite: every test's outcome.
     TestRun {
@@ -84,7 +116,109 @@ pub enum EventBody {
         /// The method whose tests these are, for method-level runs.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         method: Option<String>,
+        /// The TDD round (0 = first try, n = after the n-th repair) of a public run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        round: Option<u32>,
         result: SuiteResult,
+    },
+    /// TDD step 1: what the model predicted, beside the ground truth it is judged against.
+    DependencyPrediction {
+        task_id: String,
+        sample: u32,
+        /// The reply as received.
+        raw: String,
+        /// Target methods (`__init__` excluded), in skeleton order.
+        methods: Vec<String>,
+        /// Method → prerequisite methods, as parsed (empty when parsing failed).
+        graph: DepMap,
+        /// The generation order the model gave (completed with any method it left out).
+        order: Vec<String>,
+        /// What parsing had to repair or drop; an unparseable reply says why here.
+        #[serde(default)]
+        problems: Vec<String>,
+        /// False when no graph could be read from the reply at all.
+        parsed: bool,
+        /// Dependencies extracted from the reference solution (domain.md §3).
+        truth: DepMap,
+    },
+    /// The order methods will be generated in.
+    Schedule {
+        task_id: String,
+        sample: u32,
+        /// `predicted`, `repaired`, `ground-truth` or `skeleton`.
+        mode: String,
+        order: Vec<String>,
+        /// Ground-truth edges [A, B] (A calls B) where B comes after A, or is missing.
+        violations: Vec<[String; 2]>,
+    },
+    MethodStarted {
+        task_id: String,
+        sample: u32,
+        method: String,
+        /// 0-based position in the schedule.
+        index: usize,
+    },
+    /// What was sent to the model, exactly.
+    LlmRequest {
+        task_id: String,
+        sample: u32,
+        /// 0, 1, 2 … per (task, sample): matches the response and serves replay.
+        call: u32,
+        purpose: Purpose,
+        provider: String,
+        model: String,
+        messages: Vec<Message>,
+        params: Params,
+    },
+    /// What came back (or why nothing did).
+    LlmResponse {
+        task_id: String,
+        sample: u32,
+        call: u32,
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<String>,
+        latency_s: f64,
+        retries: u32,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        retry_log: Vec<String>,
+        /// Set when the request failed after the retry policy gave up.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        failure: Option<FailureRecord>,
+        /// Replay only: the prompt differs from the recorded one.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        prompt_changed: bool,
+    },
+    /// A reflective repair's analysis (domain.md §2 step 3 a–c); the patch follows.
+    Reflection {
+        task_id: String,
+        sample: u32,
+        method: String,
+        /// 1-based repair round.
+        round: u32,
+        analysis: String,
+        region: String,
+        plan: String,
+        #[serde(default)]
+        problems: Vec<String>,
+    },
+    /// Step 3 d: the revised method (empty when the reply held no usable code).
+    Patch {
+        task_id: String,
+        sample: u32,
+        method: String,
+        round: u32,
+        code: String,
+    },
+    MethodFinished {
+        task_id: String,
+        sample: u32,
+        method: String,
+        status: MethodStatus,
+        /// Repair rounds used (0 when the first try passed or there were no tests).
+        repairs: u32,
     },
     TaskFinished {
         task_id: String,
@@ -104,6 +238,26 @@ pub enum EventBody {
     },
 }
 
+/// Every event kind, in the order a run's story usually tells them.
+pub const KINDS: &[&str] = &[
+    "run_started",
+    "run_resumed",
+    "task_started",
+    "dependency_prediction",
+    "schedule",
+    "method_started",
+    "llm_request",
+    "llm_response",
+    "code_extracted",
+    "test_run",
+    "reflection",
+    "patch",
+    "method_finished",
+    "task_finished",
+    "error",
+    "run_finished",
+];
+
 impl EventBody {
     /// The (task, sample) this event belongs to, if any.
     pub fn task(&self) -> Option<(&str, u32)> {
@@ -116,6 +270,30 @@ impl EventBody {
                 task_id, sample, ..
             }
             | EventBody::TaskFinished {
+                task_id, sample, ..
+            }
+            | EventBody::DependencyPrediction {
+                task_id, sample, ..
+            }
+            | EventBody::Schedule {
+                task_id, sample, ..
+            }
+            | EventBody::MethodStarted {
+                task_id, sample, ..
+            }
+            | EventBody::LlmRequest {
+                task_id, sample, ..
+            }
+            | EventBody::LlmResponse {
+                task_id, sample, ..
+            }
+            | EventBody::Reflection {
+                task_id, sample, ..
+            }
+            | EventBody::Patch {
+                task_id, sample, ..
+            }
+            | EventBody::MethodFinished {
                 task_id, sample, ..
             } => Some((task_id, *sample)),
             _ => None,
@@ -130,6 +308,14 @@ impl EventBody {
             EventBody::CodeExtracted { .. } => "code_extracted",
             EventBody::TestRun { .. } => "test_run",
             EventBody::TaskFinished { .. } => "task_finished",
+            EventBody::DependencyPrediction { .. } => "dependency_prediction",
+            EventBody::Schedule { .. } => "schedule",
+            EventBody::MethodStarted { .. } => "method_started",
+            EventBody::LlmRequest { .. } => "llm_request",
+            EventBody::LlmResponse { .. } => "llm_response",
+            EventBody::Reflection { .. } => "reflection",
+            EventBody::Patch { .. } => "patch",
+            EventBody::MethodFinished { .. } => "method_finished",
             EventBody::Error { .. } => "error",
             EventBody::RunFinished { .. } => "run_finished",
         }

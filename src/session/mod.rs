@@ -3,7 +3,9 @@
 pub mod event;
 pub mod reduce;
 pub mod store;
+pub mod trace;
 
-pub use event::{Event, EventBody, Scope, TaskSummary};
+pub use event::{Event, EventBody, MethodStatus, Scope, TaskSummary};
 pub use reduce::{EvalState, RunEnd, Status, TaskRun, differing_tasks};
 pub use store::{Meta, SessionError, SessionLog, SessionWriter, sessions_root};
+pub use trace::{RepairCost, TaskTrace, Trace, UsageTotals};

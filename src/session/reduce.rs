@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::event::{Event, EventBody, Scope, TaskSummary};
+use super::trace::Trace;
 use crate::metrics::fingerprint::{Bucket, ExceptionHistogram, Spectrum};
 use crate::metrics::functional::{self, FunctionalMetrics, TaskCounts};
 use crate::model::SuiteResult;
@@ -114,6 +115,8 @@ pub struct EvalState {
     pub errors: Vec<String>,
     /// Events applied (the last seq + 1 for a healthy log).
     pub events: u64,
+    /// What generation did (empty for evaluations of existing outputs).
+    pub trace: Trace,
 }
 
 impl EvalState {
@@ -140,20 +143,24 @@ impl EvalState {
                     }
                 }
             }
-            EventBody::RunResumed { .. } => {
+            EventBody::RunResumed { continues, .. } => {
                 self.resumed += 1;
                 self.finished = false;
                 self.cancelled = false;
-                // Whatever was running when the run stopped starts again from scratch.
-                for run in self
-                    .runs
-                    .values_mut()
-                    .filter(|r| r.status == Status::Running)
-                {
-                    *run = TaskRun::pending();
+                if !*continues {
+                    // Whatever was running when the run stopped starts again from scratch.
+                    for (key, run) in self
+                        .runs
+                        .iter_mut()
+                        .filter(|(_, r)| r.status == Status::Running)
+                    {
+                        *run = TaskRun::pending();
+                        self.trace.reset(&key.0, key.1);
+                    }
                 }
             }
             EventBody::TaskStarted { task_id, sample } => {
+                self.trace.reset(task_id, *sample);
                 let run = TaskRun {
                     status: Status::Running,
                     ..TaskRun::pending()
@@ -165,6 +172,8 @@ impl EvalState {
                 sample,
                 code,
                 notes,
+                method: None,
+                ..
             } => {
                 let run = self.run_mut(task_id, *sample);
                 run.code = Some(code.clone());
@@ -176,6 +185,7 @@ impl EvalState {
                 scope,
                 method,
                 result,
+                ..
             } => {
                 let run = self.run_mut(task_id, *sample);
                 match scope {
@@ -200,6 +210,7 @@ impl EvalState {
                 self.finished = true;
                 self.cancelled = *cancelled;
             }
+            other => self.trace.apply(other),
         }
     }
 
@@ -397,6 +408,7 @@ mod tests {
                 2,
                 EventBody::RunResumed {
                     remaining: vec!["A".into()],
+                    continues: false,
                 },
             ),
         ];

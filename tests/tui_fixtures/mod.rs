@@ -255,6 +255,8 @@ pub fn events(tasks: &[TaskFixture], finished: usize, end: Option<bool>) -> Vec<
             sample: 0,
             code: t.code.clone(),
             notes: Vec::new(),
+            method: None,
+            round: None,
         });
         if i == finished {
             break;
@@ -264,6 +266,7 @@ pub fn events(tasks: &[TaskFixture], finished: usize, end: Option<bool>) -> Vec<
             sample: 0,
             scope: Scope::Private,
             method: None,
+            round: None,
             result: t.suite.clone(),
         });
         push(EventBody::TaskFinished {
