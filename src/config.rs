@@ -8,10 +8,25 @@
 //! [keys]                    # key → action name; adds to (or replaces) the default bindings
 //! "ctrl-n" = "down"
 //! "ctrl-p" = "up"
+//!
+//! [endpoints.local]         # an OpenAI-compatible server; `--endpoint local` picks it
+//! base_url = "http://127.0.0.1:8080/v1"
+//! model = "qwen2.5-coder-7b-instruct"
+//! max_concurrent = 2        # requests in flight at once (default 4)
+//!
+//! [endpoints.openai]
+//! base_url = "https://api.openai.com/v1"
+//! model = "gpt-4o-mini"
+//! api_key_env = "OPENAI_API_KEY"  # sent as `Authorization: Bearer …`; omit for no key
+//! request_timeout_s = 600   # a whole non-streamed answer (default 600)
+//! idle_timeout_s = 60       # no new bytes while streaming (default 60)
+//! connect_timeout_s = 10    # (default 10)
+//! max_retries = 4           # attempts beyond the first (default 4)
 //! ```
 //!
-//! Unknown top-level keys are ignored so later sections (LLM endpoint profiles …) can be added
-//! without breaking older binaries. A malformed file is an error naming the file, line and
+//! Unknown top-level keys are ignored so later sections can be added without breaking older
+//! binaries; an unknown key inside an endpoint profile is an error (a typo there would
+//! silently change which server or model answers). A malformed file is an error naming the file, line and
 //! column; callers decide whether to go on with the defaults (the TUI does, and says so).
 
 use std::collections::BTreeMap;
@@ -30,6 +45,24 @@ pub struct Config {
     pub keys: BTreeMap<String, String>,
     /// The Python interpreter for tests; `--python` overrides it.
     pub python: Option<PathBuf>,
+    /// LLM endpoint profiles by name (`--endpoint NAME`); see `llm::endpoint::resolve`.
+    pub endpoints: BTreeMap<String, EndpointConfig>,
+}
+
+/// One `[endpoints.<name>]` profile as written; `llm::endpoint` fills in the defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    /// `http://host:port/v1`: requests go to `<base_url>/chat/completions`.
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// The environment variable holding the API key; none means no `Authorization` header.
+    pub api_key_env: Option<String>,
+    pub max_concurrent: Option<usize>,
+    pub request_timeout_s: Option<u64>,
+    pub idle_timeout_s: Option<u64>,
+    pub connect_timeout_s: Option<u64>,
+    pub max_retries: Option<u32>,
 }
 
 /// A config file that could not be read or parsed.
@@ -157,6 +190,35 @@ mod tests {
         let err = parse("c.toml", "theme = 3\n").unwrap_err();
         assert_eq!((err.line, err.column), (Some(1), Some(9)), "{err}");
         let err = parse("c.toml", "[keys]\n\"j\" = 1\n").unwrap_err();
+        assert_eq!(err.line, Some(2), "{err}");
+    }
+
+    #[test]
+    fn parses_endpoint_profiles() {
+        let c = parse(
+            "c.toml",
+            "[endpoints.local]\nbase_url = \"http://127.0.0.1:8080/v1\"\nmodel = \"m\"\n\
+             max_concurrent = 2\n[endpoints.oa]\napi_key_env = \"K\"\nidle_timeout_s = 5\n",
+        )
+        .unwrap();
+        let local = &c.endpoints["local"];
+        assert_eq!(local.base_url.as_deref(), Some("http://127.0.0.1:8080/v1"));
+        assert_eq!(local.model.as_deref(), Some("m"));
+        assert_eq!(local.max_concurrent, Some(2));
+        assert_eq!(c.endpoints["oa"].api_key_env.as_deref(), Some("K"));
+        assert_eq!(c.endpoints["oa"].idle_timeout_s, Some(5));
+    }
+
+    #[test]
+    fn unknown_endpoint_keys_name_the_position() {
+        let err = parse(
+            "c.toml",
+            "theme = \"dark\"\n[endpoints.local]\nmodel = \"m\"\nbase_ulr = \"http://x\"\n",
+        )
+        .unwrap_err();
+        assert_eq!((err.line, err.column), (Some(4), Some(1)), "{err}");
+        assert!(err.message.contains("base_ulr"), "{err}");
+        let err = parse("c.toml", "[endpoints.a]\nmax_concurrent = \"2\"\n").unwrap_err();
         assert_eq!(err.line, Some(2), "{err}");
     }
 
