@@ -4,6 +4,7 @@ pub mod extract;
 pub mod graph;
 pub mod parse;
 pub mod skeleton;
+pub mod splice;
 
 use std::collections::BTreeSet;
 
