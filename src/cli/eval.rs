@@ -264,7 +264,7 @@ fn pct(x: f64) -> String {
 }
 
 /// Metrics and fingerprints of one or more sessions, one column each.
-fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
+pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
     let mut header: Vec<String> = vec![String::new()];
     header.extend(
         sessions

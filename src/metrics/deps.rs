@@ -334,7 +334,7 @@ fn harmonic_mean(a: f64, b: f64) -> f64 {
 
 /// Ground-truth edges A→B broken by `order`: B absent, or A present and B placed after A.
 /// Duplicate names in the order count at their first position.
-fn violated_edges(methods: &[&str], truth: &DepMap, order: &[String]) -> Vec<[String; 2]> {
+pub fn violated_edges(methods: &[&str], truth: &DepMap, order: &[String]) -> Vec<[String; 2]> {
     let mut position: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, name) in order.iter().enumerate() {
         position.entry(name.as_str()).or_insert(i);

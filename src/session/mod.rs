@@ -2,6 +2,7 @@
 
 pub mod event;
 pub mod reduce;
+pub mod report;
 pub mod store;
 pub mod trace;
 
