@@ -5,7 +5,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::FailureKind;
+use super::{FailureKind, sse};
 
 /// How often and how patiently a request is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +164,60 @@ pub fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
     Some(when.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
+/// An HTTP error status as an attempt error: "HTTP 404 Not Found: <the body's message>",
+/// with the `Retry-After` the server asked for.
+pub fn status_error(
+    code: u16,
+    reason: Option<&str>,
+    retry_after: Option<&str>,
+    body: &str,
+    now: SystemTime,
+) -> AttemptError {
+    let mut message = format!("HTTP {code}");
+    if let Some(reason) = reason {
+        message.push(' ');
+        message.push_str(reason);
+    }
+    let detail = sse::error_message(body);
+    if !detail.is_empty() {
+        message.push_str(": ");
+        message.push_str(&detail);
+    }
+    AttemptError {
+        kind: FailureKind::Status,
+        status: Some(code),
+        message,
+        retry_after: retry_after.and_then(|v| parse_retry_after(v, now)),
+    }
+}
+
+/// A transport error (connect, reset, timeout) as an attempt error, with its causes:
+/// "sending the request: error sending request for url (…): connection refused".
+pub fn transport_error(err: &reqwest::Error, doing: &str) -> AttemptError {
+    let kind = if err.is_timeout() {
+        FailureKind::Timeout
+    } else {
+        FailureKind::Connection
+    };
+    let mut text = format!("{doing}: {err}");
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        // hyper repeats its cause inside its own message.
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    AttemptError::new(kind, text)
+}
+
+/// "1.5 s".
+pub fn seconds(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,6 +365,23 @@ mod tests {
             log_line(2, &err, Duration::from_millis(300), "backoff"),
             "attempt 2: connection failed, waiting 0.3 s (backoff)"
         );
+    }
+
+    #[test]
+    fn status_errors() {
+        let now = SystemTime::UNIX_EPOCH;
+        let body = r#"{"error":{"message":"Rate limit reached"}}"#;
+        let err = status_error(429, Some("Too Many Requests"), Some("3"), body, now);
+        assert_eq!(
+            err.message,
+            "HTTP 429 Too Many Requests: Rate limit reached"
+        );
+        assert_eq!(
+            (err.kind, err.status, err.retry_after),
+            (FailureKind::Status, Some(429), Some(Duration::from_secs(3)))
+        );
+        let err = status_error(599, None, Some("later"), "", now);
+        assert_eq!((err.message.as_str(), err.retry_after), ("HTTP 599", None));
     }
 
     #[test]

@@ -6,9 +6,14 @@
 //! carry only a role or only usage) and strict about what does (JSON that does not parse, an
 //! `error` object where an answer should be).
 
+use std::time::Duration;
+
+use eventsource_stream::{EventStreamError, Eventsource};
+use futures_util::StreamExt;
 use serde_json::Value;
 
-use super::Usage;
+use super::retry::{self, AttemptError};
+use super::{FailureKind, Usage};
 
 /// What one chunk (or a whole completion) contributes to the answer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -116,6 +121,96 @@ pub fn error_message(body: &str) -> String {
         .ok()
         .and_then(|v| error_in(&v).or_else(|| v.get("message")?.as_str().map(str::to_string)));
     excerpt(from_json.as_deref().unwrap_or(body), EXCERPT_CHARS)
+}
+
+/// Bytes of a streamed body, or why none came.
+enum StreamFault {
+    Transport(reqwest::Error),
+    Idle,
+}
+
+/// Accumulate a server-sent-event stream until `[DONE]` (or its end after a
+/// `finish_reason`), under the idle timeout; each non-empty delta goes to `on_delta`
+/// (`emitted` records that one did). A stream that ends early is a connection failure.
+pub async fn read_stream(
+    response: reqwest::Response,
+    idle: Duration,
+    on_delta: &mut dyn FnMut(&str),
+    emitted: &mut bool,
+) -> Result<Delta, AttemptError> {
+    // The idle timeout watches bytes, not events: keep-alive comments count as life.
+    let bytes = futures_util::stream::unfold(
+        Box::pin(response.bytes_stream()),
+        move |mut inner| async move {
+            match tokio::time::timeout(idle, inner.next()).await {
+                Ok(Some(item)) => Some((item.map_err(StreamFault::Transport), inner)),
+                Ok(None) => None,
+                Err(_) => Some((Err(StreamFault::Idle), inner)),
+            }
+        },
+    );
+    let mut events = std::pin::pin!(bytes.eventsource());
+    let mut answer = Delta::default();
+    let mut done = false;
+    let mut chunks = 0u32;
+    let so_far = |answer: &Delta, chunks: u32| {
+        format!(
+            "after {chunks} chunks ({} characters)",
+            answer.content.chars().count()
+        )
+    };
+    while let Some(event) = events.next().await {
+        let event = match event {
+            Ok(event) => event,
+            Err(EventStreamError::Transport(StreamFault::Idle)) => {
+                let message = format!(
+                    "no new bytes for {} while streaming, {}",
+                    retry::seconds(idle),
+                    so_far(&answer, chunks)
+                );
+                return Err(AttemptError::new(FailureKind::Timeout, message));
+            }
+            Err(EventStreamError::Transport(StreamFault::Transport(e))) => {
+                let doing = format!("stream broke {}", so_far(&answer, chunks));
+                return Err(retry::transport_error(&e, &doing));
+            }
+            Err(EventStreamError::Utf8(e)) => {
+                let message = format!("the event stream is not UTF-8: {e}");
+                return Err(AttemptError::new(FailureKind::Protocol, message));
+            }
+            Err(EventStreamError::Parser(e)) => {
+                let message = format!(
+                    "not an event stream: {}",
+                    excerpt(&e.to_string(), EXCERPT_CHARS)
+                );
+                return Err(AttemptError::new(FailureKind::Protocol, message));
+            }
+        };
+        if event.data.trim().is_empty() {
+            continue;
+        }
+        let delta = match parse_data(&event.data) {
+            Ok(SseData::Done) => {
+                done = true;
+                break;
+            }
+            Ok(SseData::Chunk(delta)) => delta,
+            Err(e) => return Err(AttemptError::new(FailureKind::Protocol, e.0)),
+        };
+        chunks += 1;
+        if !delta.content.is_empty() {
+            *emitted = true;
+            on_delta(&delta.content);
+            answer.content.push_str(&delta.content);
+        }
+        answer.usage = delta.usage.or(answer.usage);
+        answer.finish_reason = delta.finish_reason.or(answer.finish_reason);
+    }
+    if !done && answer.finish_reason.is_none() {
+        let message = format!("the stream ended before [DONE] {}", so_far(&answer, chunks));
+        return Err(AttemptError::new(FailureKind::Connection, message));
+    }
+    Ok(answer)
 }
 
 fn parse_json(text: &str, what: &str) -> Result<Value, ProtocolError> {
