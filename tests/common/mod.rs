@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod mock_llm;
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
