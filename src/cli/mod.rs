@@ -7,6 +7,7 @@ mod depcheck;
 mod deps;
 mod doctor;
 mod eval;
+mod run;
 mod show;
 mod table;
 mod tasks;
@@ -101,6 +102,14 @@ pub enum Command {
         #[arg(required = true, value_name = "SESSION")]
         ids: Vec<String>,
     },
+    /// Generate classes with a model (or the reference, or a recorded session), as a session.
+    Run(run::RunArgs),
+    /// Functional, dependency, repair-cost and usage tables of runs, side by side.
+    Report {
+        /// Session ids or directories.
+        #[arg(required = true, value_name = "SESSION")]
+        ids: Vec<String>,
+    },
     /// List sessions.
     Sessions,
     /// The Python interpreter, the task packages, and the sandbox isolation in force.
@@ -190,6 +199,8 @@ pub fn main() -> ExitCode {
         }) => analyze::run(&ctx, &path, jobs, &exclude),
         Some(Command::Eval(args)) => eval::run(&ctx, &args),
         Some(Command::Fingerprint { ids }) => eval::fingerprint(&ctx, &ids),
+        Some(Command::Run(args)) => run::run(&ctx, &args),
+        Some(Command::Report { ids }) => run::report_cmd(&ctx, &ids),
         Some(Command::Sessions) => eval::list_sessions(&ctx),
         Some(Command::Doctor) => doctor::run(&ctx),
         Some(Command::Tui(args)) => tui(&ctx, args),

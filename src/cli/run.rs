@@ -1,0 +1,406 @@
+//! `classlab run` (generate classes with a model, as a session) and `classlab report`
+//! (functional, dependency, repair-cost and usage tables of finished runs).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use serde_json::{Value, json};
+
+use super::eval::{print_human as print_functional, python_choice, resolve_session};
+use super::table::Table;
+use super::{Context, Outcome, Output, print_json};
+use crate::dataset;
+use crate::model::Strategy;
+use crate::pipeline::eval as pipeline_eval;
+use crate::pipeline::prompts::Prompts;
+use crate::pipeline::providers::{self, ProviderChoice};
+use crate::pipeline::public_tests::PublicTestsMode;
+use crate::pipeline::run::{self as generate, RunRequest, Update};
+use crate::pipeline::schedule::ScheduleMode;
+use crate::session::report::{RunReport, report};
+use crate::session::store::{self, sessions_root};
+use crate::session::{EvalState, EventBody, SessionLog};
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// holistic | incremental | compositional | tdd (required unless --resume).
+    #[arg(long, value_name = "STRATEGY")]
+    pub strategy: Option<String>,
+    /// Who answers: a model behind an OpenAI-compatible API, a recorded session, or the
+    /// dataset's reference code (a self-check, never mistaken for a model).
+    #[arg(long, value_name = "openai|replay|reference", default_value = "openai")]
+    pub provider: String,
+    /// The session whose answers `--provider replay` serves.
+    #[arg(long, value_name = "SESSION")]
+    pub from: Option<String>,
+    /// An endpoint profile of the config file (`[endpoints.NAME]`).
+    #[arg(long, value_name = "NAME")]
+    pub endpoint: Option<String>,
+    /// e.g. http://localhost:11434/v1 (overrides the profile's).
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+    /// The environment variable holding the API key (local servers need none).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
+    /// Only these tasks (comma-separated ids).
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub tasks: Vec<String>,
+    /// Tasks at once (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Reflective repair rounds per method (tdd).
+    #[arg(long, value_name = "N")]
+    pub max_repairs: Option<u32>,
+    /// predicted | repaired | ground-truth | skeleton (tdd).
+    #[arg(long, value_name = "MODE")]
+    pub schedule: Option<String>,
+    /// Public tests when the dataset has none: doctest | split:K (tdd).
+    #[arg(long, value_name = "doctest|split:K")]
+    pub public_tests: Option<String>,
+    /// Sampling temperature (default 0).
+    #[arg(long)]
+    pub temperature: Option<f32>,
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<u32>,
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Ask for whole answers instead of a token stream.
+    #[arg(long)]
+    pub no_stream: bool,
+    /// Prompt templates overriding the embedded ones (default: <config dir>/prompts).
+    #[arg(long, value_name = "DIR")]
+    pub prompts: Option<PathBuf>,
+    /// Finish an interrupted run: a session id or directory.
+    #[arg(long, value_name = "SESSION")]
+    pub resume: Option<String>,
+    /// Time budget of each private test class, as in `eval`.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
+    pub timeout: f64,
+    /// A fresh interpreter per suite instead of a warm fork server.
+    #[arg(long)]
+    pub cold: bool,
+}
+
+/// The recorded configuration of a session, for `--resume`.
+fn recorded_config(log: &SessionLog) -> Value {
+    log.events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::RunStarted { config, .. } => Some(config.clone()),
+            _ => None,
+        })
+        .unwrap_or(Value::Null)
+}
+
+fn text_of(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let resume = args
+        .resume
+        .as_deref()
+        .map(|s| resolve_session(&root, s))
+        .transpose()?;
+    let recorded = match &resume {
+        Some(dir) => recorded_config(&SessionLog::open(dir)?),
+        None => Value::Null,
+    };
+    let choice_rec = recorded
+        .get("provider_choice")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let dataset_path = ctx.dataset_path.clone().or_else(|| {
+        text_of(&recorded, "dataset")
+            .filter(|o| o != dataset::SAMPLE_NAME)
+            .map(PathBuf::from)
+    });
+    let ds = dataset::load(dataset_path.as_deref())?;
+    let problems = super::warn_all(&ds.problems);
+
+    let strategy_name = args
+        .strategy
+        .clone()
+        .or_else(|| text_of(&recorded, "strategy"))
+        .context("--strategy holistic|incremental|compositional|tdd is required")?;
+    let strategy = Strategy::parse(&strategy_name).with_context(|| {
+        format!("unknown --strategy `{strategy_name}` (holistic, incremental, compositional, tdd)")
+    })?;
+    let pick =
+        |flag: &Option<String>, key: &str| flag.clone().or_else(|| text_of(&choice_rec, key));
+    let kind = if resume.is_some() && args.provider == "openai" {
+        text_of(&choice_rec, "kind").unwrap_or_else(|| "openai".into())
+    } else {
+        args.provider.clone()
+    };
+    let choice = ProviderChoice {
+        kind,
+        endpoint: pick(&args.endpoint, "endpoint"),
+        base_url: pick(&args.base_url, "base_url"),
+        model: pick(&args.model, "model"),
+        api_key_env: pick(&args.api_key_env, "api_key_env"),
+        replay_from: match &args.from {
+            Some(s) => Some(resolve_session(&root, s)?),
+            None => text_of(&choice_rec, "replay_from").map(PathBuf::from),
+        },
+    };
+    let provider = providers::build(&choice, &ds).map_err(anyhow::Error::msg)?;
+
+    let schedule: ScheduleMode = args
+        .schedule
+        .clone()
+        .or_else(|| text_of(&recorded, "schedule"))
+        .map(|s| s.parse().map_err(anyhow::Error::msg))
+        .transpose()?
+        .unwrap_or_default();
+    let public_tests: PublicTestsMode = args
+        .public_tests
+        .clone()
+        .or_else(|| text_of(&recorded, "public_tests"))
+        .map(|s| {
+            s.parse()
+                .map_err(|e| anyhow::anyhow!("--public-tests: {e}"))
+        })
+        .transpose()?
+        .unwrap_or(PublicTestsMode::Doctest);
+    let mut params = recorded
+        .get("params")
+        .and_then(|p| serde_json::from_value(p.clone()).ok())
+        .unwrap_or_default();
+    apply_params(&mut params, args);
+    let prompts = match &args.prompts {
+        Some(dir) => Prompts::from_dir(dir)?,
+        // The user's overrides, when they have any.
+        None => {
+            let dir = crate::config::config_dir().map(|d| d.join("prompts"));
+            Prompts::load(dir.filter(|d| d.is_dir()).as_deref())?
+        }
+    };
+
+    let sandbox = Arc::new(pipeline_eval::sandbox(
+        python_choice(ctx.python.as_deref()),
+        args.cold,
+    )?);
+    for w in &sandbox.isolation().warnings {
+        eprintln!("classlab: warning: sandbox: {w}");
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = Arc::clone(&cancel);
+        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
+    }
+    let recorded_u32 = |key: &str| recorded.get(key).and_then(Value::as_u64).map(|n| n as u32);
+    let req = RunRequest {
+        resume,
+        tasks: (!args.tasks.is_empty()).then(|| args.tasks.clone()),
+        jobs: args.jobs.unwrap_or(0),
+        max_repairs: args
+            .max_repairs
+            .or_else(|| recorded_u32("max_repairs"))
+            .unwrap_or(3),
+        schedule,
+        public_tests,
+        params,
+        prompts,
+        provider_choice: Some(choice),
+        budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
+        ..RunRequest::new(&ds, strategy, provider, root)
+    };
+    let human = ctx.output == Output::Human;
+    let on_update = |u: Update<'_>| {
+        if let (true, Update::Event(event, state)) = (human, u) {
+            progress_line(&event.body, state);
+        }
+    };
+    let result = generate::run(&req, sandbox, &cancel, &on_update)?;
+    let log = SessionLog::open(&result.dir)?;
+    let r = report(&log.meta, &result.state);
+    match ctx.output {
+        Output::Json => print_json(&r)?,
+        Output::Human => {
+            print_reports(&[(&log, &result.state, &r)]);
+            println!("session: {}", result.dir.display());
+            if result.state.cancelled {
+                println!(
+                    "stopped before the end: `classlab run --resume {}` finishes it",
+                    log.meta.id
+                );
+            }
+        }
+    }
+    Ok(Outcome { problems })
+}
+
+fn apply_params(params: &mut crate::llm::Params, args: &RunArgs) {
+    if let Some(t) = args.temperature {
+        params.temperature = t;
+    }
+    if args.max_tokens.is_some() {
+        params.max_tokens = args.max_tokens;
+    }
+    if args.seed.is_some() {
+        params.seed = args.seed;
+    }
+    if args.no_stream {
+        params.stream = false;
+    }
+}
+
+fn progress_line(body: &EventBody, state: &EvalState) {
+    match body {
+        EventBody::TaskFinished {
+            task_id, summary, ..
+        } => {
+            let (done, total) = state.progress();
+            let bucket = summary.outcome.map_or("-", |b| b.as_str());
+            eprintln!(
+                "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
+                summary.passed, summary.judged
+            );
+        }
+        EventBody::LlmResponse {
+            task_id,
+            failure: Some(f),
+            ..
+        } => eprintln!(
+            "classlab: warning: {task_id}: model request failed: {}",
+            f.message
+        ),
+        EventBody::Error { task_id, message } => eprintln!(
+            "classlab: warning: {}{message}",
+            task_id
+                .as_deref()
+                .map(|t| format!("{t}: "))
+                .unwrap_or_default()
+        ),
+        _ => {}
+    }
+}
+
+pub(crate) fn report_cmd(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let mut loaded = Vec::new();
+    let mut problems = 0;
+    for s in sessions {
+        let dir = resolve_session(&root, s)?;
+        let log = SessionLog::open(&dir)?;
+        for p in &log.problems {
+            eprintln!("classlab: warning: {p}");
+            problems += 1;
+        }
+        let state = EvalState::from_events(&log.events);
+        if !state.finished {
+            eprintln!(
+                "classlab: warning: session {} has not finished: the figures cover the tasks done",
+                log.meta.id
+            );
+        }
+        loaded.push((log, state));
+    }
+    let reports: Vec<RunReport> = loaded.iter().map(|(l, s)| report(&l.meta, s)).collect();
+    match ctx.output {
+        Output::Json => print_json(&json!({ "sessions": reports }))?,
+        Output::Human => {
+            let rows: Vec<_> = loaded
+                .iter()
+                .zip(&reports)
+                .map(|((l, s), r)| (l, s, r))
+                .collect();
+            print_reports(&rows);
+        }
+    }
+    Ok(Outcome { problems })
+}
+
+/// A dependency figure of a TDD run (`None` for other strategies).
+fn dep(r: &RunReport, f: fn(&crate::metrics::deps::Metrics) -> String) -> Option<String> {
+    r.dependency.as_ref().map(|d| f(&d.report.metrics))
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+/// The functional table (as `fingerprint` prints it), then dependency, repair and usage.
+fn print_reports(rows: &[(&SessionLog, &EvalState, &RunReport)]) {
+    let functional: Vec<_> = rows.iter().map(|(l, s, _)| (*l, *s)).collect();
+    print_functional(&functional);
+    let mut header = vec![String::new()];
+    header.extend(rows.iter().map(|(l, _, _)| l.meta.id.clone()));
+    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let right: Vec<usize> = (1..header.len()).collect();
+    let mut t = Table::new(&refs).right(&right);
+    let row = |label: &str, f: &dyn Fn(&RunReport) -> String| {
+        let mut r = vec![label.to_string()];
+        r.extend(rows.iter().map(|(_, _, rep)| f(rep)));
+        r
+    };
+    t.row(row("provider", &|r| {
+        r.provider.clone().unwrap_or_else(|| "-".into())
+    }));
+    type Cell = fn(&RunReport) -> Option<String>;
+    let cells: [(&str, Cell); 16] = [
+        ("deps exact", |r| dep(r, |m| pct(m.exact_pct / 100.0))),
+        ("deps macro F1", |r| {
+            dep(r, |m| format!("{:.3}", m.macro_avg.f1))
+        }),
+        ("deps micro F1", |r| {
+            dep(r, |m| format!("{:.3}", m.micro.f1))
+        }),
+        ("deps class accuracy", |r| dep(r, |m| pct(m.class_accuracy))),
+        ("deps fully correct", |r| {
+            dep(r, |m| m.fully_correct_tasks.to_string())
+        }),
+        ("order violations", |r| {
+            dep(r, |m| m.tasks_with_violations.to_string())
+        }),
+        ("repair rounds/method", |r| {
+            r.repair.map(|c| format!("{:.2}", c.avg_rounds_per_method))
+        }),
+        ("methods repaired", |r| {
+            r.repair.map(|c| c.methods_repaired.to_string())
+        }),
+        ("rounds when repaired", |r| {
+            r.repair
+                .map(|c| format!("{:.2}", c.avg_rounds_when_repaired))
+        }),
+        ("repair rounds/class", |r| {
+            r.repair.map(|c| format!("{:.2}", c.avg_rounds_per_class))
+        }),
+        ("classes repaired", |r| {
+            r.repair.map(|c| c.classes_repaired.to_string())
+        }),
+        ("requests", |r| Some(r.usage.requests.to_string())),
+        ("retries", |r| Some(r.usage.retries.to_string())),
+        ("prompt tokens", |r| Some(r.usage.prompt_tokens.to_string())),
+        ("completion tokens", |r| {
+            Some(r.usage.completion_tokens.to_string())
+        }),
+        ("model seconds", |r| Some(format!("{:.1}", r.usage.seconds))),
+    ];
+    for (label, cell) in cells {
+        t.row(row(label, &|r| cell(r).unwrap_or_else(|| "-".into())));
+    }
+    print!("{}", t.render());
+}
+
+/// The session a `replay` opens, checked to be a generation run.
+pub(crate) fn replay_session(ctx: &Context, given: &str) -> anyhow::Result<PathBuf> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let dir = resolve_session(&root, given)?;
+    let meta = store::read_meta(&dir)?;
+    if meta.kind != "run" {
+        bail!(
+            "session {} is a `{}` session; `classlab replay` opens generation runs",
+            meta.id,
+            meta.kind
+        );
+    }
+    Ok(dir)
+}

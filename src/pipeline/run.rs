@@ -1,0 +1,337 @@
+//! A generation run: one session, tasks on `jobs` worker threads, each task's strategy
+//! talking to a provider and the sandbox through a [`TaskIo`] that records every step.
+//! `--resume` continues unfinished tasks from their recorded events (see `task_io`).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::eval::TOOL_VERSION;
+use super::prompts::Prompts;
+use super::providers::ProviderChoice;
+use super::public_tests::PublicTestsMode;
+use super::schedule::ScheduleMode;
+use super::task_io::{Sink, TaskIo};
+use crate::dataset::Dataset;
+use crate::exec::Sandbox;
+use crate::llm::{Params, Provider};
+use crate::metrics::fingerprint::Thresholds;
+use crate::model::Strategy;
+use crate::session::event::{Event, EventBody};
+use crate::session::store::{
+    DatasetRef, Meta, SCHEMA, SessionError, SessionWriter, new_id, now_rfc3339,
+};
+use crate::session::{EvalState, SessionLog};
+
+/// Everything a generation run needs.
+pub struct RunRequest<'a> {
+    pub dataset: &'a Dataset,
+    pub dataset_digest: String,
+    pub strategy: Strategy,
+    pub provider: Arc<dyn Provider>,
+    pub prompts: Prompts,
+    pub sessions_root: PathBuf,
+    /// Continue this session instead of starting one.
+    pub resume: Option<PathBuf>,
+    /// Task ids to run (`None`: every task).
+    pub tasks: Option<Vec<String>>,
+    /// Tasks at once (0: one per core).
+    pub jobs: usize,
+    pub max_repairs: u32,
+    pub schedule: ScheduleMode,
+    pub public_tests: PublicTestsMode,
+    pub params: Params,
+    /// Time budget per test class of the private tests (ClassEval: 5 s).
+    pub budget: Duration,
+    pub hash_seed: Option<u32>,
+    pub thresholds: Thresholds,
+    /// How the provider was chosen, recorded so `--resume` can rebuild it (no secrets: only
+    /// the name of the API key's variable).
+    pub provider_choice: Option<ProviderChoice>,
+}
+
+impl<'a> RunRequest<'a> {
+    /// A run with the defaults: every task, one per core, 3 repairs, the predicted schedule,
+    /// the dataset's public tests else doctests, temperature 0.
+    pub fn new(
+        dataset: &'a Dataset,
+        strategy: Strategy,
+        provider: Arc<dyn Provider>,
+        sessions_root: PathBuf,
+    ) -> Self {
+        RunRequest {
+            dataset,
+            dataset_digest: crate::dataset::digest(dataset),
+            strategy,
+            provider,
+            prompts: Prompts::embedded(),
+            sessions_root,
+            resume: None,
+            tasks: None,
+            jobs: 0,
+            max_repairs: 3,
+            schedule: ScheduleMode::Predicted,
+            public_tests: PublicTestsMode::Doctest,
+            params: Params::default(),
+            budget: Duration::from_secs(5),
+            hash_seed: None,
+            thresholds: Thresholds::default(),
+            provider_choice: None,
+        }
+    }
+}
+
+/// What a run reports while it goes: every recorded event (with the state after it), and
+/// streamed model text (not recorded: the response event holds the whole text).
+pub enum Update<'e> {
+    Event(&'e Event, &'e EvalState),
+    Delta {
+        task_id: &'e str,
+        sample: u32,
+        call: u32,
+        text: &'e str,
+    },
+}
+
+pub struct RunOutcome {
+    pub dir: PathBuf,
+    pub state: EvalState,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// A prompt template (a user override) that does not render.
+    #[error(transparent)]
+    Prompt(#[from] super::prompts::PromptError),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
+    json!({
+        "dataset": req.dataset.origin,
+        "dataset_digest": req.dataset_digest,
+        "strategy": req.strategy,
+        "provider": req.provider.kind(),
+        "model": req.provider.model(),
+        "jobs": req.jobs,
+        "max_repairs": req.max_repairs,
+        "schedule": req.schedule.to_string(),
+        "public_tests": req.public_tests.to_string(),
+        "params": req.params,
+        "budget_s": req.budget.as_secs_f64(),
+        "hash_seed": req.hash_seed,
+        "thresholds": req.thresholds,
+        "prompts": req.prompts.fingerprint(),
+        "provider_choice": req.provider_choice,
+    })
+}
+
+/// The task ids a run covers, in dataset order; unknown ids are an error naming them.
+fn selected_tasks(req: &RunRequest<'_>) -> Result<Vec<String>, RunError> {
+    let all: Vec<String> = req.dataset.tasks.iter().map(|t| t.id.clone()).collect();
+    let Some(wanted) = &req.tasks else {
+        return Ok(all);
+    };
+    let unknown: Vec<&String> = wanted.iter().filter(|w| !all.contains(w)).collect();
+    if !unknown.is_empty() {
+        return Err(RunError::Invalid(format!(
+            "no task {} in {}",
+            unknown
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            req.dataset.origin
+        )));
+    }
+    Ok(all.into_iter().filter(|id| wanted.contains(id)).collect())
+}
+
+fn new_meta(req: &RunRequest<'_>) -> Meta {
+    let model = req.provider.model();
+    Meta {
+        schema: SCHEMA,
+        id: new_id("run", &format!("{}-{}", req.strategy, model)),
+        kind: "run".into(),
+        created: now_rfc3339(),
+        tool_version: TOOL_VERSION.into(),
+        dataset: DatasetRef {
+            origin: req.dataset.origin.clone(),
+            name: req.dataset.name.clone(),
+            tasks: req.dataset.tasks.len(),
+            digest: req.dataset_digest.clone(),
+        },
+        model: Some(model),
+        strategy: Some(req.strategy.to_string()),
+        source: Some(req.provider.kind().to_string()),
+    }
+}
+
+/// Run (or resume) a generation run. Setting `cancel` stops it cleanly: model calls and
+/// suites in flight are abandoned, their tasks stay unfinished (`--resume` finishes them) and
+/// the stop is recorded.
+pub fn run(
+    req: &RunRequest<'_>,
+    sandbox: Arc<Sandbox>,
+    cancel: &AtomicBool,
+    on_update: &(dyn Fn(Update<'_>) + Sync),
+) -> Result<RunOutcome, RunError> {
+    let (writer, prior) = match &req.resume {
+        Some(dir) => {
+            let (writer, log) = SessionWriter::resume(dir)?;
+            check_resumable(&log, req)?;
+            (writer, log.events)
+        }
+        None => {
+            selected_tasks(req)?;
+            (
+                SessionWriter::create(&req.sessions_root, &new_meta(req))?,
+                Vec::new(),
+            )
+        }
+    };
+    let state = EvalState::from_events(&prior);
+    let dir = writer.dir().to_path_buf();
+    let sink = Sink::new(writer, state, on_update);
+
+    let todo: Vec<String> = if state_started(&prior) {
+        let done: BTreeSet<String> =
+            sink.with_state(|s| s.done().map(|(t, _)| t.clone()).collect());
+        let remaining: Vec<String> = sink.with_state(|s| {
+            s.task_ids
+                .iter()
+                .filter(|t| !done.contains(*t))
+                .cloned()
+                .collect()
+        });
+        sink.emit(EventBody::RunResumed {
+            remaining: remaining.clone(),
+            continues: true,
+        })?;
+        remaining
+    } else {
+        let tasks = selected_tasks(req)?;
+        let mut config = config_json(req);
+        config["session_dir"] = json!(dir);
+        sink.emit(EventBody::RunStarted {
+            tool_version: TOOL_VERSION.into(),
+            tasks: tasks.clone(),
+            samples: 1,
+            config,
+        })?;
+        tasks
+    };
+    let journals = journals_by_task(&prior);
+
+    let next = AtomicUsize::new(0);
+    let workers = if req.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        req.jobs
+    }
+    .clamp(1, todo.len().max(1));
+    let journals = Mutex::new(journals);
+    let failure: Mutex<Option<RunError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    if cancel.load(Ordering::SeqCst) {
+                        return;
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(task_id) = todo.get(i) else {
+                        return;
+                    };
+                    let Some(task) = req.dataset.task(task_id) else {
+                        continue;
+                    };
+                    let journal = journals
+                        .lock()
+                        .map(|mut j| j.remove(task_id).unwrap_or_default())
+                        .unwrap_or_default();
+                    let mut io = TaskIo::new(task, 0, journal, &sink, req, &sandbox, cancel);
+                    if let Err(e) = super::strategy::run_task(&mut io) {
+                        if let Ok(mut f) = failure.lock() {
+                            f.get_or_insert(e);
+                        }
+                        cancel.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().ok().flatten() {
+        // The log is the truth of what happened; say why the run stopped before ending it.
+        let _ = sink.emit(EventBody::Error {
+            task_id: None,
+            message: e.to_string(),
+        });
+        let _ = sink.emit(EventBody::RunFinished { cancelled: true });
+        return Err(e);
+    }
+    let cancelled =
+        cancel.load(Ordering::SeqCst) && sink.with_state(|s| s.progress().0 < s.progress().1);
+    sink.emit(EventBody::RunFinished { cancelled })?;
+    Ok(RunOutcome {
+        dir,
+        state: sink.into_state(),
+    })
+}
+
+fn state_started(prior: &[Event]) -> bool {
+    prior
+        .iter()
+        .any(|e| matches!(e.body, EventBody::RunStarted { .. }))
+}
+
+/// The recorded events of each unfinished task, in order: what a resumed task replays.
+fn journals_by_task(prior: &[Event]) -> BTreeMap<String, VecDeque<EventBody>> {
+    let mut journals: BTreeMap<String, VecDeque<EventBody>> = BTreeMap::new();
+    for e in prior {
+        if let Some((task, _)) = e.body.task() {
+            if matches!(e.body, EventBody::TaskStarted { .. }) {
+                // A task started twice (an older log): only the last attempt counts.
+                journals.remove(task);
+            }
+            journals
+                .entry(task.to_string())
+                .or_default()
+                .push_back(e.body.clone());
+        }
+    }
+    journals
+}
+
+fn check_resumable(log: &SessionLog, req: &RunRequest<'_>) -> Result<(), RunError> {
+    let meta = &log.meta;
+    if meta.kind != "run" {
+        return Err(RunError::Invalid(format!(
+            "session {} is a `{}` session, not a generation run",
+            meta.id, meta.kind
+        )));
+    }
+    if meta.dataset.digest != req.dataset_digest {
+        return Err(RunError::Invalid(format!(
+            "session {} was run on a different dataset ({}); resume it with that dataset",
+            meta.id, meta.dataset.origin
+        )));
+    }
+    if meta.strategy.as_deref() != Some(&req.strategy.to_string()) {
+        return Err(RunError::Invalid(format!(
+            "session {} ran strategy {}, not {}",
+            meta.id,
+            meta.strategy.as_deref().unwrap_or("?"),
+            req.strategy
+        )));
+    }
+    Ok(())
+}

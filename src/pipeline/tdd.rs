@@ -1,0 +1,326 @@
+//! Class-level TDD (domain.md §2): the model predicts the method dependencies and an order;
+//! the schedule is chosen from it; each method is written against its public tests and,
+//! while they fail, repaired by reflection (analysis, region, plan, patch) at most
+//! `max_repairs` times. Each method is spliced into the partial class by tree-sitter.
+
+use std::time::Duration;
+
+use super::prompts::{DependencyContext, MethodContext, RepairContext};
+use super::public_tests::{self, PublicTests};
+use super::reply;
+use super::run::RunError;
+use super::schedule;
+use super::strategy::{Written, answer_text};
+use super::task_io::TaskIo;
+use crate::analysis::{self, splice};
+use crate::exec::{Limits, SuiteSpec};
+use crate::llm::Purpose;
+use crate::model::{DepMap, Outcome, SuiteFailure, SuiteResult};
+use crate::session::event::{EventBody, MethodStatus, Scope};
+
+/// Write the class method by method; `None` when cancelled meanwhile.
+pub fn write_class(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
+    let analysis = analysis::analyze_task(io.task);
+    let methods = analysis.graph.nodes.clone();
+    let truth = analysis.graph.deps.clone();
+    let Some((graph, predicted_order)) = predict(io, &methods, &truth)? else {
+        return Ok(None);
+    };
+    let order = schedule::order(io.req.schedule, &methods, &graph, &predicted_order, &truth);
+    io.emit(EventBody::Schedule {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        mode: io.req.schedule.to_string(),
+        violations: schedule::violations(&methods, &truth, &order),
+        order: order.clone(),
+    })?;
+
+    let mut notes = Vec::new();
+    let mut partial = if io.task.skeleton.trim().is_empty() {
+        notes.push("the task has no skeleton: started from the generated one".into());
+        analysis.generated_skeleton.clone()
+    } else {
+        io.task.skeleton.clone()
+    };
+    for (index, method) in order.iter().enumerate() {
+        io.emit(EventBody::MethodStarted {
+            task_id: io.task.id.clone(),
+            sample: io.sample,
+            method: method.clone(),
+            index,
+        })?;
+        match write_method(io, &partial, method)? {
+            None => return Ok(None),
+            Some(Some(next)) => partial = next,
+            Some(None) => notes.push(format!("{method}: no usable code; the stub stays")),
+        }
+    }
+    // ClassEval's harness prepends the task's imports; a generated method may need them.
+    Ok(Some((
+        splice::merge_imports(&partial, &io.task.imports),
+        notes,
+    )))
+}
+
+/// Step 1: the predicted graph and order (empty when the reply gave none; recorded).
+fn predict(
+    io: &mut TaskIo<'_, '_>,
+    methods: &[String],
+    truth: &DepMap,
+) -> Result<Option<(DepMap, Vec<String>)>, RunError> {
+    let names: Vec<&str> = methods.iter().map(String::as_str).collect();
+    let messages = io.req.prompts.dependency_analysis(&DependencyContext {
+        class_name: &io.task.class_name,
+        skeleton: &io.task.skeleton,
+        methods: &names,
+    })?;
+    let answer = io.ask(Purpose::DependencyAnalysis, messages)?;
+    let Some(reply) = answer_text(answer) else {
+        return Ok(None);
+    };
+    let (raw, parsed) = match reply {
+        Ok(text) => {
+            let parsed = reply::parse_dependency_reply(&text, &names);
+            (text, parsed)
+        }
+        Err(note) => (String::new(), Err(note)),
+    };
+    let (graph, order, problems, ok) = match parsed {
+        Ok(d) => (d.graph, d.order, d.problems, true),
+        Err(e) => (DepMap::new(), Vec::new(), vec![e], false),
+    };
+    io.emit(EventBody::DependencyPrediction {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        raw,
+        methods: methods.to_vec(),
+        graph: graph.clone(),
+        order: order.clone(),
+        problems,
+        parsed: ok,
+        truth: truth.clone(),
+    })?;
+    Ok(Some((graph, order)))
+}
+
+/// Steps 2–3 for one method. `None`: cancelled; `Some(None)`: no usable code (the stub
+/// stays); `Some(Some(class))`: the partial class with this method in.
+fn write_method(
+    io: &mut TaskIo<'_, '_>,
+    partial: &str,
+    method: &str,
+) -> Result<Option<Option<String>>, RunError> {
+    let tests = public_tests::public_tests(io.task, method, io.req.public_tests);
+    let stub = splice::method_stub(io.task, method).unwrap_or_default();
+    let messages = io.req.prompts.method(&MethodContext {
+        class_name: &io.task.class_name,
+        partial_class: partial,
+        method_name: method,
+        signature_and_docstring: &stub,
+        public_tests: tests.as_ref().map(|t| t.code.as_str()),
+    })?;
+    let answer = io.ask(
+        Purpose::Method {
+            method: method.to_string(),
+        },
+        messages,
+    )?;
+    let Some(reply) = answer_text(answer) else {
+        return Ok(None);
+    };
+    let mut code = reply.and_then(|text| reply::method_code(&text, method));
+    let mut round = 0;
+    let mut last_good: Option<String> = None;
+    let mut last_code = String::new();
+    loop {
+        if let Ok(c) = &code {
+            last_code = c.clone();
+        }
+        let candidate = code.as_ref().map_err(String::clone).and_then(|c| {
+            splice::splice_method(partial, &io.task.class_name, c).map_err(|e| e.to_string())
+        });
+        io.emit(EventBody::CodeExtracted {
+            task_id: io.task.id.clone(),
+            sample: io.sample,
+            code: code.clone().unwrap_or_default(),
+            notes: candidate.as_ref().err().cloned().into_iter().collect(),
+            method: Some(method.to_string()),
+            round: Some(round),
+        })?;
+        if let Ok(c) = &candidate {
+            last_good = Some(c.clone());
+        }
+        let outcome = match (&candidate, &tests) {
+            (Err(_), _) if round == 0 => Verdict::NoCode,
+            (Err(_), _) => Verdict::Failing(None),
+            (Ok(_), None) => Verdict::Untested,
+            (Ok(class), Some(t)) => {
+                let spec = public_suite(class, t);
+                let Some(result) = io.run_suite(&spec, Scope::Public, Some(method), Some(round))?
+                else {
+                    return Ok(None);
+                };
+                if passed(&result) {
+                    Verdict::Passed
+                } else {
+                    Verdict::Failing(Some(result))
+                }
+            }
+        };
+        let status = match outcome {
+            Verdict::Passed => Some(MethodStatus::Passed),
+            Verdict::Untested => Some(MethodStatus::Untested),
+            Verdict::NoCode => Some(MethodStatus::NoCode),
+            Verdict::Failing(_) if round >= io.req.max_repairs => Some(MethodStatus::Exhausted),
+            Verdict::Failing(_) => None,
+        };
+        if let Some(status) = status {
+            io.emit(EventBody::MethodFinished {
+                task_id: io.task.id.clone(),
+                sample: io.sample,
+                method: method.to_string(),
+                status,
+                repairs: round,
+            })?;
+            return Ok(Some(last_good));
+        }
+        let Verdict::Failing(result) = outcome else {
+            return Ok(Some(last_good));
+        };
+        round += 1;
+        let Some(next) = repair(
+            io,
+            partial,
+            method,
+            &last_code,
+            result.as_ref(),
+            tests.as_ref(),
+            round,
+        )?
+        else {
+            return Ok(None);
+        };
+        code = next;
+    }
+}
+
+enum Verdict {
+    Passed,
+    Untested,
+    NoCode,
+    /// Failing public tests (or, after a repair, no usable patch).
+    Failing(Option<SuiteResult>),
+}
+
+/// One reflective repair round: ask, record the four parts, return the patched method.
+/// `None`: cancelled.
+#[allow(clippy::too_many_arguments)]
+fn repair(
+    io: &mut TaskIo<'_, '_>,
+    partial: &str,
+    method: &str,
+    current: &str,
+    result: Option<&SuiteResult>,
+    tests: Option<&PublicTests>,
+    round: u32,
+) -> Result<Option<Result<String, String>>, RunError> {
+    let stub = splice::method_stub(io.task, method).unwrap_or_default();
+    let suite_error = result
+        .and_then(|r| r.failure.as_ref())
+        .map(describe_failure);
+    let messages = io.req.prompts.repair(&RepairContext {
+        class_name: &io.task.class_name,
+        partial_class: partial,
+        method_name: method,
+        signature_and_docstring: &stub,
+        method_code: current,
+        public_tests: tests.map(|t| t.code.as_str()),
+        results: result.map_or(&[], |r| r.tests.as_slice()),
+        suite_error: suite_error.as_deref(),
+        round,
+        max_rounds: io.req.max_repairs,
+    })?;
+    let answer = io.ask(
+        Purpose::Repair {
+            method: method.to_string(),
+            round,
+        },
+        messages,
+    )?;
+    let Some(reply) = answer_text(answer) else {
+        return Ok(None);
+    };
+    let parts = match &reply {
+        Ok(text) => reply::parse_reflection(text, method),
+        Err(note) => reply::Reflection {
+            problems: vec![note.clone()],
+            ..Default::default()
+        },
+    };
+    io.emit(EventBody::Reflection {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        method: method.to_string(),
+        round,
+        analysis: parts.analysis.clone(),
+        region: parts.region.clone(),
+        plan: parts.plan.clone(),
+        problems: parts.problems.clone(),
+    })?;
+    let patched = parts
+        .patch_code
+        .as_deref()
+        .and_then(|p| splice::method_from_reply(p, method));
+    io.emit(EventBody::Patch {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        method: method.to_string(),
+        round,
+        code: patched.clone().unwrap_or_default(),
+    })?;
+    Ok(Some(patched.ok_or_else(|| {
+        format!("round {round}: the reply held no patch for `{method}`")
+    })))
+}
+
+/// Why a public suite did not run normally, in words for the repair prompt.
+fn describe_failure(f: &SuiteFailure) -> String {
+    match f {
+        SuiteFailure::Import {
+            exc_type,
+            message,
+            line,
+            ..
+        } => match line {
+            Some(l) => format!("{exc_type} at line {l}: {message}"),
+            None => format!("{exc_type}: {message}"),
+        },
+        SuiteFailure::Timeout { limit_s } => format!("timed out after {limit_s} s"),
+        SuiteFailure::Memory => "ran out of memory".into(),
+        SuiteFailure::Crashed { detail, .. } => format!("crashed: {detail}"),
+        SuiteFailure::Protocol { detail } => format!("the test harness was disturbed: {detail}"),
+    }
+}
+
+/// The partial class run against one method's public tests.
+fn public_suite(class: &str, tests: &PublicTests) -> SuiteSpec {
+    // One test class, judged like a ClassEval class: 5 s.
+    // The fragment is a TestCase class: it needs unittest even when the class does not.
+    let tests = format!("import unittest\n\n{}", tests.code);
+    SuiteSpec::unittest_one_module(class, &tests).with_limits(Limits {
+        class_timeout: Some(Duration::from_secs(5)),
+        cpu: Duration::from_secs(10),
+        wall: Duration::from_secs(20),
+        ..Limits::default()
+    })
+}
+
+/// Every public test passed (and the suite itself did not fail).
+fn passed(result: &SuiteResult) -> bool {
+    result.failure.is_none()
+        && !result.tests.is_empty()
+        && result
+            .tests
+            .iter()
+            .all(|t| matches!(t.outcome, Outcome::Pass | Outcome::Skip | Outcome::Xfail))
+}
