@@ -60,6 +60,10 @@ fn run(client: &OpenAiClient, call: &Call) -> (Result<Completion, Failure>, Vec<
     (result, deltas)
 }
 
+fn assert_has(text: &str, needle: &str) {
+    assert!(text.contains(needle), "{text:?} lacks {needle:?}");
+}
+
 fn ok(result: Result<Completion, Failure>) -> Completion {
     result.unwrap_or_else(|f| panic!("expected an answer, got {:?}: {f}", f.kind))
 }
@@ -193,31 +197,32 @@ fn too_many_requests_waits_for_retry_after() {
 }
 
 #[test]
-fn server_error_then_success() {
-    let llm = MockLlm::scripted(vec![
-        MockReply::status(500, "boom"),
-        MockReply::text(ANSWER),
-    ]);
-    let done = ok(run(&client(endpoint(&llm)), &call(false)).0);
-    assert_eq!((done.text.as_str(), done.retries), (ANSWER, 1));
-    assert!(
-        done.retry_log[0].starts_with("attempt 1: HTTP 500"),
-        "{:?}",
-        done.retry_log
-    );
-}
-
-#[test]
-fn connection_reset_then_success() {
-    for stream in [false, true] {
-        let llm = MockLlm::scripted(vec![MockReply::Reset, MockReply::text(ANSWER)]);
+fn transient_failures_then_success() {
+    let half_body = MockReply::CutStream {
+        text: ANSWER.into(),
+        after_chunks: 0,
+    };
+    let table = [
+        (MockReply::status(500, "boom"), false, "attempt 1: HTTP 500"),
+        (
+            MockReply::status(502, "bad gateway"),
+            true,
+            "attempt 1: HTTP 502",
+        ),
+        (
+            MockReply::status(408, "too slow"),
+            false,
+            "attempt 1: HTTP 408",
+        ),
+        (MockReply::Reset, false, "attempt 1: connection failed"),
+        (MockReply::Reset, true, "attempt 1: connection failed"),
+        (half_body, false, "attempt 1: connection failed"),
+    ];
+    for (first, stream, want) in table {
+        let llm = MockLlm::scripted(vec![first, MockReply::text(ANSWER)]);
         let done = ok(run(&client(endpoint(&llm)), &call(stream)).0);
-        assert_eq!((done.text.as_str(), done.retries), (ANSWER, 1));
-        assert!(
-            done.retry_log[0].starts_with("attempt 1: connection failed"),
-            "{:?}",
-            done.retry_log
-        );
+        assert_eq!((done.text.as_str(), done.retries), (ANSWER, 1), "{want}");
+        assert!(done.retry_log[0].starts_with(want), "{:?}", done.retry_log);
     }
 }
 
@@ -241,11 +246,7 @@ fn stream_cut_mid_answer_restarts() {
         deltas, want,
         "the cut text, the restart signal, the whole answer"
     );
-    assert!(
-        done.retry_log[0].contains("discarded"),
-        "{:?}",
-        done.retry_log
-    );
+    assert_has(&done.retry_log[0], "discarded");
 }
 
 #[test]
@@ -256,17 +257,9 @@ fn persistent_server_errors_give_up_after_max_retries() {
     assert_eq!(failure.retries, 3);
     assert_eq!(failure.retry_log.len(), 3);
     assert_eq!(llm.requests().len(), 4);
-    assert!(failure.message.contains("503"), "{}", failure.message);
-    assert!(
-        failure.message.contains("overloaded"),
-        "{}",
-        failure.message
-    );
-    assert!(
-        failure.message.contains("after 3 retries"),
-        "{}",
-        failure.message
-    );
+    assert_has(&failure.message, "503");
+    assert_has(&failure.message, "overloaded");
+    assert_has(&failure.message, "after 3 retries");
 }
 
 #[test]
@@ -281,7 +274,7 @@ fn client_errors_are_not_retried() {
             "{}",
             failure.message
         );
-        assert!(failure.message.contains("model 'x' does not exist"));
+        assert_has(&failure.message, "model 'x' does not exist");
     }
 }
 
@@ -290,7 +283,7 @@ fn malformed_answers_are_protocol_failures() {
     let llm = MockLlm::scripted(vec![MockReply::Raw("{\"choices\": [oops".into())]);
     let failure = err(run(&client(endpoint(&llm)), &call(false)).0);
     assert_eq!(failure.kind, FailureKind::Protocol);
-    assert!(failure.message.contains("[oops"), "{}", failure.message);
+    assert_has(&failure.message, "[oops");
     assert_eq!(llm.requests().len(), 2, "retried once");
 
     let bad_chunk = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\
@@ -298,11 +291,7 @@ fn malformed_answers_are_protocol_failures() {
     let llm = MockLlm::scripted(vec![MockReply::Wire(bad_chunk.into())]);
     let failure = err(run(&client(endpoint(&llm)), &call(true)).0);
     assert_eq!(failure.kind, FailureKind::Protocol);
-    assert!(
-        failure.message.contains("not valid JSON"),
-        "{}",
-        failure.message
-    );
+    assert_has(&failure.message, "not valid JSON");
 
     // A wrong base URL serving a web page: quoted, not mistaken for an empty stream.
     let page = "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n\
@@ -310,11 +299,7 @@ fn malformed_answers_are_protocol_failures() {
     let llm = MockLlm::scripted(vec![MockReply::Wire(page.into())]);
     let failure = err(run(&client(endpoint(&llm)), &call(true)).0);
     assert_eq!(failure.kind, FailureKind::Protocol);
-    assert!(
-        failure.message.contains("Welcome to nginx"),
-        "{}",
-        failure.message
-    );
+    assert_has(&failure.message, "Welcome to nginx");
 }
 
 #[test]
@@ -355,11 +340,7 @@ fn slow_replies_time_out_after_retries() {
         "{:?}",
         started.elapsed()
     );
-    assert!(
-        failure.message.contains("request timeout"),
-        "{}",
-        failure.message
-    );
+    assert_has(&failure.message, "request timeout");
 
     // Streaming: a stall after the first words trips the idle timeout.
     let llm = MockLlm::scripted(vec![MockReply::Stall {
@@ -379,11 +360,7 @@ fn slow_replies_time_out_after_retries() {
         "{:?}",
         started.elapsed()
     );
-    assert!(
-        failure.message.contains("no new bytes"),
-        "{}",
-        failure.message
-    );
+    assert_has(&failure.message, "no new bytes");
     assert!(deltas.contains(&RESTART.to_string()), "{deltas:?}");
 }
 
@@ -476,4 +453,37 @@ fn cancellation_is_prompt() {
             "{name}: returned {lag:?} after the cancel"
         );
     }
+}
+
+/// An event stream delimited by the connection's close (no chunked encoding).
+fn close_delimited_stream(payloads: &[&str]) -> MockReply {
+    let mut wire = String::from(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n",
+    );
+    for payload in payloads {
+        wire.push_str(&format!("data: {payload}\n\n"));
+    }
+    MockReply::Wire(wire)
+}
+
+#[test]
+fn a_stream_needs_done_or_a_finish_reason() {
+    let hello = r#"{"choices":[{"delta":{"content":"hello"}}]}"#;
+    let stop = r#"{"choices":[{"delta":{},"finish_reason":"stop"}]}"#;
+    // Closed cleanly but before the end of the answer: retried, then given up.
+    let llm = MockLlm::scripted(vec![close_delimited_stream(&[hello])]);
+    let failure = err(run(&client(endpoint(&llm)), &call(true)).0);
+    assert_eq!(
+        (failure.kind, failure.retries),
+        (FailureKind::Connection, 3)
+    );
+    assert_has(&failure.message, "before [DONE]");
+    // A finish_reason without [DONE] is a complete answer (some servers omit it).
+    let llm = MockLlm::scripted(vec![close_delimited_stream(&[hello, stop])]);
+    let done = ok(run(&client(endpoint(&llm)), &call(true)).0);
+    assert_eq!(
+        (done.text.as_str(), done.finish_reason.as_deref()),
+        ("hello", Some("stop"))
+    );
+    assert_eq!(done.usage, None);
 }

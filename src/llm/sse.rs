@@ -1,6 +1,7 @@
 //! The chat API's wire format: one server-sent-event `data:` payload of a streamed answer
 //! (a `chat.completion.chunk`, or `[DONE]`), a whole non-streamed `chat.completion`, and the
-//! error message inside an HTTP error body.
+//! error message inside an HTTP error body; and [`read_stream`], which reads a whole event
+//! stream under the idle timeout.
 //!
 //! Parsing is lenient about what does not matter (extra fields, `null` content, chunks that
 //! carry only a role or only usage) and strict about what does (JSON that does not parse, an
