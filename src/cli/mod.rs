@@ -103,7 +103,7 @@ pub enum Command {
         ids: Vec<String>,
     },
     /// Generate classes with a model (or the reference, or a recorded session), as a session.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Functional, dependency, repair-cost and usage tables of runs, side by side.
     Report {
         /// Session ids or directories.

@@ -88,7 +88,7 @@ impl Reference {
             .iter()
             .map(|task| {
                 let module = parse_module(&task.solution);
-                let methods = module
+                let methods: BTreeMap<String, String> = module
                     .class(&task.class_name)
                     .map(|c| {
                         c.methods
@@ -103,7 +103,35 @@ impl Reference {
                             .collect()
                     })
                     .unwrap_or_default();
-                let graph = analysis::analyze_task(task).graph;
+                let analysis = analysis::analyze_task(task);
+                // Methods of the reference that are neither targets nor in the skeleton
+                // (ClassEval_25, _49): every method answer brings them along, as a model
+                // adds the helpers it needs.
+                let in_skeleton = parse_module(&task.skeleton);
+                let extras: Vec<String> = methods
+                    .iter()
+                    .filter(|(name, _)| {
+                        name.as_str() != "__init__"
+                            && task.method(name).is_none()
+                            && in_skeleton
+                                .class(&task.class_name)
+                                .is_none_or(|c| c.method(name).is_none())
+                    })
+                    .map(|(_, src)| src.clone())
+                    .collect();
+                let methods = methods
+                    .iter()
+                    .map(|(name, src)| {
+                        let mut answer = src.clone();
+                        if task.method(name).is_some() {
+                            for extra in &extras {
+                                answer = format!("{}\n\n{}", answer.trim_end(), extra);
+                            }
+                        }
+                        (name.clone(), answer)
+                    })
+                    .collect();
+                let graph = analysis.graph;
                 let dependencies = json!({
                     "dependencies": graph.deps,
                     "order": graph.topo_order(),

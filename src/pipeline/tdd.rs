@@ -12,10 +12,11 @@ use super::run::RunError;
 use super::schedule;
 use super::strategy::{Written, answer_text};
 use super::task_io::TaskIo;
-use crate::analysis::{self, splice};
+use crate::analysis::parse::parse_module;
+use crate::analysis::{self, extract, splice};
 use crate::exec::{Limits, SuiteSpec};
 use crate::llm::Purpose;
-use crate::model::{DepMap, Outcome, SuiteFailure, SuiteResult};
+use crate::model::{DepMap, Outcome, SuiteFailure, SuiteResult, Task};
 use crate::session::event::{EventBody, MethodStatus, Scope};
 
 /// Write the class method by method; `None` when cancelled meanwhile.
@@ -36,11 +37,17 @@ pub fn write_class(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
     })?;
 
     let mut notes = Vec::new();
-    let mut partial = if io.task.skeleton.trim().is_empty() {
-        notes.push("the task has no skeleton: started from the generated one".into());
-        analysis.generated_skeleton.clone()
-    } else {
+    let skeleton_has_class = parse_module(&io.task.skeleton)
+        .class(&io.task.class_name)
+        .is_some();
+    let mut partial = if skeleton_has_class {
         io.task.skeleton.clone()
+    } else {
+        notes.push(format!(
+            "the task's skeleton defines no class `{}`: started from the skeleton generated from the reference",
+            io.task.class_name
+        ));
+        analysis.generated_skeleton.clone()
     };
     for (index, method) in order.iter().enumerate() {
         io.emit(EventBody::MethodStarted {
@@ -128,7 +135,10 @@ fn write_method(
     let Some(reply) = answer_text(answer) else {
         return Ok(None);
     };
-    let mut code = reply.and_then(|text| reply::method_code(&text, method));
+    let mut code = reply.and_then(|text| {
+        let method_src = reply::method_code(&text, method)?;
+        Ok(with_helpers(method_src, &text, io.task, method))
+    });
     let mut round = 0;
     let mut last_good: Option<String> = None;
     let mut last_code = String::new();
@@ -136,9 +146,10 @@ fn write_method(
         if let Ok(c) = &code {
             last_code = c.clone();
         }
-        let candidate = code.as_ref().map_err(String::clone).and_then(|c| {
-            splice::splice_method(partial, &io.task.class_name, c).map_err(|e| e.to_string())
-        });
+        let candidate = code
+            .as_ref()
+            .map_err(String::clone)
+            .and_then(|c| splice_all(partial, &io.task.class_name, method, c));
         io.emit(EventBody::CodeExtracted {
             task_id: io.task.id.clone(),
             sample: io.sample,
@@ -163,7 +174,7 @@ fn write_method(
                 if passed(&result) {
                     Verdict::Passed
                 } else {
-                    Verdict::Failing(Some(result))
+                    Verdict::Failing(Some(Box::new(result)))
                 }
             }
         };
@@ -193,7 +204,7 @@ fn write_method(
             partial,
             method,
             &last_code,
-            result.as_ref(),
+            result.as_deref(),
             tests.as_ref(),
             round,
         )?
@@ -209,7 +220,7 @@ enum Verdict {
     Untested,
     NoCode,
     /// Failing public tests (or, after a repair, no usable patch).
-    Failing(Option<SuiteResult>),
+    Failing(Option<Box<SuiteResult>>),
 }
 
 /// One reflective repair round: ask, record the four parts, return the patched method.
@@ -267,10 +278,10 @@ fn repair(
         plan: parts.plan.clone(),
         problems: parts.problems.clone(),
     })?;
-    let patched = parts
-        .patch_code
-        .as_deref()
-        .and_then(|p| splice::method_from_reply(p, method));
+    let patched = parts.patch_code.as_deref().and_then(|p| {
+        let method_src = splice::method_from_reply(p, method)?;
+        Some(with_helpers(method_src, p, io.task, method))
+    });
     io.emit(EventBody::Patch {
         task_id: io.task.id.clone(),
         sample: io.sample,
@@ -281,6 +292,48 @@ fn repair(
     Ok(Some(patched.ok_or_else(|| {
         format!("round {round}: the reply held no patch for `{method}`")
     })))
+}
+
+/// The method's code followed by the helper methods the reply defines besides it (names
+/// that are not target methods of the task): models add helpers, and a reference solution
+/// may have methods its skeleton lacks. Splicing adds each helper the class does not have.
+fn with_helpers(method_src: String, reply_text: &str, task: &Task, method: &str) -> String {
+    let code = extract::extract_code(reply_text);
+    let module = parse_module(&code);
+    let names: Vec<String> = match module.class(&task.class_name) {
+        Some(class) => class.methods.iter().map(|m| m.name.clone()).collect(),
+        None => module.functions.clone(),
+    };
+    let mut out = method_src;
+    for name in names {
+        if name == method || name == "__init__" || task.method(&name).is_some() {
+            continue;
+        }
+        if let Some(helper) = splice::method_from_reply(&code, &name) {
+            out.push_str("\n\n");
+            out.push_str(&helper);
+        }
+    }
+    out
+}
+
+/// Splice the method (and any helpers after it, see [`with_helpers`]) into `partial`:
+/// the method replaces its stub; a helper is added only when the class lacks it.
+fn splice_all(partial: &str, class_name: &str, method: &str, code: &str) -> Result<String, String> {
+    let module = parse_module(code);
+    let mut out = partial.to_string();
+    for (i, name) in module.functions.iter().enumerate() {
+        let Some(src) = splice::method_from_reply(code, name) else {
+            continue;
+        };
+        let has = parse_module(&out)
+            .class(class_name)
+            .is_some_and(|c| c.method(name).is_some());
+        if i == 0 || name == method || !has {
+            out = splice::splice_method(&out, class_name, &src).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(out)
 }
 
 /// Why a public suite did not run normally, in words for the repair prompt.

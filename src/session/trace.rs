@@ -180,6 +180,7 @@ impl Trace {
     }
 
     /// Live streamed text of a call in flight (not an event: the response records the text).
+    /// An empty delta means the client is retrying from scratch: the text so far is dropped.
     pub fn push_delta(&mut self, task_id: &str, sample: u32, call: u32, text: &str) {
         if let Some(c) = self
             .tasks
@@ -187,7 +188,11 @@ impl Trace {
             .and_then(|t| t.call_mut(call))
             .filter(|c| c.response.is_none())
         {
-            c.streamed.push_str(text);
+            if text.is_empty() {
+                c.streamed.clear();
+            } else {
+                c.streamed.push_str(text);
+            }
         }
     }
 
