@@ -7,7 +7,7 @@ use super::action::Action as A;
 use super::keymap::{Add, Context as C, KeyChord, nav_keys};
 
 /// Navigation keys for a view; `space_pages`: Space is Page Down (else it is free).
-fn nav(add: &mut Add, c: C, space_pages: bool, scroll_note: bool) {
+pub(super) fn nav(add: &mut Add, c: C, space_pages: bool, scroll_note: bool) {
     for (keys, action) in nav_keys() {
         let keys: Vec<KeyChord> = keys
             .into_iter()

@@ -16,7 +16,7 @@ pub struct CodePane<'a> {
 }
 
 /// Drop the first `skip` characters of a styled line and keep at most `width`.
-fn window(line: StyledLine, skip: usize, width: usize) -> Vec<Span<'static>> {
+pub(crate) fn window(line: StyledLine, skip: usize, width: usize) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     let (mut skipped, mut taken) = (0, 0);
     for (style, text) in line {

@@ -15,7 +15,7 @@ use crate::metrics::deps::{Category, MethodScore, TaskScore};
 use crate::tui::app::App;
 use crate::tui::theme::{EdgeKind, Theme};
 
-mod order;
+pub(crate) mod order;
 
 pub struct DepsView<'a> {
     pub app: &'a App,
@@ -187,7 +187,7 @@ fn span_width(spans: &[Span]) -> usize {
 }
 
 /// The layered drawing: layers as columns, packed into bands that fit `width`.
-fn layer_lines(
+pub(crate) fn layer_lines(
     app: &App,
     graph: &DepGraph,
     score: Option<&TaskScore>,
@@ -328,7 +328,7 @@ fn graph_doc(app: &App, width: usize) -> Vec<Line<'static>> {
     lines
 }
 
-fn legend(theme: &Theme) -> Line<'static> {
+pub(crate) fn legend(theme: &Theme) -> Line<'static> {
     Line::from(vec![
         Span::styled("Edges: ", theme.muted()),
         Span::styled("✓ correct", theme.edge(EdgeKind::Correct)),

@@ -101,7 +101,23 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     let title = super::fit_lines(vec![Line::from(title)], width);
     let rows: [Rect; 3] = Layout::vertical([Constraint::Length(1); 3]).areas(area);
     Paragraph::new(title).render(rows[0], buf);
+    render_progress(app, s, rows[1], buf);
 
+    let mut metrics = metrics_line(app, &s.state.metrics(), width);
+    let errors = s.state.errors.len() + s.problems.len();
+    if errors > 0 {
+        metrics.spans.push(Span::styled(
+            format!("  ⚠ {errors} problem{}", if errors == 1 { "" } else { "s" }),
+            theme.warn(),
+        ));
+    }
+    Paragraph::new(super::fit_lines(vec![metrics], width)).render(rows[2], buf);
+}
+
+/// The status and progress gauge of a run (evaluation or generation), with elapsed time
+/// and, live, an estimate of the rest.
+pub fn render_progress(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
     let (done, total) = s.state.progress();
     let status = s.status();
     let status_text = if status == RunStatus::Live && app.ev.stopping {
@@ -128,7 +144,7 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     let right = format!(" {done}/{total}{timing} ");
     let right_w = u16::try_from(right.chars().count()).unwrap_or(u16::MAX);
     let [gauge, text] =
-        Layout::horizontal([Constraint::Min(0), Constraint::Length(right_w)]).areas(rows[1]);
+        Layout::horizontal([Constraint::Min(0), Constraint::Length(right_w)]).areas(area);
     let ratio = if total == 0 {
         0.0
     } else {
@@ -143,16 +159,6 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         .unfilled_style(theme.muted())
         .render(gauge, buf);
     Paragraph::new(Line::styled(right, theme.base())).render(text, buf);
-
-    let mut metrics = metrics_line(app, &s.state.metrics(), width);
-    let errors = s.state.errors.len() + s.problems.len();
-    if errors > 0 {
-        metrics.spans.push(Span::styled(
-            format!("  ⚠ {errors} problem{}", if errors == 1 { "" } else { "s" }),
-            theme.warn(),
-        ));
-    }
-    Paragraph::new(super::fit_lines(vec![metrics], width)).render(rows[2], buf);
 }
 
 /// A short account of a suite failure (`import: SyntaxError line 3`, `timeout 25s`).
@@ -196,7 +202,7 @@ fn note(run: &TaskRun) -> String {
 }
 
 /// A task's status; one still running in a session that is not live was cut off.
-fn status_cell(app: &App, s: &EvalSession, run: &TaskRun) -> Cell<'static> {
+pub fn status_cell(app: &App, s: &EvalSession, run: &TaskRun) -> Cell<'static> {
     let theme = app.theme();
     match (run.status, s.status()) {
         (Status::Pending, _) => Cell::from(Span::styled("pending", theme.muted())),

@@ -32,7 +32,22 @@ pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
     };
     let score = data.task_score(idx);
     let mut lines = match score.and(data.predicted_order(idx)) {
-        Some(predicted) => both_orders(app, graph, score, predicted, width),
+        Some(predicted) => {
+            let violated = score.map_or(&[][..], |s| s.violated_edges.as_slice());
+            let mut lines = vec![Line::styled(
+                "Order (dependencies first)",
+                app.theme().header(),
+            )];
+            lines.extend(both_orders(
+                app,
+                graph,
+                violated,
+                predicted,
+                "predicted",
+                width,
+            ));
+            lines
+        }
         None => true_order(app, graph, score.is_some()),
     };
     if let Some(score) = score {
@@ -62,20 +77,19 @@ fn true_order(app: &App, graph: &DepGraph, scored: bool) -> Vec<Line<'static>> {
     lines
 }
 
-/// The true order and the predicted one side by side; a predicted position that comes before
-/// one of its method's true dependencies is marked `!`, and every violated edge listed.
-fn both_orders(
+/// The true order and the predicted one (a generation schedule, under the column `label`)
+/// side by side; a position that comes before one of its method's true dependencies is marked
+/// `!`, and every violated edge listed.
+pub(crate) fn both_orders(
     app: &App,
     graph: &DepGraph,
-    score: Option<&TaskScore>,
+    violated: &[[String; 2]],
     predicted: &[String],
+    label: &str,
     width: usize,
 ) -> Vec<Line<'static>> {
     let theme = app.theme();
     let truth = graph.topo_order();
-    let violated: &[[String; 2]] = score
-        .map(|s| s.violated_edges.as_slice())
-        .unwrap_or_default();
     let marked: BTreeSet<&str> = violated.iter().map(|[a, _]| a.as_str()).collect();
     let rows = truth.len().max(predicted.len());
     let digits = rows.to_string().len();
@@ -89,14 +103,11 @@ fn both_orders(
         .unwrap_or(4)
         .clamp(4, MAX_NAME)
         .min(room.max(4));
-    let mut lines = vec![
-        Line::styled("Order (dependencies first)", theme.header()),
-        Line::from(vec![
-            Span::styled(format!("{:>w$}  ", "#", w = digits + 1), theme.muted()),
-            Span::styled(format!("{:<name_width$}", "true"), theme.muted()),
-            Span::styled("  predicted", theme.muted()),
-        ]),
-    ];
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{:>w$}  ", "#", w = digits + 1), theme.muted()),
+        Span::styled(format!("{:<name_width$}", "true"), theme.muted()),
+        Span::styled(format!("  {label}"), theme.muted()),
+    ])];
     for i in 0..rows {
         let t = truth
             .get(i)
@@ -125,7 +136,7 @@ fn both_orders(
         .collect();
     if !absent.is_empty() {
         lines.push(Line::styled(
-            format!("  not in the predicted order: {}", absent.join(", ")),
+            format!("  not in the {label} order: {}", absent.join(", ")),
             theme.warn(),
         ));
     }
@@ -134,7 +145,7 @@ fn both_orders(
     }
     if violated.is_empty() {
         lines.push(Line::styled(
-            "  ✓ the predicted order respects every true edge",
+            format!("  ✓ the {label} order respects every true edge"),
             theme.ok(),
         ));
     } else {
