@@ -63,17 +63,19 @@ pub fn splice_method(
     };
 
     let from = line_prefix(&method.src, outer.start_byte());
-    let units = match (
+    // The body's first level moves to the class's indentation step; deeper levels keep
+    // their offset (ClassEval's method solutions put the body 8 columns in, nesting by 4).
+    let base = match (
         method_unit(func, &method.src, from),
         body_indent.strip_prefix(class_indent),
     ) {
-        (Some(m), Some(c)) if m != c && uniform(&m) && uniform(c) => Some((m, c.to_string())),
+        (Some(m), Some(c)) if !m.is_empty() && !c.is_empty() => Some((m, c.to_string())),
         _ => None,
     };
     let shift = Shift {
         from,
         to: body_indent,
-        units,
+        base,
         newline,
     };
     let new_text = relines(&method.src, outer, outer.end_byte(), &shift);
@@ -122,7 +124,7 @@ pub fn method_from_reply(code: &str, method: &str) -> Option<String> {
         let shift = Shift {
             from: line_prefix(src, outer.start_byte()),
             to: "",
-            units: None,
+            base: None,
             newline: "\n",
         };
         let mut out = relines(src, outer, outer.end_byte(), &shift);
@@ -219,7 +221,7 @@ pub fn stub_in(source: &str, class_name: &str, method: &str) -> Option<String> {
     let shift = Shift {
         from: line_prefix(&source, outer.start_byte()),
         to: "",
-        units: None,
+        base: None,
         newline: "\n",
     };
     let mut out = relines(&source, outer, end, &shift);
@@ -241,6 +243,35 @@ const WRAPPER: &str = "class __classlab_wrapper__:\n";
 impl Snippet {
     fn parse(code: &str) -> Option<Snippet> {
         let code = code.replace("\r\n", "\n");
+        // ClassEval's per-method solutions strip only the first line's indentation:
+        // `@staticmethod\n    def f(x):\n        …` (which Python rejects, and tree-sitter
+        // misreads). Give the decorator the indentation of the line after it.
+        let mut lines = code.lines().enumerate().filter(|(_, l)| {
+            let t = l.trim_start();
+            !t.is_empty() && !t.starts_with('#')
+        });
+        if let (Some((i, first)), Some((_, next))) = (lines.next(), lines.next())
+            && first.starts_with('@')
+            && next.starts_with([' ', '\t'])
+        {
+            let indent = &next[..next.len() - next.trim_start().len()];
+            let fixed: Vec<String> = code
+                .split('\n')
+                .enumerate()
+                .map(|(j, l)| {
+                    if j == i {
+                        format!("{indent}{l}")
+                    } else {
+                        l.to_string()
+                    }
+                })
+                .collect();
+            return Snippet::parse_as_is(fixed.join("\n"));
+        }
+        Snippet::parse_as_is(code)
+    }
+
+    fn parse_as_is(code: String) -> Option<Snippet> {
         let first_code = code.lines().find(|l| {
             let t = l.trim_start();
             !t.is_empty() && !t.starts_with('#')
@@ -260,12 +291,14 @@ impl Snippet {
     }
 }
 
-/// How lines move: strip `from`, convert indentation units, prepend `to`.
+/// How lines move: strip `from`, rebase the body's first level, prepend `to`.
 struct Shift<'a> {
     from: &'a str,
     to: &'a str,
-    /// (unit in the source, unit in the target), e.g. ("    ", "\t").
-    units: Option<(String, String)>,
+    /// (the body's first-level indentation in the source, the target's step), e.g.
+    /// ("        ", "    "). Deeper lines keep their extra indentation, converted from the
+    /// source's step to the target's when one is made of tabs and the other of spaces.
+    base: Option<(String, String)>,
     newline: &'a str,
 }
 
@@ -275,26 +308,54 @@ fn relines(src: &str, node: Node<'_>, end: usize, shift: &Shift<'_>) -> String {
     let protected = verbatim_strings(node);
     let start = node.start_byte();
     let end = end.clamp(start, src.len());
-    let mut out = String::with_capacity(end - start + 64);
+    let mut lines = Vec::new();
     let mut at = start;
-    for (i, line) in src[start..end].split('\n').enumerate() {
-        if i > 0 {
-            out.push_str(shift.newline);
-            if protected.iter().any(|&(s, e)| s < at && at < e) {
-                out.push_str(line);
-            } else if !line.trim().is_empty() {
-                let rest = strip_indent(line, shift.from);
-                let (lead, body) = rest.split_at(rest.len() - rest.trim_start().len());
-                out.push_str(shift.to);
-                out.push_str(&convert_units(lead, shift.units.as_ref()));
-                out.push_str(body);
-            }
-        } else {
-            out.push_str(line);
-        }
+    for line in src[start..end].split('\n') {
+        let verbatim = protected.iter().any(|&(s, e)| s < at && at < e);
+        lines.push((line, verbatim));
         at += line.len() + 1;
     }
+    let split = |line| split_lead(line, shift.from);
+    let step = shift.base.as_ref().and_then(|(base, target)| {
+        let source_step = lines
+            .iter()
+            .skip(1)
+            .filter(|(l, verbatim)| !verbatim && !l.trim().is_empty())
+            .filter_map(|(l, _)| split(l).0.strip_prefix(base.as_str()))
+            .filter(|extra| !extra.is_empty())
+            .min_by_key(|extra| extra.len())?;
+        let mixed = uniform(source_step) && uniform(target) && source_step[..1] != target[..1];
+        mixed.then(|| (source_step.to_string(), target.clone()))
+    });
+    let mut out = String::with_capacity(end - start + 64);
+    for (i, (line, verbatim)) in lines.iter().enumerate() {
+        if i == 0 {
+            out.push_str(line);
+            continue;
+        }
+        out.push_str(shift.newline);
+        if *verbatim {
+            out.push_str(line);
+        } else if !line.trim().is_empty() {
+            let (lead, body) = split(line);
+            out.push_str(shift.to);
+            match &shift.base {
+                Some((base, target)) if lead.starts_with(base.as_str()) => {
+                    out.push_str(target);
+                    out.push_str(&convert_units(&lead[base.len()..], step.as_ref()));
+                }
+                _ => out.push_str(lead),
+            }
+            out.push_str(body);
+        }
+    }
     out
+}
+
+/// (indentation after `from`, the rest) of a line.
+fn split_lead<'l>(line: &'l str, from: &str) -> (&'l str, &'l str) {
+    let rest = strip_indent(line, from);
+    rest.split_at(rest.len() - rest.trim_start().len())
 }
 
 /// `line` without the indentation `from`; with only part of it, without that part.
@@ -328,7 +389,7 @@ fn uniform(unit: &str) -> bool {
     !unit.is_empty() && (unit.bytes().all(|b| b == b' ') || unit.bytes().all(|b| b == b'\t'))
 }
 
-/// The indentation step of a function: its first body line's indentation minus the def's.
+/// A function body's indentation relative to its def line.
 fn method_unit(func: Node<'_>, src: &str, def_prefix: &str) -> Option<String> {
     let body = func.child_by_field_name("body")?;
     let first = non_comment_children(body).into_iter().next()?;

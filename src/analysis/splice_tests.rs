@@ -335,3 +335,29 @@ fn no_panic_on_garbage() {
         }
     }
 }
+
+#[test]
+fn classeval_method_solutions_with_only_the_first_line_dedented() {
+    let solution = "@staticmethod\n    def price(x):\n        if x:\n            return x * 2\n        return 0";
+    let out = splice_method(MODULE, "Shop", solution).unwrap();
+    assert!(
+        out.contains("    @staticmethod\n    def price(x):\n        if x:\n            return x * 2\n        return 0\n\n    def __secret"),
+        "{out}"
+    );
+    assert_eq!(
+        method_from_reply(solution, "price").as_deref(),
+        Some("@staticmethod\ndef price(x):\n    if x:\n        return x * 2\n    return 0\n")
+    );
+}
+
+#[test]
+fn body_indented_deeper_than_its_nesting_step_keeps_its_nesting() {
+    // ClassEval's layout: body 8 columns in, nested blocks 4 further.
+    let solution = "def add(self, item):\n        for i in item:\n            if i:\n                self.items.append(i)\n        return self.items";
+    let out = splice_method(MODULE, "Shop", solution).unwrap();
+    assert!(
+        out.contains("    def add(self, item):\n        for i in item:\n            if i:\n                self.items.append(i)\n        return self.items\n\n    @staticmethod"),
+        "{out}"
+    );
+    assert!(parses(&out));
+}
