@@ -1,0 +1,206 @@
+//! The public tests TDD shows the model and runs for one method (domain.md §1, §2):
+//! the dataset's `public_tests` when it has them, else a TestCase made from the `>>>`
+//! examples of the method's docstring, or the first K tests of its private test class.
+//!
+//! A fragment follows the dataset convention: optional import lines, then TestCase classes,
+//! without `import unittest` ([`PublicTests::runnable`] adds it). It is run after the code
+//! under test, in the same module.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::analysis::parse::parse_module;
+use crate::analysis::test_classes;
+use crate::model::Task;
+
+/// Where public tests come from when the dataset has none for a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PublicTestsMode {
+    /// Only the dataset's public tests.
+    Dataset,
+    /// The docstring's `>>>` examples as a TestCase.
+    #[default]
+    Doctest,
+    /// The first K test methods of the method's private test class (the run has then seen
+    /// part of its private tests).
+    Split(usize),
+}
+
+impl FromStr for PublicTestsMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let t = s.trim().to_ascii_lowercase();
+        match t.as_str() {
+            "dataset" => Ok(PublicTestsMode::Dataset),
+            "doctest" | "doctests" => Ok(PublicTestsMode::Doctest),
+            _ => match t.strip_prefix("split:").map(|k| k.trim().parse::<usize>()) {
+                Some(Ok(k)) if k > 0 => Ok(PublicTestsMode::Split(k)),
+                Some(_) => Err(format!("`{s}`: K in split:K must be a whole number ≥ 1")),
+                None => Err(format!(
+                    "unknown public-tests mode `{s}`; expected dataset, doctest or split:K"
+                )),
+            },
+        }
+    }
+}
+
+impl fmt::Display for PublicTestsMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PublicTestsMode::Dataset => f.write_str("dataset"),
+            PublicTestsMode::Doctest => f.write_str("doctest"),
+            PublicTestsMode::Split(k) => write!(f, "split:{k}"),
+        }
+    }
+}
+
+/// The public tests of one method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublicTests {
+    /// A unittest module fragment: optional imports, then TestCase class(es).
+    pub code: String,
+    /// The (first) TestCase class.
+    pub class_name: String,
+    /// Test method names, in source order.
+    pub test_names: Vec<String>,
+    /// `dataset`, `doctest` or `split`.
+    pub source: &'static str,
+    /// True when these are private tests: results on the private suite are then not blind.
+    pub seen_private: bool,
+    /// What was left out and why (examples with syntax errors …).
+    pub notes: Vec<String>,
+}
+
+impl PublicTests {
+    /// The fragment with `import unittest` in front: what to append to the code under test.
+    pub fn runnable(&self) -> String {
+        format!("import unittest\n\n{}", self.code)
+    }
+
+    /// The test ids a run reports (`Class.test_name`), as the sandbox expects them.
+    pub fn ids(&self) -> Vec<String> {
+        crate::exec::unittest_expected(&self.runnable()).0
+    }
+}
+
+/// The public tests of `method`: the dataset's when present (whatever the mode), else as
+/// `mode` says. `None` when there is nothing to run.
+pub fn public_tests(task: &Task, method: &str, mode: PublicTestsMode) -> Option<PublicTests> {
+    let m = task.method(method);
+    if let Some(code) = m.and_then(|m| m.public_tests.as_deref())
+        && let Some(tests) = from_dataset(code)
+    {
+        return Some(tests);
+    }
+    match mode {
+        PublicTestsMode::Dataset => None,
+        PublicTestsMode::Doctest => from_doctests(task, method),
+        PublicTestsMode::Split(k) => from_private(task, method, k),
+    }
+}
+
+fn from_dataset(code: &str) -> Option<PublicTests> {
+    let module = parse_module(code);
+    let classes: Vec<_> = test_classes(&module)
+        .into_iter()
+        .filter(|c| !c.tests.is_empty())
+        .collect();
+    let first = classes.first()?;
+    Some(PublicTests {
+        code: code.trim_end().to_string() + "\n",
+        class_name: first.name.clone(),
+        test_names: classes.iter().flat_map(|c| c.tests.clone()).collect(),
+        source: "dataset",
+        seen_private: false,
+        notes: Vec::new(),
+    })
+}
+
+/// The method's private test class cut to its first `k` test methods (setUp, tearDown and
+/// helpers kept), with the test module's imports other than `unittest` in front.
+fn from_private(task: &Task, method: &str, k: usize) -> Option<PublicTests> {
+    let m = task.method(method)?;
+    // Without its own source, the class is looked up by name in the whole test module.
+    let source = match (&m.test_class, m.test_code.trim().is_empty()) {
+        (_, false) => &m.test_code,
+        (Some(_), true) => &task.test_module,
+        (None, true) => return None,
+    };
+    let module = parse_module(source);
+    let class = match &m.test_class {
+        Some(name) => module.class(name),
+        None => module
+            .classes
+            .iter()
+            .find(|c| !c.qualified_name.contains('.')),
+    }?;
+    let tests: Vec<_> = class
+        .methods
+        .iter()
+        .filter(|d| d.name.starts_with("test"))
+        .collect();
+    if tests.is_empty() || k == 0 {
+        return None;
+    }
+    let start = line_start(source, class.start_byte);
+    let end = class.end_byte.min(source.len());
+    let mut text = String::new();
+    let mut at = start;
+    // Cut each dropped test from its line start to the next kept line.
+    for dropped in tests.iter().skip(k) {
+        let from = line_start(source, dropped.start_byte);
+        let to = next_content_line(source, dropped.end_byte).min(end);
+        if from < at || to > end {
+            continue;
+        }
+        text.push_str(&source[at..from]);
+        at = to;
+    }
+    text.push_str(source.get(at..end).unwrap_or(""));
+    let text = text.trim_end().to_string() + "\n";
+    let imports: Vec<String> = parse_module(&task.test_module)
+        .imports
+        .into_iter()
+        .filter(|i| i.split_whitespace().collect::<Vec<_>>() != ["import", "unittest"])
+        .collect();
+    let code = if imports.is_empty() {
+        text
+    } else {
+        format!("{}\n\n\n{text}", imports.join("\n"))
+    };
+    Some(PublicTests {
+        code,
+        class_name: class.name.clone(),
+        test_names: tests.iter().take(k).map(|t| t.name.clone()).collect(),
+        source: "split",
+        seen_private: true,
+        notes: Vec::new(),
+    })
+}
+
+fn line_start(src: &str, at: usize) -> usize {
+    let at = at.min(src.len());
+    src[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The start of the first non-blank line after the line holding `at` (or the end).
+fn next_content_line(src: &str, at: usize) -> usize {
+    let at = at.min(src.len());
+    let mut pos = src[at..].find('\n').map_or(src.len(), |i| at + i + 1);
+    while pos < src.len() {
+        let end = src[pos..].find('\n').map_or(src.len(), |i| pos + i + 1);
+        if !src[pos..end].trim().is_empty() {
+            break;
+        }
+        pos = end;
+    }
+    pos
+}
+
+mod doctest;
+
+use doctest::from_doctests;
+
+#[cfg(test)]
+mod tests;
