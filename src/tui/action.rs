@@ -142,6 +142,20 @@ pub enum Action {
     /// Complete the path in a text input with the selected candidate.
     Complete,
 
+    // Generation runs.
+    /// The dialog that starts a generation run.
+    NewRun,
+    /// Show or hide the run's metrics and fingerprint panel.
+    TogglePanel,
+    /// The step-through view: the next or previous round of the method.
+    NextRound,
+    PrevRound,
+    /// The step-through view: the next or previous method of the task.
+    NextMethod,
+    PrevMethod,
+    /// Fold or unfold the prompt.
+    ToggleFold,
+
     // Results of background work (never bound to keys).
     /// The sessions directory was read; `req` is the request this answers.
     SessionsLoaded {
@@ -166,7 +180,7 @@ pub enum Action {
     },
     /// Candidate predictions files for the new-evaluation dialog.
     PredictionFiles(Vec<String>),
-    /// An event of the live evaluation, as written to its session.
+    /// An event of the live evaluation or generation run, as written to its session.
     EvalEvent(Delivered<Event>),
     /// Something the live evaluation wants known (sandbox warnings, input problems).
     EvalNotice(String),
@@ -174,6 +188,20 @@ pub enum Action {
     EvalEnded {
         dir: Option<PathBuf>,
         error: Option<String>,
+    },
+    /// Choices for the new-run dialog: endpoint profiles of the config, and generation
+    /// sessions replay can answer from (label, directory).
+    RunChoices {
+        endpoints: Vec<String>,
+        replays: Vec<(String, PathBuf)>,
+    },
+    /// Text a model is streaming for a call of the live run (not an event: the response
+    /// event records the whole text).
+    RunDelta {
+        task_id: String,
+        sample: u32,
+        call: u32,
+        text: String,
     },
 }
 
@@ -245,6 +273,21 @@ const NAMED: &[(&str, Action, &str)] = &[
         "all tasks / only imperfect ones",
     ),
     ("complete", Action::Complete, "complete the path"),
+    ("new-run", Action::NewRun, "start a generation run"),
+    (
+        "toggle-panel",
+        Action::TogglePanel,
+        "show / hide the metrics and fingerprint",
+    ),
+    ("next-round", Action::NextRound, "next round"),
+    ("prev-round", Action::PrevRound, "previous round"),
+    ("next-method", Action::NextMethod, "next method"),
+    ("prev-method", Action::PrevMethod, "previous method"),
+    (
+        "toggle-fold",
+        Action::ToggleFold,
+        "fold / unfold the prompt",
+    ),
 ];
 
 impl Action {
@@ -261,6 +304,8 @@ impl Action {
                 | Action::EvalEvent(_)
                 | Action::EvalNotice(_)
                 | Action::EvalEnded { .. }
+                | Action::RunChoices { .. }
+                | Action::RunDelta { .. }
         )
     }
 

@@ -12,6 +12,7 @@ use super::highlight::HighlightCache;
 use super::keymap::{Context, Keymap};
 use super::list::ListState;
 use super::palette::{self, Command, PaletteState};
+use super::runs::{NewRunState, RunSetup, RunUi};
 use super::theme::Theme;
 use super::views::{self, layout};
 
@@ -41,8 +42,16 @@ pub enum Effect {
     StartEval {
         predictions: PathBuf,
     },
-    /// Stop the running evaluation (the pipeline records `run_finished {cancelled: true}`).
+    /// Stop the running evaluation or generation run (the pipeline records
+    /// `run_finished {cancelled: true}`).
     CancelEval,
+    /// Read the endpoint profiles and the generation sessions for the new-run dialog
+    /// (`Action::RunChoices`).
+    LoadRunChoices,
+    /// Generate with a model (or the reference, or a replay) as a new session; events come
+    /// back as `Action::EvalEvent`, streamed text as `Action::RunDelta`, the end as
+    /// `Action::EvalEnded`.
+    StartRun(RunSetup),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +69,10 @@ pub enum Screen {
     Compare,
     /// One task across the compared sessions.
     CompareTask,
+    /// A generation run, live or replayed.
+    Run,
+    /// One method's rounds of a generation run.
+    Step,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,6 +157,8 @@ pub enum Overlay {
     Palette(PaletteState),
     /// Choose a predictions file to evaluate.
     NewEval(NewEvalState),
+    /// Set up a generation run.
+    NewRun(NewRunState),
     Confirm(Confirm),
 }
 
@@ -209,6 +224,8 @@ pub struct App {
     pub highlight: RefCell<HighlightCache>,
     /// The evaluation screens.
     pub ev: EvalUi,
+    /// The generation-run screens.
+    pub runs: RunUi,
     mono: Theme,
 }
 
@@ -258,6 +275,7 @@ impl App {
             notes: messages,
             highlight: RefCell::new(HighlightCache::default()),
             ev: EvalUi::default(),
+            runs: RunUi::default(),
             mono: Theme::mono(),
         }
     }
@@ -295,6 +313,7 @@ impl App {
             Some(Overlay::Problems { .. }) => return vec![Context::Problems, Context::Global],
             Some(Overlay::Palette(_)) => return vec![Context::Palette, Context::Global],
             Some(Overlay::NewEval(_)) => return vec![Context::NewEval, Context::Global],
+            Some(Overlay::NewRun(_)) => return vec![Context::NewRun, Context::Global],
             Some(Overlay::Confirm(_)) => return vec![Context::Confirm, Context::Global],
             None => {}
         }
@@ -312,6 +331,7 @@ impl App {
             Screen::TestDetail => vec![Context::TestDetail, Context::Global],
             Screen::Compare => vec![Context::Compare, Context::Global],
             Screen::CompareTask => vec![Context::CompareTask, Context::Global],
+            Screen::Run | Screen::Step => self.run_contexts(),
             Screen::Task => {
                 let tab = match self.task.tab {
                     Tab::Methods => Context::Methods,
@@ -389,6 +409,7 @@ impl App {
                 return self.show_sessions();
             }
             Action::NewEval => return self.open_new_eval(),
+            Action::NewRun => return self.open_new_run(),
             Action::CancelRun => self.ask_cancel(),
             action if self.overlay.is_some() => return self.update_overlay(action),
             action => match self.screen {
@@ -400,6 +421,8 @@ impl App {
                 Screen::TestDetail => self.update_detail(action),
                 Screen::Compare => self.update_compare(action),
                 Screen::CompareTask => self.update_compare_task(action),
+                Screen::Run => return self.update_run(action),
+                Screen::Step => self.update_step(action),
             },
         }
         Vec::new()
@@ -519,5 +542,6 @@ impl App {
             super::app_task::clamp_code(self);
         }
         self.clamp_eval();
+        self.clamp_run();
     }
 }

@@ -29,16 +29,42 @@ impl App {
         vec![Effect::ListPredictionFiles]
     }
 
+    /// What is running: `evaluation` or `generation run`.
+    pub(super) fn live_kind(&self) -> &'static str {
+        match &self.ev.live {
+            Some(l) if l.info.is_run() => "generation run",
+            _ => "evaluation",
+        }
+    }
+
+    /// One run at a time: true (and says so) when one is going on.
+    pub(super) fn refuse_if_running(&mut self) -> bool {
+        if self.ev.running {
+            let text = match self.live_kind() {
+                "evaluation" => "an evaluation is already running: stop it first (x on its screen)",
+                _ => "a generation run is going on: stop it first (x on its screen)",
+            };
+            self.set_status(Level::Error, text);
+        }
+        self.ev.running
+    }
+
     pub(super) fn ask_cancel(&mut self) {
+        let what = self.live_kind();
         if !self.ev.running {
-            self.set_status(Level::Info, "no evaluation is running");
+            self.set_status(Level::Info, format!("no {what} is running"));
         } else if self.ev.stopping {
-            self.set_status(Level::Info, "the evaluation is already stopping");
+            self.set_status(Level::Info, format!("the {what} is already stopping"));
         } else {
+            let text = if what == "evaluation" {
+                "Stop the running evaluation? Finished tasks are kept in its session; \
+                 `classlab eval --resume <session>` finishes it later."
+            } else {
+                "Stop the generation run? Finished tasks are kept in its session; \
+                 `classlab run --resume <session>` continues the others from what was recorded."
+            };
             self.overlay = Some(Overlay::Confirm(Confirm {
-                text: "Stop the running evaluation? Finished tasks are kept in its session; \
-                       `classlab eval --resume <session>` finishes it later."
-                    .into(),
+                text: text.into(),
                 yes: Effect::CancelEval,
             }));
         }
@@ -109,7 +135,10 @@ impl App {
 
     fn open_selected_session(&mut self) -> Vec<Effect> {
         match self.selected_session() {
-            Some(SessionPick::Live) => self.show_eval(Source::Live, Screen::Sessions),
+            Some(SessionPick::Live) if self.live_kind() == "evaluation" => {
+                self.show_eval(Source::Live, Screen::Sessions)
+            }
+            Some(SessionPick::Live) => self.show_run(Source::Live, Screen::Sessions),
             Some(SessionPick::Row(i)) => {
                 let row = &self.ev.sessions.rows[i];
                 if let Some(e) = &row.error {
@@ -273,11 +302,7 @@ impl App {
     }
 
     fn start_eval(&mut self, path: String) -> Vec<Effect> {
-        if self.ev.running {
-            self.set_status(
-                Level::Error,
-                "an evaluation is already running: stop it first (x on its screen)",
-            );
+        if self.refuse_if_running() {
             return Vec::new();
         }
         let back = match self.screen {
@@ -311,10 +336,11 @@ impl App {
                 self.overlay = None;
                 if yes == Effect::CancelEval {
                     self.ev.stopping = true;
-                    self.set_status(
-                        Level::Warn,
-                        "stopping the evaluation: running suites are killed…",
-                    );
+                    let text = match self.live_kind() {
+                        "evaluation" => "stopping the evaluation: running suites are killed…",
+                        _ => "stopping the run: model calls and suites in flight are abandoned…",
+                    };
+                    self.set_status(Level::Warn, text);
                 }
                 return vec![yes];
             }
@@ -338,9 +364,15 @@ impl App {
                 self.clamp_eval();
             }
             Action::SessionOpened { req, session } if req == self.ev.open_request => {
-                self.ev.opened = Some(session.take());
+                let session = session.take();
+                let run = session.info.is_run();
+                self.ev.opened = Some(session);
                 self.status = None;
-                self.show_eval(Source::Opened, Screen::Sessions);
+                if run {
+                    self.show_run(Source::Opened, Screen::Sessions);
+                } else {
+                    self.show_eval(Source::Opened, Screen::Sessions);
+                }
             }
             Action::ComparisonLoaded { req, sessions } if req == self.ev.open_request => {
                 self.ev.compare = Some(super::evals::CompareState::new(sessions.take()));
@@ -367,6 +399,9 @@ impl App {
                 if let Some(live) = self.ev.live.as_mut() {
                     live.apply(&event.0);
                 }
+                if self.runs.showing == Some(Source::Live) {
+                    self.clamp_run();
+                }
             }
             Action::EvalNotice(text) => {
                 if let Some(live) = self.ev.live.as_mut() {
@@ -375,6 +410,17 @@ impl App {
                 self.set_status(Level::Warn, text);
             }
             Action::EvalEnded { dir, error } => return self.eval_ended(dir, error),
+            Action::RunChoices { endpoints, replays } => self.run_choices(endpoints, replays),
+            Action::RunDelta {
+                task_id,
+                sample,
+                call,
+                text,
+            } => {
+                if let Some(live) = self.ev.live.as_mut() {
+                    live.state.trace.push_delta(&task_id, sample, call, &text);
+                }
+            }
             _ => {}
         }
         Vec::new()
@@ -393,20 +439,25 @@ impl App {
             }
             live.info.dir = Some(dir);
         }
+        let what = if live.info.is_run() {
+            "run"
+        } else {
+            "evaluation"
+        };
         match error {
             Some(e) => {
                 live.problems.push(e.clone());
-                self.set_status(Level::Error, format!("evaluation failed: {e}"));
+                self.set_status(Level::Error, format!("{what} failed: {e}"));
             }
             None => {
                 let (done, total) = live.state.progress();
-                let what = if live.state.cancelled {
+                let how = if live.state.cancelled {
                     "stopped"
                 } else {
                     "finished"
                 };
                 let text = format!(
-                    "evaluation {what}: {done}/{total} tasks · session {}",
+                    "{what} {how}: {done}/{total} tasks · session {}",
                     live.info.id
                 );
                 self.set_status(Level::Info, text);

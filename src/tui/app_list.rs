@@ -45,6 +45,7 @@ impl App {
                 _ => {}
             },
             Some(Overlay::NewEval(_)) => return self.update_new_eval(action),
+            Some(Overlay::NewRun(_)) => return self.update_new_run(action),
             Some(Overlay::Confirm(_)) => return self.update_confirm(action),
             None => {}
         }

@@ -1,7 +1,8 @@
-//! The app loop's hands: effects that read sessions from disk or run an evaluation are carried
-//! out here on background threads, and their results come back as [`Action`]s over a channel
-//! (the UI thread never blocks on them). `tui` itself spawns no processes: an evaluation runs
-//! through `pipeline::eval`, whose sandbox does.
+//! The app loop's hands: effects that read sessions from disk or run an evaluation or a
+//! generation run are carried out here on background threads, and their results come back as
+//! [`Action`]s over a channel (the UI thread never blocks on them). `tui` itself spawns no
+//! processes: an evaluation runs through `pipeline::eval`, a generation run through
+//! `pipeline::run` (see `jobs_run`), whose sandbox does.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -181,7 +182,25 @@ impl Jobs {
                     let _ = tx.send(Action::PredictionFiles(prediction_files(&dirs)));
                 });
             }
-            Effect::StartEval { predictions } => self.start(predictions, dataset),
+            Effect::StartEval { predictions } => {
+                let (setup, dataset) = (self.setup.clone(), dataset.clone());
+                self.spawn("an evaluation", move |cancel, tx| {
+                    evaluate(&setup, &dataset, &predictions, cancel, tx)
+                });
+            }
+            Effect::LoadRunChoices => {
+                let root = self.setup.sessions_root.clone();
+                thread::spawn(move || {
+                    let (endpoints, replays) = super::jobs_run::choices(&root);
+                    let _ = tx.send(Action::RunChoices { endpoints, replays });
+                });
+            }
+            Effect::StartRun(run) => {
+                let (setup, dataset) = (self.setup.clone(), dataset.clone());
+                self.spawn("a generation run", move |cancel, tx| {
+                    super::jobs_run::generate(&setup, &run, &dataset, cancel, tx)
+                });
+            }
             Effect::CancelEval => {
                 if let Some(r) = &self.run {
                     r.cancel.store(true, Ordering::SeqCst);
@@ -190,18 +209,23 @@ impl Jobs {
         }
     }
 
-    fn start(&mut self, predictions: PathBuf, dataset: &Dataset) {
+    /// Run `work` (an evaluation or a generation run: one at a time) on its own thread with a
+    /// cancel flag; its end, the session directory or why it failed, arrives as `EvalEnded`.
+    fn spawn<F>(&mut self, what: &str, work: F)
+    where
+        F: FnOnce(&AtomicBool, &Sender<Action>) -> anyhow::Result<PathBuf> + Send + 'static,
+    {
         if self.running() {
-            let _ = self.tx.send(Action::EvalNotice(
-                "an evaluation is already running".into(),
-            ));
+            let _ = self
+                .tx
+                .send(Action::EvalNotice(format!("{what} is already running")));
             return;
         }
         let cancel = Arc::new(AtomicBool::new(false));
-        let (tx, setup, dataset) = (self.tx.clone(), self.setup.clone(), dataset.clone());
+        let tx = self.tx.clone();
         let flag = Arc::clone(&cancel);
         let handle = thread::spawn(move || {
-            let (dir, error) = match evaluate(&setup, &dataset, &predictions, &flag, &tx) {
+            let (dir, error) = match work(&flag, &tx) {
                 Ok(dir) => (Some(dir), None),
                 Err(e) => {
                     let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();

@@ -35,6 +35,14 @@ pub enum Context {
     /// Typing a path in the new-evaluation dialog.
     NewEval,
     Confirm,
+    /// A generation run (live or replayed).
+    Run,
+    /// A generation run going on now in this classlab (its run or step-through screen).
+    RunLive,
+    /// One method's rounds.
+    Step,
+    /// The new-run dialog.
+    NewRun,
 }
 
 impl Context {
@@ -58,12 +66,19 @@ impl Context {
             Context::CompareTask => "Task across sessions",
             Context::NewEval => "New evaluation",
             Context::Confirm => "Question",
+            Context::Run => "Generation run",
+            Context::RunLive => "While the run goes on",
+            Context::Step => "Method rounds (step-through)",
+            Context::NewRun => "New generation run",
         }
     }
 
     /// Contexts where typed characters are text, not commands.
     pub fn is_text_input(self) -> bool {
-        matches!(self, Context::Filter | Context::Palette | Context::NewEval)
+        matches!(
+            self,
+            Context::Filter | Context::Palette | Context::NewEval | Context::NewRun
+        )
     }
 }
 
@@ -176,6 +191,7 @@ fn defaults() -> Vec<Binding> {
     add(C::Global, &[KeyChord::ch('!')], A::ShowProblems, None);
     add(C::Global, &[KeyChord::ch('E')], A::ShowSessions, None);
     add(C::Global, &[KeyChord::ch('N')], A::NewEval, None);
+    add(C::Global, &[KeyChord::ch('R')], A::NewRun, None);
 
     nav(&mut add, C::List, false);
     add(
@@ -314,6 +330,7 @@ fn defaults() -> Vec<Binding> {
     add(C::Problems, &down, A::Down, Some("scroll down"));
     add(C::Problems, &up, A::Up, Some("scroll up"));
     super::keymap_eval::add_defaults(&mut add);
+    super::keymap_run::add_defaults(&mut add);
     out
 }
 

@@ -1,5 +1,6 @@
 //! The terminal UI: browse tasks, their code, methods and dependency graphs, with predictions
-//! scored against the ground truth.
+//! scored against the ground truth; evaluate model outputs; run generation strategies and step
+//! through what they did.
 //!
 //! Architecture (architecture.md, "TUI conventions"): terminal events become [`Action`]s through
 //! the [`keymap`]; `App::update` is the only place state changes and returns [`Effect`]s for the
@@ -11,16 +12,21 @@ pub mod app;
 mod app_detail;
 mod app_eval;
 mod app_list;
+mod app_run;
+mod app_step;
 mod app_task;
 pub mod data;
 pub mod evals;
 pub mod highlight;
 pub mod jobs;
+mod jobs_run;
 pub mod key;
 pub mod keymap;
 mod keymap_eval;
+mod keymap_run;
 pub mod list;
 pub mod palette;
+pub mod runs;
 mod terminal;
 pub mod theme;
 pub mod views;
@@ -167,7 +173,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         if quit {
             if jobs.running() {
                 app.status = Some(app::Status {
-                    text: "stopping the evaluation before quitting…".into(),
+                    text: format!("stopping the {} before quitting…", app.live_kind()),
                     level: app::Level::Warn,
                 });
                 guard.terminal.draw(|frame| views::render(&app, frame))?;

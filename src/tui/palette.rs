@@ -30,7 +30,12 @@ pub fn commands(theme_names: &[String]) -> Vec<Command> {
         ("filter", Action::StartFilter),
         ("sessions (evaluations)", Action::ShowSessions),
         ("new evaluation", Action::NewEval),
-        ("stop the evaluation", Action::CancelRun),
+        ("new generation run", Action::NewRun),
+        ("stop the evaluation or run", Action::CancelRun),
+        (
+            "metrics and fingerprint panel (toggle)",
+            Action::TogglePanel,
+        ),
         ("compare marked sessions", Action::Compare),
         ("only imperfect tasks (toggle)", Action::ToggleFailingOnly),
         ("problems", Action::ShowProblems),

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod run;
+
 use std::path::PathBuf;
 
 use classlab::dataset;
@@ -403,7 +405,18 @@ impl Fake {
                 ),
             }),
             Effect::ListPredictionFiles => Some(Action::PredictionFiles(self.files.clone())),
-            Effect::Quit | Effect::StartEval { .. } | Effect::CancelEval => None,
+            Effect::LoadRunChoices => Some(Action::RunChoices {
+                endpoints: vec!["local".into(), "openai".into()],
+                replays: self
+                    .logs
+                    .iter()
+                    .filter(|l| l.meta.kind == "run")
+                    .map(|l| (l.meta.id.clone(), l.dir.clone()))
+                    .collect(),
+            }),
+            Effect::Quit | Effect::StartEval { .. } | Effect::StartRun(_) | Effect::CancelEval => {
+                None
+            }
         }
     }
 

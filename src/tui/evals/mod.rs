@@ -16,7 +16,7 @@ pub use ui::*;
 use super::list::natural_cmp;
 use crate::metrics::fingerprint::Bucket;
 use crate::model::{Outcome, TestResult};
-use crate::session::{EvalState, Event, EventBody, Meta, RunEnd, SessionLog, TaskRun};
+use crate::session::{EvalState, Event, EventBody, Meta, RunEnd, Scope, SessionLog, TaskRun};
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,13 +54,15 @@ impl RunStatus {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SessionInfo {
     pub id: String,
+    /// `eval` (scoring existing outputs) or `run` (generating with a model).
+    pub kind: String,
     pub dir: Option<PathBuf>,
     pub model: Option<String>,
     pub strategy: Option<String>,
     pub dataset: String,
     /// RFC 3339.
     pub created: String,
-    /// The predictions file evaluated.
+    /// The predictions file evaluated; for a generation run, the provider.
     pub source: Option<String>,
 }
 
@@ -68,6 +70,7 @@ impl SessionInfo {
     pub fn from_meta(dir: &Path, meta: &Meta) -> SessionInfo {
         SessionInfo {
             id: meta.id.clone(),
+            kind: meta.kind.clone(),
             dir: Some(dir.to_path_buf()),
             model: meta.model.clone(),
             strategy: meta.strategy.clone(),
@@ -80,6 +83,11 @@ impl SessionInfo {
     /// The model's name, or the session id when the outputs named none.
     pub fn label(&self) -> &str {
         self.model.as_deref().unwrap_or(&self.id)
+    }
+
+    /// A generation run (shown on the run screen), not an evaluation.
+    pub fn is_run(&self) -> bool {
+        self.kind == "run"
     }
 }
 
@@ -201,8 +209,25 @@ impl EvalSession {
         EvalSession {
             info: SessionInfo {
                 id: "live".into(),
+                kind: "eval".into(),
                 dataset: dataset.into(),
                 source: Some(predictions.into()),
+                ..SessionInfo::default()
+            },
+            live: true,
+            ..EvalSession::default()
+        }
+    }
+
+    /// A live generation run about to start: what the dialog chose.
+    pub fn live_run(strategy: &str, provider: &str, dataset: &str) -> EvalSession {
+        EvalSession {
+            info: SessionInfo {
+                id: "live".into(),
+                kind: "run".into(),
+                strategy: Some(strategy.into()),
+                dataset: dataset.into(),
+                source: Some(provider.into()),
                 ..SessionInfo::default()
             },
             live: true,
@@ -213,6 +238,17 @@ impl EvalSession {
     /// Fold one event (the reducer's `apply`, plus the timing and, live, the header).
     pub fn apply(&mut self, event: &Event) {
         self.state.apply(event);
+        // `EvalState::apply` keeps public test runs on the task run only; their rounds need
+        // them in the trace too. Setting a round's result is idempotent, so this stays right
+        // if the reducer starts forwarding them.
+        if let EventBody::TestRun {
+            scope: Scope::Public,
+            method: Some(_),
+            ..
+        } = &event.body
+        {
+            self.state.trace.apply(&event.body);
+        }
         if event.ts.is_finite() {
             self.first_ts.get_or_insert(event.ts);
             self.last_ts = Some(event.ts);
@@ -223,6 +259,9 @@ impl EvalSession {
             let text = |k: &str| config.get(k).and_then(|v| v.as_str()).map(str::to_string);
             self.info.model = text("model").or(self.info.model.take());
             self.info.strategy = text("strategy").or(self.info.strategy.take());
+            if self.info.is_run() {
+                self.info.source = text("provider").or(self.info.source.take());
+            }
             if self.info.created.is_empty() {
                 self.info.created = rfc3339(event.ts);
             }

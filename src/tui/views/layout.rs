@@ -4,6 +4,7 @@
 use ratatui::layout::{Constraint, Layout, Rect};
 
 use crate::tui::evals::DetailPane;
+use crate::tui::runs::RunPane;
 
 /// Below this width the task list hides its preview pane.
 pub const PREVIEW_MIN_WIDTH: u16 = 100;
@@ -238,4 +239,93 @@ pub fn table_row_at(table: Rect, column: u16, row: u16) -> Option<usize> {
         && row >= first
         && row < table.bottom().saturating_sub(1))
     .then(|| usize::from(row - first))
+}
+
+/// From this height the run screen shows its metrics and fingerprint panel unless toggled off
+/// (below it, only when toggled on).
+pub const RUN_PANEL_HEIGHT: u16 = 40;
+/// From this width the step-through puts the code's side beside the model's.
+pub const STEP_WIDE_WIDTH: u16 = 120;
+
+/// The run screen: header (3 lines), the metrics and fingerprint panel, tasks on the left,
+/// the selected task's dependencies and schedule over its methods on the right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunAreas {
+    pub header: Rect,
+    pub panel: Option<Rect>,
+    pub tasks: Rect,
+    pub task: Rect,
+    pub methods: Rect,
+}
+
+/// `panel`: the panel is wanted; `methods`: rows of the methods table (it is no taller than
+/// needed); the focused pane of the right side gets the room.
+pub fn run_split(body: Rect, panel: bool, methods: usize, focus: RunPane) -> RunAreas {
+    let header_h = 3.min(body.height);
+    let rest = body.height - header_h;
+    let panel_h = if panel && rest >= 14 {
+        (rest * 2 / 5).clamp(10, 16)
+    } else {
+        0
+    };
+    let [header, panel_area, main] = Layout::vertical([
+        Constraint::Length(header_h),
+        Constraint::Length(panel_h),
+        Constraint::Min(0),
+    ])
+    .areas(body);
+    let left_w = (main.width * 35 / 100).clamp(26.min(main.width), 48);
+    let [tasks, right] =
+        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(0)]).areas(main);
+    let wanted = u16::try_from(methods.saturating_add(3)).unwrap_or(u16::MAX);
+    let most = if focus == RunPane::Task {
+        right.height / 3
+    } else {
+        right.height.saturating_sub(5)
+    };
+    let methods_h = wanted.clamp(4, most.max(4)).min(right.height);
+    let [task, methods] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(methods_h)]).areas(right);
+    RunAreas {
+        header,
+        panel: (panel_h > 0).then_some(panel_area),
+        tasks,
+        task,
+        methods,
+    }
+}
+
+/// The step-through: a title line, the rounds' timeline, and the model's side (prompt,
+/// response, reflection) with, when wide, the code's side (tests, patch, code) beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepAreas {
+    pub title: Rect,
+    pub timeline: Rect,
+    pub left: Rect,
+    pub right: Option<Rect>,
+}
+
+pub fn step_split(body: Rect) -> StepAreas {
+    let [title, timeline, rest] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(body);
+    if body.width < STEP_WIDE_WIDTH {
+        return StepAreas {
+            title,
+            timeline,
+            left: rest,
+            right: None,
+        };
+    }
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest);
+    StepAreas {
+        title,
+        timeline,
+        left,
+        right: Some(right),
+    }
 }

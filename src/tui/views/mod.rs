@@ -11,7 +11,13 @@ pub mod help;
 pub mod layout;
 pub mod methods;
 pub mod overlays;
+pub mod run_dialog;
+pub mod run_task;
+pub mod run_view;
 pub mod sessions;
+pub mod step_doc;
+pub mod step_text;
+pub mod step_view;
 pub mod summary;
 pub mod task_list;
 pub mod task_view;
@@ -65,6 +71,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         Screen::TestDetail => test_detail::TestDetailView { app }.render(chrome.body, buf),
         Screen::Compare => compare::CompareView { app }.render(chrome.body, buf),
         Screen::CompareTask => compare::CompareTaskView { app }.render(chrome.body, buf),
+        Screen::Run => run_view::RunView { app }.render(chrome.body, buf),
+        Screen::Step => step_view::StepView { app }.render(chrome.body, buf),
     }
     status_line(app, chrome.status, buf);
     match &app.overlay {
@@ -80,6 +88,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         .render(area, buf),
         Some(Overlay::Palette(state)) => overlays::PaletteView { app, state }.render(area, buf),
         Some(Overlay::NewEval(state)) => dialogs::NewEvalView { app, state }.render(area, buf),
+        Some(Overlay::NewRun(state)) => run_dialog::NewRunView { app, state }.render(area, buf),
         Some(Overlay::Confirm(confirm)) => dialogs::ConfirmView { app, confirm }.render(area, buf),
         None => {}
     }
@@ -116,6 +125,19 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
         Screen::Compare | Screen::CompareTask => {
             let n = app.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
             spans.push(Span::raw(format!("comparing {n} sessions")));
+        }
+        Screen::Run | Screen::Step => {
+            spans.push(Span::raw(if app.run_is_live() {
+                "live generation run"
+            } else {
+                "generation run"
+            }));
+            if let Some(s) = app.run_shown() {
+                spans.push(Span::styled(
+                    format!(" · {}", s.info.label()),
+                    theme.muted(),
+                ));
+            }
         }
         Screen::List | Screen::Summary => {
             spans.push(Span::raw(d.dataset.name.clone()));
@@ -228,6 +250,12 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::NewEval, A::Complete, "complete"),
             (C::NewEval, A::Back, "cancel"),
         ],
+        (Some(Overlay::NewRun(_)), _) => vec![
+            (C::NewRun, A::Submit, "start"),
+            (C::NewRun, A::Right, "change"),
+            (C::NewRun, A::Down, "next field"),
+            (C::NewRun, A::Back, "cancel"),
+        ],
         (Some(Overlay::Confirm(_)), _) => {
             vec![(C::Confirm, A::Submit, "yes"), (C::Confirm, A::Back, "no")]
         }
@@ -265,6 +293,29 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::Compare, A::Open, "task in each"),
             (C::Global, A::ToggleHelp, "help"),
             (C::Compare, A::Back, "back"),
+        ],
+        (None, Screen::Run) => {
+            let mut h = vec![
+                (C::Run, A::Open, "open"),
+                (C::Run, A::NextTab, "pane"),
+                (C::Run, A::TogglePanel, "metrics"),
+            ];
+            if app.run_is_live() {
+                h.push((C::RunLive, A::CancelRun, "stop"));
+            }
+            h.extend([
+                (C::Global, A::ToggleHelp, "help"),
+                (C::Run, A::Back, "back"),
+            ]);
+            h
+        }
+        (None, Screen::Step) => vec![
+            (C::Step, A::NextRound, "round"),
+            (C::Step, A::NextMethod, "method"),
+            (C::Step, A::ToggleFold, "prompt"),
+            (C::Step, A::NextTab, "section"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::Step, A::Back, "back"),
         ],
         (None, Screen::CompareTask) => vec![
             (C::CompareTask, A::Right, "session"),

@@ -184,6 +184,20 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
     super::render_selectable(app, table, s.cursor.offset, s.cursor.selected, area, buf);
 }
 
+/// `evaluation` or `generation run`.
+fn what(info: &SessionInfo) -> &'static str {
+    if info.is_run() {
+        "generation run"
+    } else {
+        "evaluation"
+    }
+}
+
+/// Where a session's code came from: a predictions file, or a run's provider.
+fn source_name(info: &SessionInfo) -> &'static str {
+    if info.is_run() { "provider" } else { "source" }
+}
+
 fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let block = pane(app, " Session ");
@@ -202,10 +216,13 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
             vec![
                 field(
                     "running",
-                    "the evaluation started here (Enter: watch it)".into(),
+                    format!("the {} started here (Enter: watch it)", what(&live.info)),
                 ),
                 field("dataset", live.info.dataset.clone()),
-                field("source", live.info.source.clone().unwrap_or_default()),
+                field(
+                    source_name(&live.info),
+                    live.info.source.clone().unwrap_or_default(),
+                ),
             ]
         }
         Some(SessionPick::Row(i)) => {
@@ -214,7 +231,7 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
                 field("id", r.info.id.clone()),
                 field("dataset", r.info.dataset.clone()),
                 field(
-                    "source",
+                    source_name(&r.info),
                     r.info.source.clone().unwrap_or_else(|| "—".into()),
                 ),
                 field(

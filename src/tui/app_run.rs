@@ -1,0 +1,282 @@
+//! `App::update` for the run screen and the new-run dialog, and what the run screens need to
+//! know about where things are (the run shown, the selected task and method, the panes).
+
+use super::action::Action;
+use super::app::{App, Effect, Level, Overlay, Screen, scrolled};
+use super::evals::{Cursor, EvalSession, Source, TaskRef};
+use super::keymap::Context;
+use super::runs::{MethodRow, NewRunState, RunPane, RunSetup, StepState, TaskPick, method_rows};
+use super::views::{self, layout};
+
+impl App {
+    /// The run on the run screen.
+    pub fn run_shown(&self) -> Option<&EvalSession> {
+        self.ev.session(self.runs.showing?)
+    }
+
+    /// Whether the run screens show the run going on now.
+    pub fn run_is_live(&self) -> bool {
+        self.ev.running
+            && self.runs.showing == Some(Source::Live)
+            && self.ev.live.as_ref().is_some_and(|l| l.info.is_run())
+    }
+
+    /// The task selected on the run screen.
+    pub fn run_task(&self) -> Option<TaskRef<'_>> {
+        let rows = self.run_shown()?.task_rows(false);
+        rows.get(self.runs.tasks.selected).copied()
+    }
+
+    /// The methods of the selected task, in schedule order.
+    pub fn run_methods(&self) -> Vec<MethodRow<'_>> {
+        let Some((session, task)) = self.run_shown().zip(self.run_task()) else {
+            return Vec::new();
+        };
+        session
+            .state
+            .trace
+            .task(task.task_id, task.sample)
+            .map(method_rows)
+            .unwrap_or_default()
+    }
+
+    /// The keymap contexts of the run and step-through screens: a live run's keys first.
+    pub(super) fn run_contexts(&self) -> Vec<Context> {
+        let view = if self.screen == Screen::Step {
+            Context::Step
+        } else {
+            Context::Run
+        };
+        if self.run_is_live() {
+            vec![Context::RunLive, view, Context::Global]
+        } else {
+            vec![view, Context::Global]
+        }
+    }
+
+    /// Whether the metrics and fingerprint panel is shown (by default on tall terminals).
+    pub fn run_panel_shown(&self) -> bool {
+        (self.chrome().body.height >= layout::RUN_PANEL_HEIGHT) != self.runs.panel_toggled
+    }
+
+    pub fn run_areas(&self) -> layout::RunAreas {
+        layout::run_split(
+            self.chrome().body,
+            self.run_panel_shown(),
+            self.run_methods().len(),
+            self.runs.pane,
+        )
+    }
+
+    pub(super) fn show_run(&mut self, source: Source, back: Screen) {
+        self.runs.showing = Some(source);
+        self.runs.back = Some(back);
+        self.runs.tasks = Cursor::default();
+        self.runs.methods = Cursor::default();
+        self.runs.task_scroll = 0;
+        self.runs.pane = super::runs::RunPane::Tasks;
+        self.runs.step = None;
+        self.screen = Screen::Run;
+    }
+
+    pub(super) fn update_run(&mut self, action: Action) -> Vec<Effect> {
+        let back = self.runs.back.unwrap_or(Screen::Sessions);
+        let Some(session) = self.run_shown() else {
+            if matches!(action, Action::Back | Action::Close) {
+                self.screen = back;
+            }
+            return Vec::new();
+        };
+        let tasks = session.task_rows(false).len();
+        let methods = self.run_methods().len();
+        let areas = self.run_areas();
+        match action {
+            Action::Back | Action::Close => self.screen = back,
+            Action::TogglePanel => {
+                self.runs.panel_toggled = !self.runs.panel_toggled;
+                self.clamp_run();
+            }
+            Action::NextTab => self.runs.pane = self.runs.pane.next(),
+            Action::PrevTab => self.runs.pane = self.runs.pane.prev(),
+            Action::Open if self.runs.pane == RunPane::Methods => self.open_step(),
+            Action::Open if methods == 0 => self.set_status(
+                Level::Info,
+                "no method of this task was generated on its own",
+            ),
+            Action::Open => self.runs.pane = RunPane::Methods,
+            Action::Click { column, row } => {
+                let hit = |table, offset: usize| {
+                    layout::table_row_at(table, column, row).map(|r| offset + r)
+                };
+                if let Some(target) = hit(areas.tasks, self.runs.tasks.offset) {
+                    self.runs.pane = RunPane::Tasks;
+                    if target < tasks && target != self.runs.tasks.selected {
+                        self.select_run_task(target);
+                    }
+                } else if let Some(target) = hit(areas.methods, self.runs.methods.offset) {
+                    if target == self.runs.methods.selected && self.runs.pane == RunPane::Methods {
+                        self.open_step();
+                    } else if target < methods {
+                        self.runs.methods.selected = target;
+                    }
+                    self.runs.pane = RunPane::Methods;
+                }
+            }
+            other => match self.runs.pane {
+                RunPane::Tasks => {
+                    let before = self.runs.tasks.selected;
+                    let page = layout::table_page(areas.tasks).max(1);
+                    self.runs.tasks.navigate(&other, tasks, page);
+                    if self.runs.tasks.selected != before {
+                        let selected = self.runs.tasks.selected;
+                        self.select_run_task(selected);
+                    }
+                }
+                RunPane::Task => {
+                    let page = layout::inner_page(areas.task).max(1);
+                    let lines = views::run_task::line_count(self, areas.task);
+                    let max = lines.saturating_sub(page);
+                    self.runs.task_scroll = scrolled(self.runs.task_scroll, &other, page, max);
+                }
+                RunPane::Methods => {
+                    let page = layout::table_page(areas.methods).max(1);
+                    self.runs.methods.navigate(&other, methods, page);
+                }
+            },
+        }
+        Vec::new()
+    }
+
+    fn select_run_task(&mut self, index: usize) {
+        self.runs.tasks.selected = index;
+        self.runs.methods = Cursor::default();
+        self.runs.task_scroll = 0;
+        self.clamp_run();
+    }
+
+    /// Step through the selected method's rounds.
+    fn open_step(&mut self) {
+        let Some(task) = self.run_task() else {
+            return;
+        };
+        let (task_id, sample) = (task.task_id.to_string(), task.sample);
+        let methods = self.run_methods();
+        let Some(m) = methods.get(self.runs.methods.selected) else {
+            return;
+        };
+        self.runs.step = Some(StepState::new(task_id, sample, m.name.to_string()));
+        self.screen = Screen::Step;
+    }
+
+    pub(super) fn open_new_run(&mut self) -> Vec<Effect> {
+        // From the task list or a task, the selected task is offered (and chosen).
+        let from_tasks = matches!(self.screen, Screen::List | Screen::Task);
+        let selected = match self.screen {
+            Screen::Task => self.data.dataset.tasks.get(self.task.idx),
+            _ => self
+                .list
+                .selected_task()
+                .and_then(|i| self.data.dataset.tasks.get(i)),
+        }
+        .map(|t| t.id.clone());
+        let tasks = if from_tasks && selected.is_some() {
+            TaskPick::Selected
+        } else {
+            TaskPick::All
+        };
+        self.overlay = Some(Overlay::NewRun(NewRunState {
+            selected_task: selected,
+            tasks,
+            loading: true,
+            ..NewRunState::default()
+        }));
+        vec![Effect::LoadRunChoices]
+    }
+
+    pub(super) fn run_choices(
+        &mut self,
+        endpoints: Vec<String>,
+        replays: Vec<(String, std::path::PathBuf)>,
+    ) {
+        if let Some(Overlay::NewRun(d)) = self.overlay.as_mut() {
+            d.endpoints = endpoints;
+            d.replays = replays;
+            d.endpoint = d.endpoint.min(d.endpoints.len());
+            d.replay = d.replay.min(d.replays.len().saturating_sub(1));
+            d.loading = false;
+        }
+    }
+
+    pub(super) fn update_new_run(&mut self, action: Action) -> Vec<Effect> {
+        let Some(Overlay::NewRun(d)) = self.overlay.as_mut() else {
+            return Vec::new();
+        };
+        match action {
+            Action::Back | Action::Close => self.overlay = None,
+            Action::Up | Action::PrevTab => d.move_focus(-1),
+            Action::Down | Action::NextTab => d.move_focus(1),
+            Action::Left => d.change(-1),
+            Action::Right => d.change(1),
+            Action::Input(c) => d.input(c),
+            Action::Backspace => d.backspace(),
+            Action::ClearInput => d.clear(),
+            Action::Submit => match d.setup() {
+                Ok(setup) => {
+                    self.overlay = None;
+                    return self.start_run(setup);
+                }
+                Err(e) => self.set_status(Level::Warn, e),
+            },
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn start_run(&mut self, setup: RunSetup) -> Vec<Effect> {
+        if self.refuse_if_running() {
+            return Vec::new();
+        }
+        let back = match self.screen {
+            s @ (Screen::List | Screen::Task | Screen::Summary | Screen::Sessions) => s,
+            _ => Screen::Sessions,
+        };
+        let dataset = self.data.dataset.name.clone();
+        let strategy = setup.strategy.to_string();
+        self.ev.live = Some(EvalSession::live_run(&strategy, &setup.provider, &dataset));
+        self.ev.running = true;
+        self.ev.stopping = false;
+        if self.ev.showing == Some(Source::Live) {
+            self.ev.detail = None;
+        }
+        self.show_run(Source::Live, back);
+        let tasks = match &setup.tasks {
+            Some(t) if t.len() == 1 => t[0].clone(),
+            Some(t) => format!("{} tasks", t.len()),
+            None => "every task".into(),
+        };
+        self.set_status(
+            Level::Info,
+            format!(
+                "{strategy} run with {} on {tasks} of {dataset}…",
+                setup.provider
+            ),
+        );
+        vec![Effect::StartRun(setup)]
+    }
+
+    /// Keep the run screens' positions valid (after a resize or new events).
+    pub(super) fn clamp_run(&mut self) {
+        let Some(session) = self.run_shown() else {
+            return;
+        };
+        let tasks = session.task_rows(false).len();
+        let methods = self.run_methods().len();
+        let areas = self.run_areas();
+        self.runs
+            .tasks
+            .keep_visible(tasks, layout::table_page(areas.tasks).max(1));
+        self.runs
+            .methods
+            .keep_visible(methods, layout::table_page(areas.methods).max(1));
+    }
+}

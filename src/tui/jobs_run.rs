@@ -1,0 +1,111 @@
+//! Generation runs started from the TUI: the new-run dialog's choices (endpoint profiles,
+//! sessions to replay) and the run itself, through `pipeline::run` on a background thread,
+//! every event and every streamed piece of text sent back as an [`Action`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::Sender;
+
+use anyhow::Context as _;
+
+use super::action::{Action, Delivered};
+use super::evals::short_date;
+use super::jobs::EvalSetup;
+use super::runs::RunSetup;
+use crate::dataset::Dataset;
+use crate::pipeline::eval;
+use crate::pipeline::prompts::Prompts;
+use crate::pipeline::providers::{self, ProviderChoice};
+use crate::pipeline::public_tests::PublicTestsMode;
+use crate::pipeline::run::{self as pipeline_run, RunRequest, Update};
+use crate::pipeline::schedule::ScheduleMode;
+use crate::session::store;
+
+/// The config's endpoint profiles, and the generation sessions under `root` (newest first)
+/// as (label, directory).
+pub fn choices(root: &Path) -> (Vec<String>, Vec<(String, PathBuf)>) {
+    // A config that cannot be read offers no profiles; starting the run says why.
+    let endpoints = crate::config::load()
+        .map(|c| c.endpoints.into_keys().collect())
+        .unwrap_or_default();
+    let replays = store::list(root)
+        .into_iter()
+        .filter(|(_, meta)| meta.kind == "run")
+        .map(|(dir, meta)| {
+            let label = format!(
+                "{} · {} · {}",
+                meta.model.as_deref().unwrap_or("?"),
+                meta.strategy.as_deref().unwrap_or("?"),
+                short_date(&meta.created)
+            );
+            (label, dir)
+        })
+        .collect();
+    (endpoints, replays)
+}
+
+/// Generate with `run` on `dataset` as a new session, sending every event and streamed text;
+/// the session directory when it ends (finished or stopped through `cancel`).
+pub fn generate(
+    setup: &EvalSetup,
+    run: &RunSetup,
+    dataset: &Dataset,
+    cancel: &AtomicBool,
+    tx: &Sender<Action>,
+) -> anyhow::Result<PathBuf> {
+    let choice = ProviderChoice {
+        kind: run.provider.clone(),
+        endpoint: run.endpoint.clone(),
+        model: run.model.clone(),
+        replay_from: run.replay_from.clone(),
+        ..ProviderChoice::default()
+    };
+    let provider = providers::build(&choice, dataset).map_err(anyhow::Error::msg)?;
+    let schedule: ScheduleMode = run.schedule.parse().map_err(anyhow::Error::msg)?;
+    let public_tests: PublicTestsMode = run
+        .public_tests
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("public tests: {e}"))?;
+    // As `classlab run` does: `<config dir>/prompts` overrides the embedded templates.
+    let prompts = Prompts::load(None).context("cannot read the prompt templates")?;
+    for w in &prompts.warnings {
+        let _ = tx.send(Action::EvalNotice(format!("prompts: {w}")));
+    }
+    let sandbox =
+        eval::sandbox(setup.python.clone(), false).context("cannot set up the sandbox")?;
+    for w in &sandbox.isolation().warnings {
+        let _ = tx.send(Action::EvalNotice(format!("sandbox: {w}")));
+    }
+    let req = RunRequest {
+        tasks: run.tasks.clone(),
+        jobs: run.jobs,
+        max_repairs: run.max_repairs,
+        schedule,
+        public_tests,
+        prompts,
+        provider_choice: Some(choice),
+        budget: setup.timeout,
+        ..RunRequest::new(dataset, run.strategy, provider, setup.sessions_root.clone())
+    };
+    // Called from the run's worker threads: everything goes over the channel, in order.
+    let on_update = |u: Update<'_>| {
+        let action = match u {
+            Update::Event(event, _) => Action::EvalEvent(Delivered::new(event.clone())),
+            Update::Delta {
+                task_id,
+                sample,
+                call,
+                text,
+            } => Action::RunDelta {
+                task_id: task_id.to_string(),
+                sample,
+                call,
+                text: text.to_string(),
+            },
+        };
+        let _ = tx.send(action);
+    };
+    let outcome = pipeline_run::run(&req, Arc::new(sandbox), cancel, &on_update)?;
+    Ok(outcome.dir)
+}

@@ -1,0 +1,423 @@
+//! The new-run dialog: a small form (strategy, provider, endpoint, tasks, TDD settings) whose
+//! values become a [`RunSetup`], the TUI's description of a run for `jobs` to start.
+
+use std::path::PathBuf;
+
+use crate::model::Strategy;
+
+pub const STRATEGIES: [Strategy; 4] = [
+    Strategy::Holistic,
+    Strategy::Incremental,
+    Strategy::Compositional,
+    Strategy::Tdd,
+];
+pub const PROVIDERS: [&str; 3] = ["openai", "reference", "replay"];
+pub const SCHEDULES: [&str; 4] = ["predicted", "repaired", "ground-truth", "skeleton"];
+/// `split:K` goes up to this K.
+pub const MAX_SPLIT: u32 = 8;
+const MAX_REPAIRS: u32 = 10;
+const MAX_JOBS: usize = 64;
+
+/// What the dialog asks the loop to start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSetup {
+    pub strategy: Strategy,
+    /// `openai` | `reference` | `replay`.
+    pub provider: String,
+    /// A config profile (`[endpoints.NAME]`).
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    /// The session `replay` answers from.
+    pub replay_from: Option<PathBuf>,
+    /// `None`: every task.
+    pub tasks: Option<Vec<String>>,
+    pub max_repairs: u32,
+    /// A `ScheduleMode` name.
+    pub schedule: String,
+    /// `doctest` or `split:K`.
+    pub public_tests: String,
+    /// Tasks at once (0: one per core).
+    pub jobs: usize,
+}
+
+/// Which tasks the run covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskPick {
+    #[default]
+    All,
+    /// The task selected in the task list.
+    Selected,
+    /// The ids typed (comma-separated).
+    List,
+}
+
+/// A row of the form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Field {
+    #[default]
+    Strategy,
+    Provider,
+    Endpoint,
+    Model,
+    Replay,
+    Tasks,
+    TaskList,
+    MaxRepairs,
+    Schedule,
+    PublicTests,
+    Jobs,
+}
+
+impl Field {
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Strategy => "strategy",
+            Field::Provider => "provider",
+            Field::Endpoint => "endpoint",
+            Field::Model => "model",
+            Field::Replay => "replay from",
+            Field::Tasks => "tasks",
+            Field::TaskList => "task ids",
+            Field::MaxRepairs => "max repairs",
+            Field::Schedule => "schedule",
+            Field::PublicTests => "public tests",
+            Field::Jobs => "jobs",
+        }
+    }
+
+    /// Typed characters go into the field.
+    pub fn is_text(self) -> bool {
+        matches!(self, Field::Model | Field::TaskList)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewRunState {
+    pub focus: Field,
+    pub strategy: usize,
+    pub provider: usize,
+    /// Profiles of the config file; choice 0 is none.
+    pub endpoints: Vec<String>,
+    pub endpoint: usize,
+    pub model: String,
+    /// Generation sessions replay can answer from: (label, directory).
+    pub replays: Vec<(String, PathBuf)>,
+    pub replay: usize,
+    pub tasks: TaskPick,
+    pub selected_task: Option<String>,
+    pub task_list: String,
+    pub max_repairs: u32,
+    pub schedule: usize,
+    /// 0: doctest, 1: dataset, K + 1: split:K.
+    pub public_tests: u32,
+    pub jobs: usize,
+    /// The endpoints and sessions are being read.
+    pub loading: bool,
+}
+
+impl Default for NewRunState {
+    fn default() -> Self {
+        NewRunState {
+            focus: Field::Strategy,
+            strategy: 3,
+            provider: 0,
+            endpoints: Vec::new(),
+            endpoint: 0,
+            model: String::new(),
+            replays: Vec::new(),
+            replay: 0,
+            tasks: TaskPick::All,
+            selected_task: None,
+            task_list: String::new(),
+            max_repairs: 3,
+            schedule: 0,
+            public_tests: 0,
+            jobs: 0,
+            loading: false,
+        }
+    }
+}
+
+/// `i + delta` cycled within `0..len`.
+fn cycle(i: usize, delta: isize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    let len = len as isize;
+    ((i as isize + delta).rem_euclid(len)) as usize
+}
+
+impl NewRunState {
+    pub fn strategy(&self) -> Strategy {
+        STRATEGIES[self.strategy.min(STRATEGIES.len() - 1)]
+    }
+
+    pub fn provider(&self) -> &'static str {
+        PROVIDERS[self.provider.min(PROVIDERS.len() - 1)]
+    }
+
+    /// The rows shown now (what does not apply is hidden).
+    pub fn fields(&self) -> Vec<Field> {
+        let mut out = vec![Field::Strategy, Field::Provider];
+        match self.provider() {
+            "openai" => out.extend([Field::Endpoint, Field::Model]),
+            "replay" => out.push(Field::Replay),
+            _ => {}
+        }
+        out.push(Field::Tasks);
+        if self.tasks == TaskPick::List {
+            out.push(Field::TaskList);
+        }
+        if self.strategy() == Strategy::Tdd {
+            out.extend([Field::MaxRepairs, Field::Schedule, Field::PublicTests]);
+        }
+        out.push(Field::Jobs);
+        out
+    }
+
+    /// Move to the next (`delta` 1) or previous (-1) row.
+    pub fn move_focus(&mut self, delta: isize) {
+        let fields = self.fields();
+        let at = fields.iter().position(|f| *f == self.focus).unwrap_or(0);
+        self.focus = fields[cycle(at, delta, fields.len())];
+    }
+
+    /// ←/→ on the focused row: the previous or next choice, or one less or more.
+    pub fn change(&mut self, delta: isize) {
+        match self.focus {
+            Field::Strategy => self.strategy = cycle(self.strategy, delta, STRATEGIES.len()),
+            Field::Provider => self.provider = cycle(self.provider, delta, PROVIDERS.len()),
+            Field::Endpoint => {
+                self.endpoint = cycle(self.endpoint, delta, self.endpoints.len() + 1)
+            }
+            Field::Replay => self.replay = cycle(self.replay, delta, self.replays.len()),
+            Field::Tasks => {
+                let picks: &[TaskPick] = if self.selected_task.is_some() {
+                    &[TaskPick::All, TaskPick::Selected, TaskPick::List]
+                } else {
+                    &[TaskPick::All, TaskPick::List]
+                };
+                let at = picks.iter().position(|p| *p == self.tasks).unwrap_or(0);
+                self.tasks = picks[cycle(at, delta, picks.len())];
+            }
+            Field::MaxRepairs => {
+                self.max_repairs = self
+                    .max_repairs
+                    .saturating_add_signed(delta as i32)
+                    .min(MAX_REPAIRS)
+            }
+            Field::Schedule => self.schedule = cycle(self.schedule, delta, SCHEDULES.len()),
+            Field::PublicTests => {
+                self.public_tests = cycle(self.public_tests as usize, delta, MAX_SPLIT as usize + 2)
+                    .try_into()
+                    .unwrap_or(0)
+            }
+            Field::Jobs => self.jobs = self.jobs.saturating_add_signed(delta).min(MAX_JOBS),
+            Field::Model | Field::TaskList => {}
+        }
+    }
+
+    /// A typed character: text for text rows, a digit for number rows, Space cycles choices.
+    pub fn input(&mut self, c: char) {
+        match self.focus {
+            Field::Model => self.model.push(c),
+            Field::TaskList => self.task_list.push(c),
+            Field::MaxRepairs | Field::Jobs => {
+                if let Some(d) = c.to_digit(10) {
+                    // A digit typed replaces a one-digit value and extends a longer one.
+                    if self.focus == Field::MaxRepairs {
+                        self.max_repairs = d.min(MAX_REPAIRS);
+                    } else {
+                        let next = if self.jobs < 10 && self.jobs > 0 {
+                            self.jobs * 10 + d as usize
+                        } else {
+                            d as usize
+                        };
+                        self.jobs = if next > MAX_JOBS { d as usize } else { next };
+                    }
+                }
+            }
+            _ if c == ' ' => self.change(1),
+            _ => {}
+        }
+    }
+
+    pub fn backspace(&mut self) {
+        match self.focus {
+            Field::Model => {
+                self.model.pop();
+            }
+            Field::TaskList => {
+                self.task_list.pop();
+            }
+            Field::Jobs => self.jobs /= 10,
+            _ => {}
+        }
+    }
+
+    pub fn clear(&mut self) {
+        match self.focus {
+            Field::Model => self.model.clear(),
+            Field::TaskList => self.task_list.clear(),
+            _ => {}
+        }
+    }
+
+    pub fn public_tests_name(&self) -> String {
+        match self.public_tests {
+            0 => "doctest".into(),
+            1 => "dataset".into(),
+            k => format!("split:{}", k - 1),
+        }
+    }
+
+    /// The value a row shows.
+    pub fn value(&self, field: Field) -> String {
+        match field {
+            Field::Strategy => self.strategy().to_string(),
+            Field::Provider => self.provider().to_string(),
+            Field::Endpoint => match self.endpoint {
+                0 => "none (the config's default)".into(),
+                i => self.endpoints.get(i - 1).cloned().unwrap_or_default(),
+            },
+            Field::Model => self.model.clone(),
+            Field::Replay => match self.replays.get(self.replay) {
+                Some((label, _)) => label.clone(),
+                None if self.loading => "reading the sessions…".into(),
+                None => "no generation session to replay".into(),
+            },
+            Field::Tasks => match (self.tasks, &self.selected_task) {
+                (TaskPick::All, _) => "all".into(),
+                (TaskPick::Selected, Some(id)) => format!("the selected: {id}"),
+                (TaskPick::Selected, None) => "the selected (none)".into(),
+                (TaskPick::List, _) => "a list".into(),
+            },
+            Field::TaskList => self.task_list.clone(),
+            Field::MaxRepairs => self.max_repairs.to_string(),
+            Field::Schedule => SCHEDULES[self.schedule.min(SCHEDULES.len() - 1)].to_string(),
+            Field::PublicTests => self.public_tests_name(),
+            Field::Jobs => match self.jobs {
+                0 => "auto (one task per core)".into(),
+                n => n.to_string(),
+            },
+        }
+    }
+
+    /// The run to start, or what is missing.
+    pub fn setup(&self) -> Result<RunSetup, String> {
+        let tasks = match self.tasks {
+            TaskPick::All => None,
+            TaskPick::Selected => Some(vec![
+                self.selected_task
+                    .clone()
+                    .ok_or("no task is selected in the task list")?,
+            ]),
+            TaskPick::List => {
+                let ids: Vec<String> = self
+                    .task_list
+                    .split([',', ' '])
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                if ids.is_empty() {
+                    return Err("type the task ids, separated by commas".into());
+                }
+                Some(ids)
+            }
+        };
+        let openai = self.provider() == "openai";
+        let replay_from = match self.provider() {
+            "replay" => Some(
+                self.replays
+                    .get(self.replay)
+                    .map(|(_, dir)| dir.clone())
+                    .ok_or("no generation session to replay: run one first")?,
+            ),
+            _ => None,
+        };
+        let model = self.model.trim();
+        Ok(RunSetup {
+            strategy: self.strategy(),
+            provider: self.provider().to_string(),
+            endpoint: match self.endpoint {
+                0 => None,
+                i if openai => self.endpoints.get(i - 1).cloned(),
+                _ => None,
+            },
+            model: (openai && !model.is_empty()).then(|| model.to_string()),
+            replay_from,
+            tasks,
+            max_repairs: self.max_repairs,
+            schedule: self.value(Field::Schedule),
+            public_tests: self.public_tests_name(),
+            jobs: self.jobs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_follow_the_choices() {
+        let mut d = NewRunState::default();
+        assert_eq!(d.strategy(), Strategy::Tdd);
+        assert!(d.fields().contains(&Field::Endpoint));
+        assert!(d.fields().contains(&Field::Schedule));
+        d.focus = Field::Strategy;
+        d.change(1);
+        assert_eq!(d.strategy(), Strategy::Holistic);
+        assert!(!d.fields().contains(&Field::Schedule));
+        d.focus = Field::Provider;
+        d.change(-1);
+        assert_eq!(d.provider(), "replay");
+        assert!(d.fields().contains(&Field::Replay));
+        assert!(d.setup().is_err(), "no session to replay");
+        d.replays = vec![("r".into(), PathBuf::from("/s/r"))];
+        assert_eq!(d.setup().unwrap().replay_from, Some(PathBuf::from("/s/r")));
+        // Focus wraps around the visible rows.
+        d.focus = Field::Jobs;
+        d.move_focus(1);
+        assert_eq!(d.focus, Field::Strategy);
+    }
+
+    #[test]
+    fn tasks_and_numbers() {
+        let mut d = NewRunState {
+            selected_task: Some("ClassEval_3".into()),
+            focus: Field::Tasks,
+            ..NewRunState::default()
+        };
+        d.change(1);
+        assert_eq!(d.setup().unwrap().tasks, Some(vec!["ClassEval_3".into()]));
+        d.change(1);
+        assert_eq!(d.tasks, TaskPick::List);
+        assert!(d.setup().is_err());
+        d.move_focus(1);
+        assert_eq!(d.focus, Field::TaskList);
+        for c in "A_1, B_2".chars() {
+            d.input(c);
+        }
+        assert_eq!(
+            d.setup().unwrap().tasks,
+            Some(vec!["A_1".into(), "B_2".into()])
+        );
+        d.focus = Field::Jobs;
+        d.input('1');
+        d.input('2');
+        assert_eq!(d.jobs, 12);
+        d.backspace();
+        assert_eq!(d.jobs, 1);
+        d.focus = Field::PublicTests;
+        d.change(-1);
+        assert_eq!(
+            d.setup().unwrap().public_tests,
+            format!("split:{MAX_SPLIT}")
+        );
+        d.focus = Field::MaxRepairs;
+        d.change(-5);
+        assert_eq!(d.max_repairs, 0);
+    }
+}

@@ -1,0 +1,137 @@
+//! The new-run dialog: one row per setting (what does not apply to the chosen strategy or
+//! provider is hidden), the focused row marked, and what the keys do.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+
+use super::{layout, pane, truncate};
+use crate::tui::action::Action as A;
+use crate::tui::app::App;
+use crate::tui::keymap::Context;
+use crate::tui::runs::{Field, NewRunState};
+
+/// Width of the labels column.
+const LABEL: usize = 13;
+
+pub struct NewRunView<'a> {
+    pub app: &'a App,
+    pub state: &'a NewRunState,
+}
+
+fn key(app: &App, action: &A) -> String {
+    app.keymap
+        .key_for(Context::NewRun, action)
+        .map_or_else(|| "?".into(), |k| k.to_string())
+}
+
+/// What a row means, shown under the form for the focused one.
+fn help(field: Field) -> &'static str {
+    match field {
+        Field::Strategy => {
+            "holistic: the class at once · incremental: method by method with \
+                            the class so far · compositional: each method alone · tdd: \
+                            dependency analysis, then test-driven methods with reflective repair"
+        }
+        Field::Provider => {
+            "openai: a model behind an OpenAI-compatible API · reference: the \
+                            dataset's solution (a self-check) · replay: a recorded session's \
+                            answers"
+        }
+        Field::Endpoint => "a profile [endpoints.NAME] of the config file",
+        Field::Model => "overrides the endpoint's model (empty: the endpoint's)",
+        Field::Replay => "the generation session whose answers are served again",
+        Field::Tasks => "every task, the task selected in the list, or the ids typed",
+        Field::TaskList => "task ids separated by commas",
+        Field::MaxRepairs => "reflective repair rounds per method after the first try",
+        Field::Schedule => {
+            "the order methods are generated in: the model's, its graph sorted, \
+                            the ground truth's, or the skeleton's"
+        }
+        Field::PublicTests => {
+            "public tests when the dataset has none: the docstrings' examples, only the \
+             dataset's, or the first K tests of each method's private test class"
+        }
+        Field::Jobs => "tasks generated at once",
+    }
+}
+
+impl Widget for &NewRunView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let app = self.app;
+        let theme = app.theme();
+        let d = self.state;
+        let fields = d.fields();
+        let width = 76.min(area.width.saturating_sub(2));
+        let inner_w = usize::from(width.saturating_sub(2)).max(1);
+        // Borders, dataset, rows, blank, the help wrapped, blank, keys (and the loading note).
+        let help_lines = help(d.focus).chars().count().div_ceil(inner_w);
+        let rows = 2 + 1 + fields.len() + 1 + help_lines + 2 + usize::from(d.loading);
+        let height = u16::try_from(rows).unwrap_or(u16::MAX);
+        let rect = layout::centered(area, width, height);
+        Clear.render(rect, buf);
+        let block = pane(app, " New generation run ").style(theme.base());
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        let width = usize::from(inner.width);
+        let ds = &app.data.dataset;
+        let mut lines = vec![Line::from(vec![
+            Span::styled(format!("  {:<LABEL$}", "dataset"), theme.muted()),
+            Span::raw(truncate(
+                &format!("{} ({} tasks)", ds.name, ds.tasks.len()),
+                width.saturating_sub(LABEL + 2),
+            )),
+        ])];
+        for f in &fields {
+            let focused = *f == d.focus;
+            let mut value = d.value(*f);
+            let text_row = f.is_text();
+            if !text_row && focused {
+                value = format!("‹ {value} ›");
+            }
+            let room = width.saturating_sub(LABEL + 3);
+            let value = if value.is_empty() && !focused && *f == Field::Model {
+                Span::styled("the endpoint's", theme.muted())
+            } else {
+                Span::raw(truncate(&value, room))
+            };
+            let mut line = Line::from(vec![
+                Span::raw(if focused { "› " } else { "  " }),
+                Span::styled(format!("{:<LABEL$}", f.label()), theme.muted()),
+                value,
+            ]);
+            if text_row && focused {
+                line.spans.push(Span::styled("▏", theme.accent()));
+            }
+            if focused {
+                let fill = width.saturating_sub(line.width());
+                line.spans.push(Span::raw(" ".repeat(fill)));
+                line = line.style(theme.selection());
+            }
+            lines.push(line);
+        }
+        lines.push(Line::default());
+        lines.push(Line::styled(help(d.focus), theme.muted()));
+        let keys = format!(
+            "{} start · {}/{} field · {}/{} change · {} cancel",
+            key(app, &A::Submit),
+            key(app, &A::Up),
+            key(app, &A::Down),
+            key(app, &A::Left),
+            key(app, &A::Right),
+            key(app, &A::Back),
+        );
+        let mut tail = vec![Line::default(), Line::styled(keys, theme.accent())];
+        if d.loading {
+            tail.insert(
+                0,
+                Line::styled("reading endpoint profiles and sessions…", theme.muted()),
+            );
+        }
+        lines.extend(tail);
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .render(inner, buf);
+    }
+}
