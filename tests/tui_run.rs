@@ -8,11 +8,11 @@ mod tui_fixtures;
 
 use classlab::session::EventBody;
 use classlab::tui::action::{Action, Delivered};
+use classlab::tui::action_for;
 use classlab::tui::app::{App, Effect, Level, Overlay, Screen};
 use classlab::tui::evals::Source;
 use classlab::tui::keymap::Context;
 use classlab::tui::runs::{Field, RunPane};
-use classlab::tui::{action_for, views};
 use crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tui_fixtures::run::*;
 use tui_fixtures::*;
@@ -143,16 +143,7 @@ fn new_run_dialog() {
 fn help_lists_the_step_through_keys() {
     let (mut app, mut fake) = step_app((80, 24), 2);
     fake.run(&mut app, [Action::ToggleHelp]);
-    let text = views::help::lines(&app)
-        .iter()
-        .map(|l| {
-            l.spans
-                .iter()
-                .map(|s| s.content.as_ref())
-                .collect::<String>()
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let text = help_text(&app);
     for want in [
         "Method rounds (step-through)",
         "next round (a repair)",
@@ -364,16 +355,15 @@ fn streamed_text_grows_and_the_response_replaces_it() {
     let (mut app, mut fake) = live_run_app((160, 48));
     fake.run(&mut app, [Action::Down, Action::Open, Action::Open]);
     assert!(screen(&app).contains("Repair plan: Return the total"));
-    fake.run(
-        &mut app,
-        [Action::RunDelta {
-            task_id: TASKS[1].into(),
-            sample: 0,
-            call: 1,
-            text: " without None.".into(),
-        }],
-    );
+    fake.run(&mut app, [delta(" without None.")]);
     assert!(screen(&app).contains("Return the total without None."));
+    // An empty delta: the client retries from scratch, the text so far is dropped.
+    fake.run(&mut app, [delta(""), delta("Failure analysis: again")]);
+    let text = screen(&app);
+    assert!(
+        text.contains("again") && !text.contains("without None."),
+        "{text}"
+    );
     // Deltas for other calls, tasks or no run at all change nothing and break nothing.
     fake.run(
         &mut app,
@@ -391,7 +381,10 @@ fn streamed_text_grows_and_the_response_replaces_it() {
         fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
     }
     let text = screen(&app);
-    assert!(!text.contains("without None."), "{text}");
+    assert!(
+        !text.contains("streaming") && !text.contains("again"),
+        "{text}"
+    );
 }
 
 #[test]

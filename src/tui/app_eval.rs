@@ -301,21 +301,29 @@ impl App {
         Vec::new()
     }
 
-    fn start_eval(&mut self, path: String) -> Vec<Effect> {
+    /// Make `session` the live one (one run at a time); where Esc from its screen goes, or
+    /// `None` when another is still running.
+    pub(super) fn begin_live(&mut self, session: EvalSession) -> Option<Screen> {
         if self.refuse_if_running() {
-            return Vec::new();
+            return None;
         }
         let back = match self.screen {
             s @ (Screen::List | Screen::Task | Screen::Summary | Screen::Sessions) => s,
             _ => Screen::Sessions,
         };
-        let dataset = self.data.dataset.name.clone();
-        self.ev.live = Some(EvalSession::live(&path, &dataset));
+        self.ev.live = Some(session);
         self.ev.running = true;
         self.ev.stopping = false;
-        if self.ev.showing == Some(Source::Live) || self.ev.detail.is_some() {
-            self.ev.detail = None;
-        }
+        // A test detail of the previous live run would show the new one's.
+        self.ev.detail = None;
+        Some(back)
+    }
+
+    fn start_eval(&mut self, path: String) -> Vec<Effect> {
+        let dataset = self.data.dataset.name.clone();
+        let Some(back) = self.begin_live(EvalSession::live(&path, &dataset)) else {
+            return Vec::new();
+        };
         self.show_eval(Source::Live, back);
         self.set_status(
             Level::Info,

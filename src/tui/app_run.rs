@@ -233,21 +233,12 @@ impl App {
     }
 
     fn start_run(&mut self, setup: RunSetup) -> Vec<Effect> {
-        if self.refuse_if_running() {
-            return Vec::new();
-        }
-        let back = match self.screen {
-            s @ (Screen::List | Screen::Task | Screen::Summary | Screen::Sessions) => s,
-            _ => Screen::Sessions,
-        };
         let dataset = self.data.dataset.name.clone();
         let strategy = setup.strategy.to_string();
-        self.ev.live = Some(EvalSession::live_run(&strategy, &setup.provider, &dataset));
-        self.ev.running = true;
-        self.ev.stopping = false;
-        if self.ev.showing == Some(Source::Live) {
-            self.ev.detail = None;
-        }
+        let live = EvalSession::live_run(&strategy, &setup.provider, &dataset);
+        let Some(back) = self.begin_live(live) else {
+            return Vec::new();
+        };
         self.show_run(Source::Live, back);
         let tasks = match &setup.tasks {
             Some(t) if t.len() == 1 => t[0].clone(),

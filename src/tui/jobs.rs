@@ -17,6 +17,7 @@ use super::action::{Action, Delivered};
 use super::app::Effect;
 use super::evals::{EvalSession, SessionRow};
 use crate::dataset::{Dataset, outputs};
+use crate::exec::Sandbox;
 
 use crate::pipeline::eval::{self, EvalRequest};
 use crate::session::{SessionLog, store};
@@ -246,6 +247,16 @@ impl Jobs {
     }
 }
 
+/// The sandbox of a run, its isolation warnings sent as notices.
+pub(super) fn sandbox(setup: &EvalSetup, tx: &Sender<Action>) -> anyhow::Result<Sandbox> {
+    let sandbox =
+        eval::sandbox(setup.python.clone(), false).context("cannot set up the sandbox")?;
+    for w in &sandbox.isolation().warnings {
+        let _ = tx.send(Action::EvalNotice(format!("sandbox: {w}")));
+    }
+    Ok(sandbox)
+}
+
 /// Evaluate `predictions` against `dataset` as a new session, sending every event.
 fn evaluate(
     setup: &EvalSetup,
@@ -259,11 +270,7 @@ fn evaluate(
     for p in &outs.problems {
         let _ = tx.send(Action::EvalNotice(p.to_string()));
     }
-    let sandbox =
-        eval::sandbox(setup.python.clone(), false).context("cannot set up the sandbox")?;
-    for w in &sandbox.isolation().warnings {
-        let _ = tx.send(Action::EvalNotice(format!("sandbox: {w}")));
-    }
+    let sandbox = sandbox(setup, tx)?;
     let req = EvalRequest {
         jobs: setup.jobs,
         budget: setup.timeout,

@@ -14,7 +14,6 @@ use super::evals::short_date;
 use super::jobs::EvalSetup;
 use super::runs::RunSetup;
 use crate::dataset::Dataset;
-use crate::pipeline::eval;
 use crate::pipeline::prompts::Prompts;
 use crate::pipeline::providers::{self, ProviderChoice};
 use crate::pipeline::public_tests::PublicTestsMode;
@@ -72,11 +71,7 @@ pub fn generate(
     for w in &prompts.warnings {
         let _ = tx.send(Action::EvalNotice(format!("prompts: {w}")));
     }
-    let sandbox =
-        eval::sandbox(setup.python.clone(), false).context("cannot set up the sandbox")?;
-    for w in &sandbox.isolation().warnings {
-        let _ = tx.send(Action::EvalNotice(format!("sandbox: {w}")));
-    }
+    let sandbox = super::jobs::sandbox(setup, tx)?;
     let req = RunRequest {
         tasks: run.tasks.clone(),
         jobs: run.jobs,

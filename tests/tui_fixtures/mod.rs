@@ -472,6 +472,20 @@ pub fn screen(app: &App) -> String {
     out
 }
 
+/// The help overlay's text for the current view.
+pub fn help_text(app: &App) -> String {
+    views::help::lines(app)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The session screen with the sessions listed.
 pub fn sessions_app(size: (u16, u16)) -> (App, Fake) {
     let mut app = app(size);

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use classlab::llm::{Message, Params, Purpose, Usage};
 use classlab::metrics::fingerprint::{Bucket, ExcKind};
 use classlab::model::{DepMap, Outcome};
-use classlab::session::store::{DatasetRef, Meta, SCHEMA};
+use classlab::session::store::Meta;
 use classlab::session::{Event, EventBody, MethodStatus, Scope, SessionLog};
 use classlab::tui::action::{Action, Delivered};
 use classlab::tui::app::App;
@@ -451,20 +451,24 @@ pub const STREAMED: [&str; 3] = [
 
 pub fn run_meta() -> Meta {
     Meta {
-        schema: SCHEMA,
-        id: RUN_ID.into(),
         kind: "run".into(),
-        created: "2026-11-22T09:30:00Z".into(),
-        tool_version: "test".into(),
-        dataset: DatasetRef {
-            origin: "../shared/data/classeval/ClassEval_data.json".into(),
-            name: "ClassEval_data".into(),
-            tasks: 100,
-            digest: "0".into(),
-        },
-        model: Some("gpt-4o-mini".into()),
-        strategy: Some("tdd".into()),
         source: Some("openai".into()),
+        ..super::meta(
+            RUN_ID,
+            Some("gpt-4o-mini"),
+            Some("tdd"),
+            "2026-11-22T09:30:00Z",
+        )
+    }
+}
+
+/// Text streamed for the second task's repair (call 1).
+pub fn delta(text: &str) -> Action {
+    Action::RunDelta {
+        task_id: TASKS[1].into(),
+        sample: 0,
+        call: 1,
+        text: text.into(),
     }
 }
 
@@ -490,15 +494,7 @@ pub fn live_run_app(size: (u16, u16)) -> (App, Fake) {
         fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
     }
     for text in STREAMED {
-        fake.run(
-            &mut app,
-            [Action::RunDelta {
-                task_id: TASKS[1].into(),
-                sample: 0,
-                call: 1,
-                text: text.into(),
-            }],
-        );
+        fake.run(&mut app, [delta(text)]);
     }
     (app, fake)
 }

@@ -16,7 +16,7 @@ pub struct NewEvalView<'a> {
 }
 
 /// A key of `context` for `action`, for hints.
-fn key(app: &App, context: Context, action: &crate::tui::action::Action) -> String {
+pub fn key(app: &App, context: Context, action: &crate::tui::action::Action) -> String {
     app.keymap
         .key_for(context, action)
         .map_or_else(|| "?".into(), |k| k.to_string())

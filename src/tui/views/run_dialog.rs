@@ -21,9 +21,7 @@ pub struct NewRunView<'a> {
 }
 
 fn key(app: &App, action: &A) -> String {
-    app.keymap
-        .key_for(Context::NewRun, action)
-        .map_or_else(|| "?".into(), |k| k.to_string())
+    super::dialogs::key(app, Context::NewRun, action)
 }
 
 /// What a row means, shown under the form for the focused one.

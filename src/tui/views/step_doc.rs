@@ -418,13 +418,6 @@ fn code_lines(doc: &mut Doc, app: &App, code: &str, width: usize) {
 mod tests {
     use super::*;
 
-    fn text(lines: &[Line]) -> Vec<String> {
-        lines
-            .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
-    }
-
     #[test]
     fn sections_keep_their_place_when_appended() {
         let mut a = Doc::default();
@@ -434,6 +427,7 @@ mod tests {
         b.section(Line::raw("B"));
         a.append(b);
         assert_eq!(a.sections, [0, 3]);
-        assert_eq!(text(&a.lines), ["A", "a", "", "B"]);
+        assert_eq!(a.lines.len(), 4);
+        assert_eq!(a.lines[3], Line::raw("B"));
     }
 }
