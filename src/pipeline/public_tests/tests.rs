@@ -301,3 +301,28 @@ fn doctest_mends_split_statements_and_missing_set_up() {
         p.code
     );
 }
+
+#[test]
+fn no_panic_on_garbage_tasks() {
+    let garbage = [
+        "",
+        "class",
+        "class Counter:\n    def bump(self):\n        \"\"\"\n        >>>\n        >>> (\n        ...\n        \"\"\"\n",
+        "class Counter:\n    def bump(self):\n        '''>>> x = \n>>> Traceback (most recent call last):\n'''",
+        "\u{0}>>> é",
+    ];
+    for text in garbage {
+        let mut t = task();
+        t.skeleton = text.into();
+        t.test_module = text.into();
+        t.methods[0].description = text.into();
+        t.methods[0].test_code = text.into();
+        for mode in [
+            PublicTestsMode::Dataset,
+            PublicTestsMode::Doctest,
+            PublicTestsMode::Split(1),
+        ] {
+            let _ = public_tests(&t, "bump", mode);
+        }
+    }
+}

@@ -336,3 +336,30 @@ fn method_code_from_generation_replies() {
         assert!(e.contains(want), "{text:?}: {e}");
     }
 }
+
+#[test]
+fn reflection_and_method_code_never_panic() {
+    let inputs = [
+        "",
+        "#",
+        "**",
+        "**a",
+        "1.",
+        "(",
+        "```",
+        "```python\n",
+        "~~~\n~~",
+        "### Patch\n```python\ndef",
+        "**Patch:** ```python\ndef total(:\n```",
+        "\u{0}\u{feff}### Failure analysis",
+        "(a",
+        "Step 1",
+        "### é\n**é**:",
+        "__x__",
+        "#######",
+    ];
+    for text in inputs {
+        let _ = parse_reflection(text, "total");
+        let _ = method_code(text, "total");
+    }
+}
