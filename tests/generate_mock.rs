@@ -145,7 +145,8 @@ fn run(mock: &MockLlm, sessions: &Path, extra: &[&str]) -> (Value, Vec<Value>) {
         "run failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = printed["sessions"][0].clone();
     let dir = std::fs::read_dir(sessions)
         .unwrap()
         .filter_map(Result::ok)
@@ -172,7 +173,11 @@ fn repairs(events: &[Value]) -> BTreeMap<String, (String, u64)> {
         .filter(|e| e["kind"] == "method_finished")
         .map(|e| {
             (
-                format!("{}.{}", e["task_id"].as_str().unwrap(), e["method"].as_str().unwrap()),
+                format!(
+                    "{}.{}",
+                    e["task_id"].as_str().unwrap(),
+                    e["method"].as_str().unwrap()
+                ),
                 (
                     e["status"].as_str().unwrap().to_string(),
                     e["repairs"].as_u64().unwrap(),
@@ -238,9 +243,17 @@ fn streamed_tdd_run_over_the_sample_matches_hand_computed_figures() {
     // Repair cost: 1 + 2 + 3 + 1 = 7 rounds over 36 methods; 4 repaired; per class
     // Sample_0 has 6, Sample_6 1, the other six 0.
     let repair = &report["repair"];
-    close(&repair["avg_rounds_per_method"], 7.0 / 36.0, "rounds/method");
+    close(
+        &repair["avg_rounds_per_method"],
+        7.0 / 36.0,
+        "rounds/method",
+    );
     assert_eq!(repair["methods_repaired"], 4);
-    close(&repair["avg_rounds_when_repaired"], 7.0 / 4.0, "rounds when repaired");
+    close(
+        &repair["avg_rounds_when_repaired"],
+        7.0 / 4.0,
+        "rounds when repaired",
+    );
     close(&repair["avg_rounds_per_class"], 7.0 / 8.0, "rounds/class");
     assert_eq!(repair["classes_repaired"], 2);
 
@@ -256,7 +269,11 @@ fn streamed_tdd_run_over_the_sample_matches_hand_computed_figures() {
     close(&m["macro"]["f1"], 33.5 / 36.0, "macro F1");
     close(&m["micro"]["precision"], 15.0 / 17.0, "micro precision");
     close(&m["micro"]["recall"], 15.0 / 17.0, "micro recall");
-    close(&m["class_accuracy"], (0.6 + 0.75 + 6.0) / 8.0, "class accuracy");
+    close(
+        &m["class_accuracy"],
+        (0.6 + 0.75 + 6.0) / 8.0,
+        "class accuracy",
+    );
     assert_eq!(m["fully_correct_tasks"], 6);
     assert_eq!(m["tasks_with_violations"], 0);
 
@@ -266,9 +283,17 @@ fn streamed_tdd_run_over_the_sample_matches_hand_computed_figures() {
     let f = &report["metrics"];
     assert_eq!(f["test_classes"], 44);
     close(&f["fun_success"], 42.0 / 44.0, "fun_success");
-    close(&f["fun_partial_success"], 42.0 / 44.0, "fun_partial_success");
+    close(
+        &f["fun_partial_success"],
+        42.0 / 44.0,
+        "fun_partial_success",
+    );
     close(&f["class_success"], 7.0 / 8.0, "class_success");
-    close(&f["class_partial_success"], 7.0 / 8.0, "class_partial_success");
+    close(
+        &f["class_partial_success"],
+        7.0 / 8.0,
+        "class_partial_success",
+    );
     assert_eq!(report["fingerprint"]["spectrum"]["Perfect"], 7);
     assert_eq!(report["fingerprint"]["spectrum"]["Strong"], 1);
 
@@ -348,9 +373,17 @@ fn plain_tdd_run_over_ten_classeval_tasks_matches_hand_computed_figures() {
 
     // 24 rounds over 37 methods; 10 repaired; per class 3+3+7+2+3+2+1+3 over 10, 8 repaired.
     let repair = &report["repair"];
-    close(&repair["avg_rounds_per_method"], 24.0 / 37.0, "rounds/method");
+    close(
+        &repair["avg_rounds_per_method"],
+        24.0 / 37.0,
+        "rounds/method",
+    );
     assert_eq!(repair["methods_repaired"], 10);
-    close(&repair["avg_rounds_when_repaired"], 2.4, "rounds when repaired");
+    close(
+        &repair["avg_rounds_when_repaired"],
+        2.4,
+        "rounds when repaired",
+    );
     close(&repair["avg_rounds_per_class"], 2.4, "rounds/class");
     assert_eq!(repair["classes_repaired"], 8);
 
@@ -375,7 +408,11 @@ fn plain_tdd_run_over_ten_classeval_tasks_matches_hand_computed_figures() {
     let f = &report["metrics"];
     assert_eq!(f["test_classes"], 46);
     close(&f["fun_success"], 42.0 / 46.0, "fun_success");
-    close(&f["fun_partial_success"], 42.0 / 46.0, "fun_partial_success");
+    close(
+        &f["fun_partial_success"],
+        42.0 / 46.0,
+        "fun_partial_success",
+    );
     close(&f["class_success"], 0.8, "class_success");
     close(&f["class_partial_success"], 0.8, "class_partial_success");
     let spectrum = &report["fingerprint"]["spectrum"];
@@ -383,7 +420,12 @@ fn plain_tdd_run_over_ten_classeval_tasks_matches_hand_computed_figures() {
     assert_eq!(spectrum["Strong"], 1);
     assert_eq!(spectrum["Weak"], 1);
     // The broken methods raise RuntimeError: the model's fault, in the histogram.
-    assert!(report["fingerprint"]["exceptions"]["RuntimeError"].as_u64().unwrap() >= 13);
+    assert!(
+        report["fingerprint"]["exceptions"]["RuntimeError"]
+            .as_u64()
+            .unwrap()
+            >= 13
+    );
 
     // 10 analyses + 37 first tries + 24 repairs.
     assert_eq!(report["usage"]["requests"], 71);

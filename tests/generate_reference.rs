@@ -14,7 +14,14 @@ use serde_json::Value;
 fn reference_run(sessions: &Path) -> (Value, Vec<Value>) {
     let out = assert_cmd::Command::cargo_bin("classlab")
         .unwrap()
-        .args(["run", "--json", "--strategy", "tdd", "--provider", "reference"])
+        .args([
+            "run",
+            "--json",
+            "--strategy",
+            "tdd",
+            "--provider",
+            "reference",
+        ])
         .args(["--public-tests", "split:1", "--sessions"])
         .arg(sessions)
         .arg("--dataset")
@@ -26,7 +33,8 @@ fn reference_run(sessions: &Path) -> (Value, Vec<Value>) {
         "run failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = printed["sessions"][0].clone();
     let dir = std::fs::read_dir(sessions)
         .unwrap()
         .filter_map(Result::ok)

@@ -403,6 +403,7 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
         Output::Human => {
             let mut t = Table::new(&[
                 "session",
+                "kind",
                 "model",
                 "strategy",
                 "dataset",
@@ -413,6 +414,7 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
             for (_, meta, done, total, status, m) in &rows {
                 t.row(vec![
                     meta.id.clone(),
+                    meta.kind.clone(),
                     meta.model.clone().unwrap_or_default(),
                     meta.strategy.clone().unwrap_or_default(),
                     meta.dataset.name.clone(),

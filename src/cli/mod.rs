@@ -110,6 +110,11 @@ pub enum Command {
         #[arg(required = true, value_name = "SESSION")]
         ids: Vec<String>,
     },
+    /// Open a generation run in the TUI: its run screen, then every method's rounds.
+    Replay {
+        /// Session id or directory.
+        session: String,
+    },
     /// List sessions.
     Sessions,
     /// The Python interpreter, the task packages, and the sandbox isolation in force.
@@ -201,10 +206,11 @@ pub fn main() -> ExitCode {
         Some(Command::Fingerprint { ids }) => eval::fingerprint(&ctx, &ids),
         Some(Command::Run(args)) => run::run(&ctx, &args),
         Some(Command::Report { ids }) => run::report_cmd(&ctx, &ids),
+        Some(Command::Replay { session }) => replay(&ctx, &session),
         Some(Command::Sessions) => eval::list_sessions(&ctx),
         Some(Command::Doctor) => doctor::run(&ctx),
-        Some(Command::Tui(args)) => tui(&ctx, args),
-        None => tui(&ctx, cli.tui),
+        Some(Command::Tui(args)) => open_tui(&ctx, args, None),
+        None => open_tui(&ctx, cli.tui, None),
     };
     match result {
         Ok(outcome) if outcome.problems > 0 => ExitCode::from(3),
@@ -218,7 +224,27 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn tui(ctx: &Context, args: TuiArgs) -> anyhow::Result<Outcome> {
+/// `classlab replay`: the TUI on a run, with the dataset it was run on unless told otherwise.
+fn replay(ctx: &Context, session: &str) -> anyhow::Result<Outcome> {
+    let dir = run::replay_session(ctx, session)?;
+    let origin = crate::session::store::read_meta(&dir)?.dataset.origin;
+    let ctx = Context {
+        dataset_path: ctx
+            .dataset_path
+            .clone()
+            .or_else(|| (origin != dataset::SAMPLE_NAME).then(|| PathBuf::from(origin))),
+        output: ctx.output,
+        sessions: ctx.sessions.clone(),
+        python: ctx.python.clone(),
+    };
+    open_tui(&ctx, TuiArgs::default(), Some(dir))
+}
+
+fn open_tui(
+    ctx: &Context,
+    args: TuiArgs,
+    open_session: Option<PathBuf>,
+) -> anyhow::Result<Outcome> {
     let dataset = dataset::load(ctx.dataset_path.as_deref())?;
     let predictions = args
         .predictions
@@ -231,6 +257,7 @@ fn tui(ctx: &Context, args: TuiArgs) -> anyhow::Result<Outcome> {
             predictions,
             truth: crate::depcheck::GroundTruth::Extracted,
             theme: args.theme,
+            open_session,
         },
         crate::tui::EvalSetup::new(
             crate::session::sessions_root(ctx.sessions.as_deref()),

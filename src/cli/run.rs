@@ -222,7 +222,8 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     let log = SessionLog::open(&result.dir)?;
     let r = report(&log.meta, &result.state);
     match ctx.output {
-        Output::Json => print_json(&r)?,
+        // The shape of `report --json`, with this one session.
+        Output::Json => print_json(&json!({ "sessions": [r] }))?,
         Output::Human => {
             print_reports(&[(&log, &result.state, &r)]);
             println!("session: {}", result.dir.display());

@@ -149,7 +149,7 @@ fn write_method(
         let candidate = code
             .as_ref()
             .map_err(String::clone)
-            .and_then(|c| splice_all(partial, &io.task.class_name, method, c));
+            .and_then(|c| splice_all(partial, &io.task.class_name, method, &stub, c));
         io.emit(EventBody::CodeExtracted {
             task_id: io.task.id.clone(),
             sample: io.sample,
@@ -319,7 +319,13 @@ fn with_helpers(method_src: String, reply_text: &str, task: &Task, method: &str)
 
 /// Splice the method (and any helpers after it, see [`with_helpers`]) into `partial`:
 /// the method replaces its stub; a helper is added only when the class lacks it.
-fn splice_all(partial: &str, class_name: &str, method: &str, code: &str) -> Result<String, String> {
+fn splice_all(
+    partial: &str,
+    class_name: &str,
+    method: &str,
+    stub: &str,
+    code: &str,
+) -> Result<String, String> {
     let module = parse_module(code);
     let mut out = partial.to_string();
     for (i, name) in module.functions.iter().enumerate() {
@@ -330,10 +336,30 @@ fn splice_all(partial: &str, class_name: &str, method: &str, code: &str) -> Resu
             .class(class_name)
             .is_some_and(|c| c.method(name).is_some());
         if i == 0 || name == method || !has {
+            let src = if name == method {
+                with_stub_decorators(&src, stub)
+            } else {
+                src
+            };
             out = splice::splice_method(&out, class_name, &src).map_err(|e| e.to_string())?;
         }
     }
     Ok(out)
+}
+
+/// A method that comes without decorators keeps the skeleton's (`@staticmethod` …): replies
+/// often drop them, and the signature the task gives includes them.
+fn with_stub_decorators(src: &str, stub: &str) -> String {
+    let first = src.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first.trim_start().starts_with('@') {
+        return src.to_string();
+    }
+    let decorators: String = stub
+        .lines()
+        .take_while(|l| l.trim_start().starts_with('@'))
+        .map(|l| format!("{}\n", l.trim()))
+        .collect();
+    format!("{decorators}{src}")
 }
 
 /// Why a public suite did not run normally, in words for the repair prompt.
@@ -358,9 +384,7 @@ fn describe_failure(f: &SuiteFailure) -> String {
 /// The partial class run against one method's public tests.
 fn public_suite(class: &str, tests: &PublicTests) -> SuiteSpec {
     // One test class, judged like a ClassEval class: 5 s.
-    // The fragment is a TestCase class: it needs unittest even when the class does not.
-    let tests = format!("import unittest\n\n{}", tests.code);
-    SuiteSpec::unittest_one_module(class, &tests).with_limits(Limits {
+    SuiteSpec::unittest_one_module(class, &tests.runnable()).with_limits(Limits {
         class_timeout: Some(Duration::from_secs(5)),
         cpu: Duration::from_secs(10),
         wall: Duration::from_secs(20),
@@ -376,4 +400,62 @@ fn passed(result: &SuiteResult) -> bool {
             .tests
             .iter()
             .all(|t| matches!(t.outcome, Outcome::Pass | Outcome::Skip | Outcome::Xfail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_without_decorators_keeps_the_skeletons() {
+        let stub = "@staticmethod\ndef add(a, b):\n    \"\"\"Add.\"\"\"\n";
+        let cases = [
+            (
+                "def add(a, b):\n    return a + b\n",
+                "@staticmethod\ndef add(a, b):\n    return a + b\n",
+            ),
+            // The reply's own decorators win.
+            (
+                "@classmethod\ndef add(cls, a):\n    return a\n",
+                "@classmethod\ndef add(cls, a):\n    return a\n",
+            ),
+        ];
+        for (reply, want) in cases {
+            assert_eq!(with_stub_decorators(reply, stub), want);
+        }
+        assert_eq!(
+            with_stub_decorators("def f(self):\n    pass\n", "def f(self):\n"),
+            "def f(self):\n    pass\n"
+        );
+    }
+
+    #[test]
+    fn helpers_the_reply_adds_come_along_and_targets_do_not() {
+        let task = Task {
+            class_name: "A".into(),
+            methods: vec![crate::model::Method {
+                name: "f".into(),
+                description: String::new(),
+                test_class: None,
+                test_code: String::new(),
+                solution: String::new(),
+                annotated: None,
+                public_tests: None,
+            }],
+            ..Task::default()
+        };
+        let reply = "```python\nclass A:\n    def f(self):\n        return self._h()\n\n    def _h(self):\n        return 1\n```";
+        let method = splice::method_from_reply(&extract::extract_code(reply), "f").unwrap();
+        let code = with_helpers(method, reply, &task, "f");
+        assert!(
+            code.contains("def f(self)") && code.contains("def _h(self)"),
+            "{code}"
+        );
+        let partial = "class A:\n    def f(self):\n        \"\"\"F.\"\"\"\n";
+        let spliced = splice_all(partial, "A", "f", "def f(self):\n", &code).unwrap();
+        assert!(
+            spliced.contains("return self._h()") && spliced.contains("def _h(self)"),
+            "{spliced}"
+        );
+    }
 }

@@ -192,6 +192,8 @@ impl EvalState {
                     Scope::Private => run.private = Some(result.clone()),
                     Scope::Public => run.public.push((method.clone(), result.clone())),
                 }
+                // A method's public run belongs to one of its rounds too.
+                self.trace.apply(&event.body);
             }
             EventBody::TaskFinished {
                 task_id,

@@ -55,6 +55,8 @@ pub struct TuiOptions {
     pub truth: GroundTruth,
     /// Theme name from `--theme`, overriding the config file.
     pub theme: Option<String>,
+    /// A session to open at once (`classlab replay`).
+    pub open_session: Option<std::path::PathBuf>,
 }
 
 /// Read the config file, themes and `NO_COLOR`; every problem becomes a status message and
@@ -130,6 +132,11 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         },
     );
     let mut jobs = Jobs::new(eval);
+    if let Some(dir) = opts.open_session {
+        let req = app.ev.next_request();
+        app.ev.open_request = req;
+        jobs.execute(app::Effect::OpenSession { req, dir }, &app.data.dataset);
+    }
     let debug_panic = std::env::var_os("CLASSLAB_TUI_DEBUG_PANIC").is_some();
     let mut last_draw: Option<Instant> = None;
     loop {
