@@ -114,11 +114,23 @@ fn reference_tdd_reproduces_the_reference_solution_results() {
         .map(|e| (e["task_id"].as_str().unwrap(), &e["result"]))
         .collect();
     let mut mismatches = Vec::new();
+    let outcomes: BTreeMap<&str, &str> = events
+        .iter()
+        .filter(|e| e["kind"] == "task_finished")
+        .map(|e| {
+            let outcome = e["summary"]["outcome"].as_str().unwrap_or("none");
+            (e["task_id"].as_str().unwrap(), outcome)
+        })
+        .collect();
+    // Not the methods' doing: randomness (58), a test at the edge of its time budget (35);
+    // and 69, whose skeleton constructor (given to TDD, not generated) calls
+    // `PyPDF2.PdfFileReader`, removed in PyPDF2 3, where the reference's uses `PdfReader`.
+    let excepted = ["ClassEval_35", "ClassEval_58", "ClassEval_69"];
     for (id, t) in evaluated["tasks"].as_object().unwrap() {
         let outcome = t["outcome"].as_str().unwrap_or("none");
-        // Not the code's doing: missing packages or data, randomness, a test at the edge
-        // of its time budget.
-        if outcome == "EnvErr" || ["ClassEval_35", "ClassEval_58"].contains(&id.as_str()) {
+        // Missing packages or data (a skeleton may import a module the reference does not).
+        let env = outcome == "EnvErr" || outcomes.get(id.as_str()) == Some(&"EnvErr");
+        if env || excepted.contains(&id.as_str()) {
             continue;
         }
         let expected: BTreeMap<&str, &str> = t["tests"]

@@ -147,14 +147,14 @@ pub fn class_counts(task: &Task, result: &SuiteResult) -> SampleCounts {
     }
 }
 
-/// What the environment provides the task: the modules its reference and tests import.
+/// What the environment provides the task: the modules its reference, skeleton and tests
+/// import (a module the given skeleton imports is the task's need, not the model's choice).
 pub fn env_context(task: &Task) -> EnvContext {
-    EnvContext::from_sources(
-        task.imports
-            .iter()
-            .map(String::as_str)
-            .chain([task.test_module.as_str(), task.solution.as_str()]),
-    )
+    EnvContext::from_sources(task.imports.iter().map(String::as_str).chain([
+        task.test_module.as_str(),
+        task.solution.as_str(),
+        task.skeleton.as_str(),
+    ]))
 }
 
 /// Verdicts of one finished suite.
