@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod mock_llm;
+pub mod reference_model;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
