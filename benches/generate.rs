@@ -24,21 +24,20 @@
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use classlab::analysis::parse::parse_module;
-use classlab::analysis::{self, extract, splice};
+use classlab::analysis::{self, splice};
 use classlab::dataset::{self, Dataset};
-use classlab::exec::{Limits, Sandbox, SandboxOptions, SuiteSpec};
+use classlab::exec::{Sandbox, SandboxOptions, SuiteSpec};
 use classlab::llm::{Call, Message, Params, Provider, Purpose};
 use classlab::model::Task;
 use classlab::model::results::{Outcome, SuiteResult, TestResult};
 use classlab::pipeline::prompts::{MethodContext, Prompts};
 use classlab::pipeline::providers::Reference;
 use classlab::pipeline::public_tests::{self, PublicTests, PublicTestsMode};
-use classlab::pipeline::reply;
 use classlab::pipeline::run::Update;
 use classlab::pipeline::task_io::Sink;
+use classlab::pipeline::tdd::{method_and_helpers, public_suite, splice_all};
 use classlab::session::store::{self, DatasetRef, Meta, SCHEMA};
 use classlab::session::{EvalState, Event, EventBody, MethodStatus, Scope, SessionWriter};
 
@@ -176,11 +175,11 @@ fn build_corpus(dataset: Dataset) -> Corpus {
                 continue;
             };
             let reply = answer.text;
-            let Ok(code) = extract(task, method, &reply) else {
+            let Ok(code) = method_and_helpers(&reply, task, method) else {
                 skipped += 1;
                 continue;
             };
-            let Ok(class) = splice_all(&partial, &task.class_name, method, &code) else {
+            let Ok(class) = splice_all(&partial, &task.class_name, method, "", &code) else {
                 skipped += 1;
                 continue;
             };
@@ -339,59 +338,6 @@ fn method_events(
     events
 }
 
-/// `reply::method_code` plus the helpers the reply defines besides the method
-/// (a copy of the private `tdd::with_helpers`).
-fn extract(task: &Task, method: &str, reply_text: &str) -> Result<String, String> {
-    let method_src = reply::method_code(reply_text, method)?;
-    let code = extract::extract_code(reply_text);
-    let module = parse_module(&code);
-    let names: Vec<String> = match module.class(&task.class_name) {
-        Some(class) => class.methods.iter().map(|m| m.name.clone()).collect(),
-        None => module.functions.clone(),
-    };
-    let mut out = method_src;
-    for name in names {
-        if name == method || name == "__init__" || task.method(&name).is_some() {
-            continue;
-        }
-        if let Some(helper) = splice::method_from_reply(&code, &name) {
-            out.push_str("\n\n");
-            out.push_str(&helper);
-        }
-    }
-    Ok(out)
-}
-
-/// The method and its helpers into the partial class with `splice::splice_method`
-/// (a copy of the private `tdd::splice_all`).
-fn splice_all(partial: &str, class_name: &str, method: &str, code: &str) -> Result<String, String> {
-    let module = parse_module(code);
-    let mut out = partial.to_string();
-    for (i, name) in module.functions.iter().enumerate() {
-        let Some(src) = splice::method_from_reply(code, name) else {
-            continue;
-        };
-        let has = parse_module(&out)
-            .class(class_name)
-            .is_some_and(|c| c.method(name).is_some());
-        if i == 0 || name == method || !has {
-            out = splice::splice_method(&out, class_name, &src).map_err(|e| e.to_string())?;
-        }
-    }
-    Ok(out)
-}
-
-/// The public suite of one method (a copy of the private `tdd::public_suite`).
-fn public_suite(class: &str, tests: &PublicTests) -> SuiteSpec {
-    let tests = format!("import unittest\n\n{}", tests.code);
-    SuiteSpec::unittest_one_module(class, &tests).with_limits(Limits {
-        class_timeout: Some(Duration::from_secs(5)),
-        cpu: Duration::from_secs(10),
-        wall: Duration::from_secs(20),
-        ..Limits::default()
-    })
-}
-
 /// A fresh session for the corpus in `CARGO_TARGET_TMPDIR` (the checkout's file system, where
 /// `./sessions` would be), its run and tasks started, and the fold of those events.
 fn session(corpus: &Corpus) -> (tempfile::TempDir, SessionWriter, EvalState) {
@@ -470,14 +416,14 @@ fn extract_method(bencher: divan::Bencher, name: &str) {
     let Some(c) = corpus(name) else { return };
     bencher
         .with_inputs(c.cycle())
-        .bench_local_values(|s| extract(c.task(s), &s.method, &s.reply).unwrap());
+        .bench_local_values(|s| method_and_helpers(&s.reply, c.task(s), &s.method).unwrap());
 }
 
 #[divan::bench(args = CORPORA, sample_count = PIECE_SAMPLES)]
 fn splice_method(bencher: divan::Bencher, name: &str) {
     let Some(c) = corpus(name) else { return };
     bencher.with_inputs(c.cycle()).bench_local_values(|s| {
-        splice_all(&s.partial, &c.task(s).class_name, &s.method, &s.code).unwrap()
+        splice_all(&s.partial, &c.task(s).class_name, &s.method, "", &s.code).unwrap()
     });
 }
 
@@ -593,11 +539,11 @@ fn per_method_step(bencher: divan::Bencher, name: &str) {
             prompt_changed: false,
         })
         .unwrap();
-        let code = extract(task, method, &text);
+        let code = method_and_helpers(&text, task, method);
         let candidate = code
             .as_ref()
             .map_err(String::clone)
-            .and_then(|c| splice_all(&s.partial, &task.class_name, method, c));
+            .and_then(|c| splice_all(&s.partial, &task.class_name, method, "", c));
         sink.emit(EventBody::CodeExtracted {
             task_id: task_id.clone(),
             sample,

@@ -78,9 +78,9 @@ pub struct RunArgs {
     /// Finish an interrupted run: a session id or directory.
     #[arg(long, value_name = "SESSION")]
     pub resume: Option<String>,
-    /// Time budget of each private test class, as in `eval`.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
-    pub timeout: f64,
+    /// Time budget of each private test class, as in `eval` (default 5).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
     /// A fresh interpreter per suite instead of a warm fork server.
     #[arg(long)]
     pub cold: bool,
@@ -174,7 +174,11 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         .and_then(|p| serde_json::from_value(p.clone()).ok())
         .unwrap_or_default();
     apply_params(&mut params, args);
-    let prompts = match &args.prompts {
+    let prompts_dir = args
+        .prompts
+        .clone()
+        .or_else(|| text_of(&recorded, "prompts_dir").map(PathBuf::from));
+    let prompts = match &prompts_dir {
         Some(dir) => Prompts::from_dir(dir)?,
         // The user's overrides, when they have any.
         None => {
@@ -199,7 +203,15 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     let req = RunRequest {
         resume,
         tasks: (!args.tasks.is_empty()).then(|| args.tasks.clone()),
-        jobs: args.jobs.unwrap_or(0),
+        jobs: args
+            .jobs
+            .or_else(|| {
+                recorded
+                    .get("jobs")
+                    .and_then(Value::as_u64)
+                    .map(|n| n as usize)
+            })
+            .unwrap_or(0),
         max_repairs: args
             .max_repairs
             .or_else(|| recorded_u32("max_repairs"))
@@ -209,7 +221,13 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         params,
         prompts,
         provider_choice: Some(choice),
-        budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
+        budget: Duration::from_secs_f64(
+            args.timeout
+                .or_else(|| recorded.get("budget_s").and_then(Value::as_f64))
+                .unwrap_or(5.0)
+                .clamp(0.1, 3600.0),
+        ),
+        prompts_dir,
         ..RunRequest::new(&ds, strategy, provider, root)
     };
     let human = ctx.output == Output::Human;

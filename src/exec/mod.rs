@@ -769,6 +769,7 @@ impl Sandbox {
         t0: Instant,
     ) -> io::Result<SuiteResult> {
         let workdir = self.make_workdir(spec)?;
+        let workdir_path = workdir.0.clone();
         // Without Landlock nothing stops writes outside the work dir: look for new entries in
         // the usual places afterwards (best effort; concurrent suites may be blamed for each
         // other's files).
@@ -992,7 +993,9 @@ impl Sandbox {
             wall_s,
             leftovers,
         };
-        Ok(protocol::assemble(spec, obs))
+        let mut result = protocol::assemble(spec, obs);
+        scrub_workdir(&mut result, &workdir_path);
+        Ok(result)
     }
 }
 
@@ -1151,6 +1154,30 @@ impl Capture {
     fn text(&self) -> String {
         String::from_utf8_lossy(&self.kept).into_owned()
     }
+}
+
+/// Paths inside the suite's work directory, made relative: the directory's name is random,
+/// and results (tracebacks a repair prompt quotes, messages) must not change from run to run.
+fn scrub_workdir(result: &mut SuiteResult, workdir: &Path) {
+    let prefix = format!("{}/", workdir.display());
+    let scrub = |text: Option<&mut String>| {
+        if let Some(text) = text.filter(|t| t.contains(&prefix)) {
+            *text = text.replace(&prefix, "");
+        }
+    };
+    for t in &mut result.tests {
+        scrub(t.message.as_mut());
+        scrub(t.traceback.as_mut());
+    }
+    if let Some(crate::model::SuiteFailure::Import {
+        message, traceback, ..
+    }) = &mut result.failure
+    {
+        scrub(Some(message));
+        scrub(traceback.as_mut());
+    }
+    scrub(Some(&mut result.stdout));
+    scrub(Some(&mut result.stderr));
 }
 
 #[cfg(test)]

@@ -52,6 +52,8 @@ pub struct RunRequest<'a> {
     /// How the provider was chosen, recorded so `--resume` can rebuild it (no secrets: only
     /// the name of the API key's variable).
     pub provider_choice: Option<ProviderChoice>,
+    /// Where `prompts` came from (`None`: embedded or the user's config directory).
+    pub prompts_dir: Option<PathBuf>,
 }
 
 impl<'a> RunRequest<'a> {
@@ -81,6 +83,7 @@ impl<'a> RunRequest<'a> {
             hash_seed: None,
             thresholds: Thresholds::default(),
             provider_choice: None,
+            prompts_dir: None,
         }
     }
 }
@@ -111,6 +114,9 @@ pub enum RunError {
     Prompt(#[from] super::prompts::PromptError),
     #[error("{0}")]
     Invalid(String),
+    /// A resumed task's recorded events cannot be continued: run it again from scratch.
+    #[error("the recorded events of a task cannot be continued")]
+    Restart,
 }
 
 fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
@@ -129,6 +135,7 @@ fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
         "hash_seed": req.hash_seed,
         "thresholds": req.thresholds,
         "prompts": req.prompts.fingerprint(),
+        "prompts_dir": req.prompts_dir,
         "provider_choice": req.provider_choice,
     })
 }
@@ -258,7 +265,13 @@ pub fn run(
                         .map(|mut j| j.remove(task_id).unwrap_or_default())
                         .unwrap_or_default();
                     let mut io = TaskIo::new(task, 0, journal, &sink, req, &sandbox, cancel);
-                    if let Err(e) = super::strategy::run_task(&mut io) {
+                    let mut done = super::strategy::run_task(&mut io);
+                    if let Err(RunError::Restart) = done {
+                        let fresh = VecDeque::new();
+                        let mut io = TaskIo::new(task, 0, fresh, &sink, req, &sandbox, cancel);
+                        done = super::strategy::run_task(&mut io);
+                    }
+                    if let Err(e) = done {
                         if let Ok(mut f) = failure.lock() {
                             f.get_or_insert(e);
                         }
@@ -323,6 +336,21 @@ fn check_resumable(log: &SessionLog, req: &RunRequest<'_>) -> Result<(), RunErro
         return Err(RunError::Invalid(format!(
             "session {} was run on a different dataset ({}); resume it with that dataset",
             meta.id, meta.dataset.origin
+        )));
+    }
+    let recorded_prompts = log.events.iter().find_map(|e| match &e.body {
+        EventBody::RunStarted { config, .. } => config.get("prompts")?.as_str().map(str::to_string),
+        _ => None,
+    });
+    if let Some(recorded) = recorded_prompts
+        && recorded != req.prompts.fingerprint()
+    {
+        return Err(RunError::Invalid(format!(
+            "session {} was run with other prompt templates (fingerprint {}…, now {}…); \
+             resume it with the same templates (--prompts DIR)",
+            meta.id,
+            recorded.get(..12).unwrap_or(&recorded),
+            req.prompts.fingerprint().get(..12).unwrap_or_default()
         )));
     }
     if meta.strategy.as_deref() != Some(&req.strategy.to_string()) {

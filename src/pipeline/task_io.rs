@@ -105,17 +105,18 @@ impl<'r, 's> TaskIo<'r, 's> {
             if recorded == body {
                 return Ok(());
             }
-            // The code changed since the stop (or the log did): say so, and from here on
-            // record afresh.
+            // The code changed since the stop (or the log did): the recorded prefix cannot be
+            // continued. Say so; the task starts again from scratch (a new `task_started`).
             self.journal.clear();
             self.sink.emit(EventBody::Error {
                 task_id: Some(self.task.id.clone()),
                 message: format!(
-                    "resume: recorded `{}` differs from the `{}` this run produced; recording afresh from here",
+                    "resume: recorded `{}` differs from the `{}` this run produced; the task starts again",
                     recorded.kind(),
                     body.kind()
                 ),
             })?;
+            return Err(RunError::Restart);
         }
         self.sink.emit(body)
     }

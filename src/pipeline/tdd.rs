@@ -135,10 +135,7 @@ fn write_method(
     let Some(reply) = answer_text(answer) else {
         return Ok(None);
     };
-    let mut code = reply.and_then(|text| {
-        let method_src = reply::method_code(&text, method)?;
-        Ok(with_helpers(method_src, &text, io.task, method))
-    });
+    let mut code = reply.and_then(|text| method_and_helpers(&text, io.task, method));
     let mut round = 0;
     let mut last_good: Option<String> = None;
     let mut last_code = String::new();
@@ -294,6 +291,12 @@ fn repair(
     })))
 }
 
+/// The method a reply writes, followed by the helpers it adds (see [`with_helpers`]).
+pub fn method_and_helpers(reply_text: &str, task: &Task, method: &str) -> Result<String, String> {
+    let method_src = reply::method_code(reply_text, method)?;
+    Ok(with_helpers(method_src, reply_text, task, method))
+}
+
 /// The method's code followed by the helper methods the reply defines besides it (names
 /// that are not target methods of the task): models add helpers, and a reference solution
 /// may have methods its skeleton lacks. Splicing adds each helper the class does not have.
@@ -319,7 +322,7 @@ fn with_helpers(method_src: String, reply_text: &str, task: &Task, method: &str)
 
 /// Splice the method (and any helpers after it, see [`with_helpers`]) into `partial`:
 /// the method replaces its stub; a helper is added only when the class lacks it.
-fn splice_all(
+pub fn splice_all(
     partial: &str,
     class_name: &str,
     method: &str,
@@ -332,10 +335,13 @@ fn splice_all(
         let Some(src) = splice::method_from_reply(code, name) else {
             continue;
         };
-        let has = parse_module(&out)
-            .class(class_name)
-            .is_some_and(|c| c.method(name).is_some());
-        if i == 0 || name == method || !has {
+        let target = i == 0 || name == method;
+        // Only a helper needs the look at the class (parsing is most of the cost).
+        if target
+            || parse_module(&out)
+                .class(class_name)
+                .is_none_or(|c| c.method(name).is_none())
+        {
             let src = if name == method {
                 with_stub_decorators(&src, stub)
             } else {
@@ -382,7 +388,7 @@ fn describe_failure(f: &SuiteFailure) -> String {
 }
 
 /// The partial class run against one method's public tests.
-fn public_suite(class: &str, tests: &PublicTests) -> SuiteSpec {
+pub fn public_suite(class: &str, tests: &PublicTests) -> SuiteSpec {
     // One test class, judged like a ClassEval class: 5 s.
     SuiteSpec::unittest_one_module(class, &tests.runnable()).with_limits(Limits {
         class_timeout: Some(Duration::from_secs(5)),
