@@ -2,6 +2,7 @@
 
 pub mod extract;
 pub mod graph;
+pub mod lint;
 pub mod parse;
 pub mod skeleton;
 pub mod splice;

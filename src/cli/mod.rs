@@ -7,6 +7,7 @@ mod depcheck;
 mod deps;
 mod doctor;
 mod eval;
+mod lint;
 mod run;
 mod show;
 mod table;
@@ -119,6 +120,8 @@ pub enum Command {
     Sessions,
     /// The Python interpreter, the task packages, and the sandbox isolation in force.
     Doctor,
+    /// Static checks of the tasks (domain.md §6): findings with code, severity, place and fix.
+    Lint(lint::LintArgs),
     /// Open the terminal UI (the default when no command is given).
     Tui(TuiArgs),
 }
@@ -209,6 +212,7 @@ pub fn main() -> ExitCode {
         Some(Command::Replay { session }) => replay(&ctx, &session),
         Some(Command::Sessions) => eval::list_sessions(&ctx),
         Some(Command::Doctor) => doctor::run(&ctx),
+        Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Tui(args)) => open_tui(&ctx, args, None),
         None => open_tui(&ctx, cli.tui, None),
     };

@@ -1,0 +1,452 @@
+//! Skeleton rules: S1 doctest calls a method the skeleton lacks, S2 instance method called on
+//! the class, S3 method called without an instance, S4 skeleton and reference methods differ,
+//! S5 skeleton constructor ≠ reference constructor, S6 skeleton not a valid class.
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use super::syntax::{Call, calls, edit_distance, find_all, line, node_at, text, tokens};
+use super::{At, Ctx, Part};
+use crate::analysis::parse::{Class, MethodDef, parse_tree};
+
+pub(super) fn check(ctx: &mut Ctx<'_>) {
+    if ctx.task.skeleton.trim().is_empty() {
+        return;
+    }
+    if !skeleton_is_sound(ctx) {
+        return;
+    }
+    ctx.skeleton_ok = true;
+    doctest_rules(ctx);
+    method_sets(ctx);
+    constructor(ctx);
+}
+
+/// True when the skeleton parses and holds the task's class; otherwise S6 says why, and the
+/// rules that read the skeleton stay quiet (their findings would only echo this one).
+fn skeleton_is_sound(ctx: &mut Ctx<'_>) -> bool {
+    let src = ctx.task.skeleton.as_str();
+    if let Some(&first) = ctx.an.skeleton.error_lines.first() {
+        let (l, message, fix) = syntax_hint(src, ctx.sk_class.as_ref()).unwrap_or((
+            first,
+            format!("The skeleton has a syntax error at line {first}."),
+            None,
+        ));
+        ctx.emit("S6", At::new(Part::Skeleton, None, Some(l)), message, fix);
+        return false;
+    }
+    if ctx.sk_class.is_some() {
+        return true;
+    }
+    let name = &ctx.task.class_name;
+    let in_string = ctx.sk_tree.as_ref().and_then(|t| {
+        find_all(t.root_node(), &["string"])
+            .into_iter()
+            .find(|s| text(*s, src).contains(&format!("class {name}")))
+            .map(|s| (line(s), s.end_position().row + 1))
+    });
+    let (l, message, fix) = match in_string {
+        Some((a, b)) => (
+            Some(a),
+            format!(
+                "The skeleton defines no class `{name}`: its code sits inside a string literal (lines {a}–{b})."
+            ),
+            Some(format!("remove the quotes at lines {a} and {b}")),
+        ),
+        None => (
+            None,
+            format!("The skeleton defines no class `{name}`."),
+            None,
+        ),
+    };
+    ctx.emit("S6", At::new(Part::Skeleton, None, l), message, fix);
+    false
+}
+
+/// Why a skeleton does not parse, when it is one of the known slips.
+fn syntax_hint(src: &str, class: Option<&Class>) -> Option<(usize, String, Option<String>)> {
+    const CURLY: [char; 4] = ['\u{201c}', '\u{201d}', '\u{2018}', '\u{2019}'];
+    for (i, l) in src.lines().enumerate() {
+        let t = l.trim();
+        if t.chars().count() >= 3 && t.chars().take(3).all(|c| CURLY.contains(&c)) {
+            let quote: String = t.chars().take(3).collect();
+            return Some((
+                i + 1,
+                format!(
+                    "Line {} delimits a docstring with curly quotes `{quote}`.",
+                    i + 1
+                ),
+                Some(format!("replace `{quote}` with `\"\"\"` at line {}", i + 1)),
+            ));
+        }
+    }
+    // An unclosed docstring swallows the next definition into its text.
+    let m = class?.methods.iter().find(|m| {
+        m.docstring.as_deref().is_some_and(|d| {
+            d.lines()
+                .any(|l| l.trim_start().starts_with("def ") && l.trim_end().ends_with(':'))
+        })
+    })?;
+    Some((
+        m.start_line,
+        format!(
+            "The docstring of `{}` is not closed: it runs into the next definition.",
+            m.name
+        ),
+        Some(format!("close the docstring of `{}` with `\"\"\"`", m.name)),
+    ))
+}
+
+/// How a doctest reaches a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Via {
+    /// `Class.m(…)`.
+    Class,
+    /// `obj.m(…)` where `obj = Class(…)` earlier in the docstring, or `Class(…).m(…)`.
+    Instance,
+    /// `self.m(…)`.
+    SelfName,
+    /// `m(…)`.
+    Bare,
+}
+
+/// A call in a `>>>` example of the skeleton that reaches the class.
+#[derive(Debug, Clone)]
+pub(super) struct DocCall {
+    /// The method whose docstring holds the example.
+    pub host: String,
+    pub via: Via,
+    pub call: Call,
+    /// The example's line in the skeleton.
+    pub line: usize,
+    /// The first argument is an instance of the class (`Class.m(obj, …)`).
+    pub first_arg_instance: bool,
+    pub source: String,
+}
+
+/// Calls of every example in the skeleton class's method docstrings that go to the class.
+pub(super) fn doctest_calls(class: &Class) -> Vec<DocCall> {
+    let own: HashSet<&str> = class.methods.iter().map(|m| m.name.as_str()).collect();
+    let mut out = Vec::new();
+    for m in &class.methods {
+        let mut instances: HashSet<String> = HashSet::new();
+        let mut defined: HashSet<String> = HashSet::new();
+        for dt in &m.doctests {
+            let Some(tree) = parse_tree(&dt.source) else {
+                continue;
+            };
+            let root = tree.root_node();
+            if root.has_error() {
+                continue;
+            }
+            note_bindings(root, &dt.source, &class.name, &mut instances, &mut defined);
+            for mut call in calls(root, &dt.source) {
+                // `obj._Class__m(…)` is how a doctest reaches the private method `__m`.
+                if let Some(m) = call
+                    .name
+                    .strip_prefix(&format!("_{}", class.name.trim_start_matches('_')))
+                    && m.starts_with("__")
+                {
+                    call.name = m.to_string();
+                }
+                let via = match call.receiver.as_deref() {
+                    Some(r) if r == class.name => Via::Class,
+                    Some("self") => Via::SelfName,
+                    Some(r)
+                        if instances.contains(r) || r.starts_with(&format!("{}(", class.name)) =>
+                    {
+                        Via::Instance
+                    }
+                    None if own.contains(call.name.as_str())
+                        && !defined.contains(&call.name)
+                        && !is_builtin(&call.name) =>
+                    {
+                        Via::Bare
+                    }
+                    _ => continue,
+                };
+                let first_arg_instance = call.args.first().is_some_and(|a| {
+                    instances.contains(a) || a.starts_with(&format!("{}(", class.name))
+                });
+                out.push(DocCall {
+                    host: m.name.clone(),
+                    via,
+                    first_arg_instance,
+                    line: dt.line + call.line - 1,
+                    source: dt.source.clone(),
+                    call,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Names an example binds: instances (`x = Class(…)`, `x = Class.make(…)`) and anything else.
+fn note_bindings(
+    root: Node<'_>,
+    src: &str,
+    class: &str,
+    instances: &mut HashSet<String>,
+    defined: &mut HashSet<String>,
+) {
+    for a in find_all(root, &["assignment"]) {
+        let (Some(left), Some(right)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+        ) else {
+            continue;
+        };
+        let name = text(left, src).to_string();
+        let creates = right.kind() == "call"
+            && right.child_by_field_name("function").is_some_and(|f| {
+                let f = text(f, src);
+                f == class || f.strip_prefix(class).is_some_and(|r| r.starts_with('.'))
+            });
+        if creates {
+            instances.insert(name);
+        } else {
+            instances.remove(&name);
+            defined.insert(name);
+        }
+    }
+    for d in find_all(
+        root,
+        &[
+            "function_definition",
+            "import_statement",
+            "import_from_statement",
+        ],
+    ) {
+        if let Some(n) = d.child_by_field_name("name") {
+            defined.insert(text(n, src).to_string());
+        }
+    }
+}
+
+fn is_builtin(name: &str) -> bool {
+    const BUILTINS: [&str; 24] = [
+        "print", "len", "sum", "min", "max", "sorted", "open", "round", "format", "abs", "list",
+        "dict", "set", "str", "int", "float", "type", "range", "filter", "map", "zip", "any",
+        "all", "repr",
+    ];
+    BUILTINS.contains(&name)
+}
+
+/// S1, S2, S3 over the skeleton's examples.
+fn doctest_rules(ctx: &mut Ctx<'_>) {
+    let Some(class) = ctx.sk_class.clone() else {
+        return;
+    };
+    // With a base class, a name the skeleton lacks may well be inherited.
+    let inherits = class.bases.iter().any(|b| b != "object");
+    for dc in doctest_calls(&class) {
+        let name = &dc.call.name;
+        let at = At::new(Part::Skeleton, Some(dc.host.as_str()), Some(dc.line));
+        let example = short(&dc.source);
+        match (dc.via, class.method(name)) {
+            (Via::Class | Via::Instance, None) if !inherits => {
+                let near = class
+                    .method_names()
+                    .into_iter()
+                    .filter(|n| edit_distance(n, name) <= 2)
+                    .min_by_key(|n| edit_distance(n, name));
+                ctx.emit(
+                    "S1",
+                    at,
+                    format!(
+                        "The example `>>> {example}` calls `{name}`, which the skeleton does not define."
+                    ),
+                    near.map(|n| format!("call `{n}` instead of `{name}`")),
+                );
+            }
+            (Via::Class, Some(def))
+                if !def.is_staticmethod()
+                    && !def.is_classmethod()
+                    && !dc.call.splat
+                    && !dc.first_arg_instance =>
+            {
+                let fix = uses_no_self(ctx, name)
+                    .then(|| format!("decorate `{name}` with @staticmethod (it never uses self)"));
+                ctx.emit(
+                    "S2",
+                    at,
+                    format!(
+                        "The example `>>> {example}` calls `{}.{name}` on the class, but `{name}` is an instance method.",
+                        class.name
+                    ),
+                    fix,
+                );
+            }
+            (Via::SelfName, Some(_)) | (Via::Bare, Some(_)) => {
+                ctx.emit(
+                    "S3",
+                    at,
+                    format!(
+                        "The example `>>> {example}` calls `{name}` without an instance of `{}`.",
+                        class.name
+                    ),
+                    Some(format!("create an instance first and call `obj.{name}(…)`")),
+                );
+            }
+            _ => {}
+        }
+    }
+}
+
+fn uses_no_self(ctx: &Ctx<'_>, name: &str) -> bool {
+    ctx.an.method_def(name).is_some_and(|d| {
+        ctx.task
+            .solution
+            .get(d.body_start_byte..d.end_byte)
+            .is_some_and(|body| !body.contains("self"))
+    })
+}
+
+fn short(source: &str) -> String {
+    let first = source.lines().next().unwrap_or("");
+    let more = source.lines().count() > 1;
+    let mut s: String = first.chars().take(70).collect();
+    if more || first.chars().count() > 70 {
+        s.push('…');
+    }
+    s
+}
+
+/// S4: methods of the reference the skeleton lacks, and the reverse.
+fn method_sets(ctx: &mut Ctx<'_>) {
+    let (only_solution, only_skeleton) = ctx.an.skeleton_mismatch();
+    for name in only_solution {
+        let def_line = ctx.an.method_def(&name).map(|d| d.start_line);
+        let tested = ctx.task.test_module.contains(&format!(".{name}("));
+        let why = if tested { "; the tests call it" } else { "" };
+        ctx.emit(
+            "S4",
+            At::new(Part::Solution, Some(&name), def_line),
+            format!("The reference defines `{name}`, which the skeleton lacks{why}."),
+            Some(format!(
+                "add `{name}`'s signature and docstring to the skeleton, or fold it into its callers"
+            )),
+        );
+    }
+    let sk_lines: Vec<(String, usize)> = ctx
+        .sk_class
+        .as_ref()
+        .map(|c| {
+            c.methods
+                .iter()
+                .map(|m| (m.name.clone(), m.start_line))
+                .collect()
+        })
+        .unwrap_or_default();
+    for name in only_skeleton {
+        let l = sk_lines.iter().find(|(n, _)| *n == name).map(|(_, l)| *l);
+        ctx.emit(
+            "S4",
+            At::new(Part::Skeleton, Some(&name), l),
+            format!("The skeleton declares `{name}`, which the reference does not define."),
+            None,
+        );
+    }
+}
+
+/// S5: the given constructor (skeleton) ≠ the reference's, docstrings and comments aside.
+fn constructor(ctx: &mut Ctx<'_>) {
+    let (Some(sk_def), Some(sol_def)) = (
+        ctx.sk_class
+            .as_ref()
+            .and_then(|c| c.method("__init__"))
+            .cloned(),
+        ctx.an
+            .class
+            .as_ref()
+            .and_then(|c| c.method("__init__"))
+            .cloned(),
+    ) else {
+        return;
+    };
+    let (Some(sk_tree), Some(sol_tree)) = (ctx.sk_tree.clone(), ctx.sol_tree.clone()) else {
+        return;
+    };
+    let (sk_src, sol_src) = (ctx.task.skeleton.as_str(), ctx.task.solution.as_str());
+    let sk_stmts = statements(sk_tree.root_node(), sk_src, &sk_def);
+    let sol_stmts = statements(sol_tree.root_node(), sol_src, &sol_def);
+    let at = |l| At::new(Part::Skeleton, None, Some(l));
+    let fix = Some("make the skeleton's constructor the reference's".to_string());
+    if sk_def.params != sol_def.params {
+        ctx.emit(
+            "S5",
+            at(sk_def.start_line),
+            format!(
+                "The skeleton's `__init__` takes ({}) but the reference's takes ({}).",
+                sk_def.params.join(", "),
+                sol_def.params.join(", ")
+            ),
+            fix,
+        );
+        return;
+    }
+    let n = sk_stmts.len().max(sol_stmts.len());
+    for i in 0..n {
+        let (sk, sol) = (sk_stmts.get(i), sol_stmts.get(i));
+        if sk.map(|s| &s.1) == sol.map(|s| &s.1) {
+            continue;
+        }
+        let message = match (sk, sol) {
+            (Some(a), Some(b)) => format!(
+                "The skeleton's `__init__` has `{}` where the reference has `{}`.",
+                short(&a.2),
+                short(&b.2)
+            ),
+            (Some(a), None) => format!(
+                "The skeleton's `__init__` has `{}`, which the reference lacks.",
+                short(&a.2)
+            ),
+            (None, Some(b)) => format!(
+                "The skeleton's `__init__` lacks the reference's `{}`.",
+                short(&b.2)
+            ),
+            (None, None) => break,
+        };
+        let l = sk.map_or(sk_def.start_line, |s| s.0);
+        ctx.emit("S5", at(l), message, fix);
+        return;
+    }
+}
+
+/// The statements of a method body without its docstring: (line, tokens, text).
+fn statements(root: Node<'_>, src: &str, def: &MethodDef) -> Vec<(usize, Vec<String>, String)> {
+    let Some(node) = node_at(root, def.start_byte, def.end_byte) else {
+        return Vec::new();
+    };
+    let func = if node.kind() == "decorated_definition" {
+        node.child_by_field_name("definition")
+    } else {
+        Some(node)
+    };
+    let Some(body) = func.and_then(|f| f.child_by_field_name("body")) else {
+        return Vec::new();
+    };
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor)
+        .filter(|s| s.kind() != "comment")
+        .filter(|s| {
+            !(s.kind() == "expression_statement"
+                && s.named_child(0)
+                    .is_some_and(|e| matches!(e.kind(), "string" | "concatenated_string")))
+        })
+        .filter(|s| s.kind() != "pass_statement")
+        .map(|s| {
+            let toks = tokens(s, src)
+                .into_iter()
+                .map(|(_, t)| t.to_string())
+                .collect();
+            (line(s), toks, text(s, src).to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "skeleton_unit.rs"]
+mod unit;

@@ -1,0 +1,144 @@
+//! `classlab lint`: the static checks of domain.md §6 over a dataset. Findings are the output,
+//! not errors: the exit code is 0 (3 when the dataset itself had loading problems).
+
+use std::collections::BTreeMap;
+
+use anyhow::bail;
+use rayon::prelude::*;
+
+use super::table::Table;
+use super::{Context, Outcome, Output, print_json};
+use crate::analysis::lint::{self, Finding, RULES, Severity};
+
+#[derive(Debug, clap::Args)]
+pub struct LintArgs {
+    /// Only these rule codes (repeatable or comma-separated), e.g. `--rule I1,D4 --rule T1`.
+    #[arg(long = "rule", value_name = "CODE", value_delimiter = ',')]
+    pub rules: Vec<String>,
+    /// Only these tasks (comma-separated ids).
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub tasks: Vec<String>,
+    /// Print the rule table (code, severity, title, what it checks, why) and exit.
+    #[arg(long = "rules")]
+    pub list_rules: bool,
+}
+
+pub(crate) fn run(ctx: &Context, args: &LintArgs) -> anyhow::Result<Outcome> {
+    if args.list_rules {
+        print_rules(ctx.output)?;
+        return Ok(Outcome::clean());
+    }
+    let unknown: Vec<&String> = args
+        .rules
+        .iter()
+        .filter(|c| lint::rule(c).is_none())
+        .collect();
+    if !unknown.is_empty() {
+        let list: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
+        bail!(
+            "unknown rule code(s): {} (see `classlab lint --rules`)",
+            list.join(", ")
+        );
+    }
+    let (dataset, problems) = ctx.dataset()?;
+    let missing: Vec<&String> = args
+        .tasks
+        .iter()
+        .filter(|id| dataset.task(id).is_none())
+        .collect();
+    if !missing.is_empty() {
+        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+        bail!("no such task(s) in the dataset: {}", list.join(", "));
+    }
+    let tasks: Vec<_> = dataset
+        .tasks
+        .iter()
+        .filter(|t| args.tasks.is_empty() || args.tasks.contains(&t.id))
+        .collect();
+    let findings: Vec<Finding> = tasks
+        .par_iter()
+        .map(|t| lint::lint_task(t))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .filter(|f| {
+            args.rules.is_empty() || args.rules.iter().any(|c| c.eq_ignore_ascii_case(f.code))
+        })
+        .collect();
+    match ctx.output {
+        Output::Json => print_json(&findings)?,
+        Output::Human => print_human(&findings, tasks.len()),
+    }
+    Ok(Outcome { problems })
+}
+
+fn print_rules(output: Output) -> anyhow::Result<()> {
+    if output == Output::Json {
+        return print_json(&RULES);
+    }
+    let mut t = Table::new(&["code", "severity", "title", "checks", "why"]);
+    for r in RULES {
+        t.row(vec![
+            r.code.into(),
+            r.severity.as_str().into(),
+            r.title.into(),
+            r.checks.into(),
+            r.why.into(),
+        ]);
+    }
+    print!("{}", t.render());
+    Ok(())
+}
+
+fn print_human(findings: &[Finding], tasks: usize) {
+    if !findings.is_empty() {
+        let mut t = Table::new(&[
+            "task", "code", "severity", "method", "where", "message", "fix",
+        ]);
+        for f in findings {
+            let whr = match f.line {
+                Some(l) => format!("{}:{l}", f.part.as_str()),
+                None => f.part.as_str().to_string(),
+            };
+            t.row(vec![
+                f.task_id.clone(),
+                f.code.into(),
+                f.severity.as_str().into(),
+                f.method.clone().unwrap_or_else(|| "-".into()),
+                whr,
+                f.message.clone(),
+                f.fix.clone().unwrap_or_default(),
+            ]);
+        }
+        print!("{}", t.render());
+        println!();
+    }
+    // Per rule, in table order: how many findings and in how many tasks.
+    let mut per_rule: BTreeMap<&str, (usize, std::collections::BTreeSet<&str>)> = BTreeMap::new();
+    for f in findings {
+        let e = per_rule.entry(f.code).or_default();
+        e.0 += 1;
+        e.1.insert(&f.task_id);
+    }
+    let mut s = Table::new(&["code", "severity", "findings", "tasks", "title"]).right(&[2, 3]);
+    for r in RULES {
+        if let Some((n, ts)) = per_rule.get(r.code) {
+            s.row(vec![
+                r.code.into(),
+                r.severity.as_str().into(),
+                n.to_string(),
+                ts.len().to_string(),
+                r.title.into(),
+            ]);
+        }
+    }
+    print!("{}", s.render());
+    let count = |sev| findings.iter().filter(|f| f.severity == sev).count();
+    println!(
+        "{} findings in {tasks} tasks: {} errors, {} warnings, {} info",
+        findings.len(),
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info)
+    );
+}
