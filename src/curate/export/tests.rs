@@ -1,0 +1,176 @@
+use super::*;
+use crate::curate::review::{HistoryEntry, TaskReview};
+use crate::curate::{ReviewAction, TaskEdits, act, stamp_now};
+use crate::dataset::{self, Format, parse_text};
+
+fn approved(store: &mut CurationStore, task: &Task, edits: TaskEdits) {
+    let record = TaskRecord {
+        review: TaskReview {
+            status: Status::Approved,
+            edits,
+            history: vec![HistoryEntry {
+                who: "ada".into(),
+                when: "2026-11-21T12:00:00Z".into(),
+                what: "approved".into(),
+            }],
+            ..TaskReview::default()
+        },
+        ..TaskRecord::default()
+    };
+    store.tasks.insert(task.id.clone(), record);
+}
+
+#[test]
+fn only_approved_tasks_leave_with_their_edits_and_provenance() {
+    let sample = dataset::sample();
+    let (a, b) = (&sample.tasks[0], &sample.tasks[1]);
+    let mut store = CurationStore::default();
+    let mut e = TaskEdits::default();
+    let method = a.methods[0].name.clone();
+    e.set(
+        a,
+        &format!("methods.{method}.public_tests"),
+        "class P:\n    pass\n".into(),
+    )
+    .unwrap();
+    approved(&mut store, a, e);
+    let reject = ReviewAction::Reject {
+        reason: "no".into(),
+    };
+    act(&mut store, b, reject, &stamp_now()).unwrap();
+    let out = export(
+        &sample,
+        &store,
+        ExportFormat::Classlab,
+        "2026-11-22T00:00:00Z",
+    );
+    assert_eq!(out.tasks.len(), 1);
+    let text = serde_json::to_string(&out.value).unwrap();
+    let back = parse_text("export.json", &text).unwrap();
+    assert_eq!(back.format, Format::Classlab);
+    assert!(back.problems.is_empty(), "{:?}", back.problems);
+    assert_eq!(back.tasks.len(), 1);
+    let t = &back.tasks[0];
+    assert_eq!(
+        t.methods[0].public_tests.as_deref(),
+        Some("class P:\n    pass\n")
+    );
+    let p = &t.provenance;
+    assert_eq!(p.original_id.as_deref(), Some(a.id.as_str()));
+    assert_eq!(
+        p.original_digest,
+        Some(crate::curate::gates::task_digest(a))
+    );
+    assert_eq!(p.extra["reviewer"], "ada");
+    assert_eq!(p.extra["reviewed"], "2026-11-21T12:00:00Z");
+    assert_eq!(
+        p.extra["edited_fields"],
+        serde_json::json!([format!("methods.{method}.public_tests")])
+    );
+    assert!(p.extra["findings_resolved"].is_array());
+    // Apart from curation's additions, the task is the dataset's.
+    let mut plain = t.clone();
+    plain.provenance = a.provenance.clone();
+    plain.methods[0].public_tests = a.methods[0].public_tests.clone();
+    assert_eq!(&plain, a);
+}
+
+#[test]
+fn classeval_format_has_exactly_classeval_fields() {
+    let sample = dataset::sample();
+    let mut store = CurationStore::default();
+    for t in &sample.tasks {
+        approved(&mut store, t, TaskEdits::default());
+    }
+    let out = export(&sample, &store, ExportFormat::ClassEval, "now");
+    let back = parse_text("export.json", &out.value.to_string()).unwrap();
+    assert_eq!(back.format, Format::ClassEval);
+    assert_eq!(back.tasks.len(), sample.tasks.len());
+    let first = &out.value[0];
+    let keys: Vec<&str> = first
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "task_id",
+            "skeleton",
+            "test",
+            "solution_code",
+            "import_statement",
+            "class_description",
+            "class_name",
+            "test_classes",
+            "class_constructor",
+            "fields",
+            "methods_info"
+        ]
+    );
+    let mkeys: Vec<&str> = first["methods_info"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        mkeys,
+        [
+            "method_name",
+            "method_description",
+            "test_class",
+            "test_code",
+            "solution_code",
+            "dependencies"
+        ]
+    );
+}
+
+/// Every ClassEval task, unchanged, comes out exactly as ClassEval wrote it.
+#[test]
+fn unchanged_classeval_tasks_come_out_byte_for_byte() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/classeval/ClassEval_data.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("skipped: {} is missing", path.display());
+        return;
+    };
+    let original: Value = serde_json::from_str(&text).unwrap();
+    let ds = parse_text("ClassEval_data.json", &text).unwrap();
+    assert_eq!(ds.tasks.len(), 100);
+    for (task, want) in ds.tasks.iter().zip(original.as_array().unwrap()) {
+        assert_eq!(
+            &task_value(task, ExportFormat::ClassEval),
+            want,
+            "{}",
+            task.id
+        );
+    }
+}
+
+#[test]
+fn stale_bases_warn_and_unknown_tasks_are_named() {
+    let sample = dataset::sample();
+    let mut store = CurationStore::default();
+    approved(&mut store, &sample.tasks[0], TaskEdits::default());
+    if let Some(r) = store.tasks.get_mut(&sample.tasks[0].id) {
+        r.base_digest = Some("0".repeat(64));
+    }
+    let ghost = Task {
+        id: "Ghost_1".into(),
+        ..Task::default()
+    };
+    approved(&mut store, &ghost, TaskEdits::default());
+    let out = export(&sample, &store, ExportFormat::Classlab, "now");
+    assert_eq!(out.tasks.len(), 1);
+    assert!(
+        out.warnings[0].contains("changed since it was edited"),
+        "{:?}",
+        out.warnings
+    );
+    assert_eq!(out.skipped[0].0, "Ghost_1");
+    let log = crate::curate::changelog::changelog(&sample, &store, &out, "now");
+    assert!(log.contains("Ghost_1: approved but not exported"), "{log}");
+}
