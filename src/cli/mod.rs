@@ -3,6 +3,7 @@
 //! complete for what loaded, but the input had problems (listed on stderr, one per line).
 
 mod analyze;
+mod curate;
 mod depcheck;
 mod deps;
 mod doctor;
@@ -120,6 +121,8 @@ pub enum Command {
     Sessions,
     /// The Python interpreter, the task packages, and the sandbox isolation in force.
     Doctor,
+    /// Review tasks for a cleaned benchmark: status, approve, reject, note, edit, export.
+    Curate(curate::CurateArgs),
     /// Static checks of the tasks (domain.md §6): findings with code, severity, place and fix.
     Lint(lint::LintArgs),
     /// Open the terminal UI (the default when no command is given).
@@ -212,6 +215,7 @@ pub fn main() -> ExitCode {
         Some(Command::Replay { session }) => replay(&ctx, &session),
         Some(Command::Sessions) => eval::list_sessions(&ctx),
         Some(Command::Doctor) => doctor::run(&ctx),
+        Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Tui(args)) => open_tui(&ctx, args, None),
         None => open_tui(&ctx, cli.tui, None),
