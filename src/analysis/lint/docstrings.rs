@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::docfields::{Doc, Field, parse_doc};
-use super::skeleton::{Via, doctest_calls};
+use super::skeleton::{Via, doctest_calls, module_names};
 use super::syntax::{edit_distance, line_of_byte, node_at, squash, text, walk};
 use super::{At, Ctx, Part};
 use crate::analysis::parse::MethodDef;
@@ -309,12 +309,12 @@ fn example_arguments(ctx: &mut Ctx<'_>) {
         return;
     };
     let mut seen = BTreeSet::new();
-    for dc in doctest_calls(&class) {
+    for dc in doctest_calls(&class, &module_names(ctx)) {
         let Some(def) = class.method(&dc.call.name) else {
             continue;
         };
         let bound = match dc.via {
-            Via::Instance => !def.is_staticmethod(),
+            Via::Instance | Via::Unbound => !def.is_staticmethod(),
             Via::Class if def.is_classmethod() => true,
             Via::Class if def.is_staticmethod() => false,
             _ => continue,

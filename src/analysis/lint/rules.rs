@@ -84,8 +84,8 @@ pub static RULES: &[Rule] = &[
         "S3",
         Error,
         "instance method called without an instance",
-        "A `>>>` example calls a method bare (`m(…)`) or on `self`, which a doctest does not have.",
-        "The example cannot run as written.",
+        "A `>>>` example calls a method bare (`m(…)`), on `self`, or on a variable no example of the same docstring creates (doctests share no variables across docstrings).",
+        "The example cannot run as written (NameError), so it cannot become a public test.",
     ),
     r(
         "S4",
@@ -203,7 +203,7 @@ pub static RULES: &[Rule] = &[
         "T2",
         Info,
         "near-duplicate test",
-        "Two tests of one class have the same shape and the same expected values, and differ only in other literals.",
+        "Two tests of one class have the same shape, the same assertions and expected values, and differ only in input literals of the same kind (not an edge case such as '' or 0, nor another casing).",
         "It checks the same behaviour again; usually a copy that was meant to be changed.",
     ),
     r(
@@ -217,7 +217,7 @@ pub static RULES: &[Rule] = &[
         "T4",
         Warning,
         "test without isolation",
-        "A test class uses a fixed file path, an SQLite file, randomness, the current time or the network, with no temporary directory, seed or mock.",
+        "With no seed or mock, a test class draws random numbers itself, calls a reference method that reads the clock (or reads the clock itself while the reference does too), or reaches the network. Files are T5/T6.",
         "Outcomes depend on the machine, the clock or the order of runs.",
     ),
     r(

@@ -6,7 +6,9 @@ use std::collections::HashSet;
 
 use tree_sitter::Node;
 
-use super::syntax::{Call, calls, edit_distance, find_all, line, node_at, text, tokens};
+use super::syntax::{
+    Call, calls, edit_distance, find_all, import_bindings, line, node_at, text, tokens,
+};
 use super::{At, Ctx, Part};
 use crate::analysis::parse::{Class, MethodDef, parse_tree};
 
@@ -109,6 +111,8 @@ pub(super) enum Via {
     SelfName,
     /// `m(…)`.
     Bare,
+    /// `obj.m(…)` where `obj` is bound nowhere in the docstring's examples.
+    Unbound,
 }
 
 /// A call in a `>>>` example of the skeleton that reaches the class.
@@ -126,7 +130,8 @@ pub(super) struct DocCall {
 }
 
 /// Calls of every example in the skeleton class's method docstrings that go to the class.
-pub(super) fn doctest_calls(class: &Class) -> Vec<DocCall> {
+/// `globals` are names the examples may use without binding them (the skeleton's imports).
+pub(super) fn doctest_calls(class: &Class, globals: &HashSet<String>) -> Vec<DocCall> {
     let own: HashSet<&str> = class.methods.iter().map(|m| m.name.as_str()).collect();
     let mut out = Vec::new();
     for m in &class.methods {
@@ -138,6 +143,7 @@ pub(super) fn doctest_calls(class: &Class) -> Vec<DocCall> {
             };
             let root = tree.root_node();
             if root.has_error() {
+                note_broken_binding(&dt.source, &class.name, &mut instances, &mut defined);
                 continue;
             }
             note_bindings(root, &dt.source, &class.name, &mut instances, &mut defined);
@@ -164,6 +170,16 @@ pub(super) fn doctest_calls(class: &Class) -> Vec<DocCall> {
                     {
                         Via::Bare
                     }
+                    // `obj.m(…)` with `obj` never created in this docstring: doctests do not
+                    // share variables across docstrings.
+                    Some(r)
+                        if own.contains(call.name.as_str())
+                            && r.chars().all(|c| c.is_alphanumeric() || c == '_')
+                            && !defined.contains(r)
+                            && !globals.contains(r) =>
+                    {
+                        Via::Unbound
+                    }
                     _ => continue,
                 };
                 let first_arg_instance = call.args.first().is_some_and(|a| {
@@ -181,6 +197,19 @@ pub(super) fn doctest_calls(class: &Class) -> Vec<DocCall> {
         }
     }
     out
+}
+
+/// Names the skeleton's imports bind: examples may use them unbound.
+pub(super) fn module_names(ctx: &Ctx<'_>) -> HashSet<String> {
+    let Some(tree) = ctx.sk_tree.as_ref() else {
+        return HashSet::new();
+    };
+    let root = tree.root_node();
+    let mut cursor = root.walk();
+    root.named_children(&mut cursor)
+        .flat_map(|s| import_bindings(s, &ctx.task.skeleton))
+        .map(|(n, _)| n)
+        .collect()
 }
 
 /// Names an example binds: instances (`x = Class(…)`, `x = Class.make(…)`) and anything else.
@@ -208,20 +237,59 @@ fn note_bindings(
             instances.insert(name);
         } else {
             instances.remove(&name);
+            // `a, b = …` binds both.
+            defined.extend(
+                find_all(left, &["identifier"])
+                    .into_iter()
+                    .map(|n| text(n, src).to_string()),
+            );
             defined.insert(name);
         }
     }
-    for d in find_all(
-        root,
-        &[
-            "function_definition",
-            "import_statement",
-            "import_from_statement",
-        ],
-    ) {
+    for n in find_all(root, &["for_statement", "for_in_clause", "as_pattern"]) {
+        let target = n
+            .child_by_field_name("left")
+            .or_else(|| n.child_by_field_name("alias"));
+        if let Some(t) = target {
+            defined.extend(
+                find_all(t, &["identifier"])
+                    .into_iter()
+                    .map(|i| text(i, src).to_string()),
+            );
+        }
+    }
+    for d in find_all(root, &["function_definition", "class_definition"]) {
         if let Some(n) = d.child_by_field_name("name") {
             defined.insert(text(n, src).to_string());
         }
+    }
+    for i in find_all(root, &["import_statement", "import_from_statement"]) {
+        defined.extend(import_bindings(i, src).into_iter().map(|(n, _)| n));
+    }
+}
+
+/// `x = …` read from an example that does not parse (a statement continued without `...`).
+fn note_broken_binding(
+    source: &str,
+    class: &str,
+    instances: &mut HashSet<String>,
+    defined: &mut HashSet<String>,
+) {
+    let Some((left, right)) = source.split_once('=') else {
+        return;
+    };
+    let name = left.trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return;
+    }
+    if right.trim_start().starts_with(&format!("{class}(")) {
+        instances.insert(name.to_string());
+    } else {
+        defined.insert(name.to_string());
     }
 }
 
@@ -241,7 +309,8 @@ fn doctest_rules(ctx: &mut Ctx<'_>) {
     };
     // With a base class, a name the skeleton lacks may well be inherited.
     let inherits = class.bases.iter().any(|b| b != "object");
-    for dc in doctest_calls(&class) {
+    let mut unbound_seen: HashSet<(String, String)> = HashSet::new();
+    for dc in doctest_calls(&class, &module_names(ctx)) {
         let name = &dc.call.name;
         let at = At::new(Part::Skeleton, Some(dc.host.as_str()), Some(dc.line));
         let example = short(&dc.source);
@@ -277,6 +346,24 @@ fn doctest_rules(ctx: &mut Ctx<'_>) {
                         class.name
                     ),
                     fix,
+                );
+            }
+            (Via::Unbound, Some(_)) => {
+                let receiver = dc.call.receiver.as_deref().unwrap_or("");
+                // One finding per docstring and variable, not per use.
+                if !unbound_seen.insert((dc.host.clone(), receiver.to_string())) {
+                    continue;
+                }
+                ctx.emit(
+                    "S3",
+                    at,
+                    format!(
+                        "The example `>>> {example}` calls `{name}` on `{receiver}`, which no example of this docstring creates."
+                    ),
+                    Some(format!(
+                        "start the examples with `>>> {receiver} = {}(…)`",
+                        class.name
+                    )),
                 );
             }
             (Via::SelfName, Some(_)) | (Via::Bare, Some(_)) => {

@@ -1,12 +1,10 @@
-//! Test-module rules: T1/T3 duplicate tests, T2 near-duplicates, T4 randomness, time or
-//! network without isolation, T5 files left behind, T6 cleanup inside the test body. The
-//! rules about which class tests which method live in `testnames`.
+//! Test-module rules: T4 randomness, time or network without isolation, T5 files left
+//! behind, T6 cleanup inside the test body. Duplicates (T1/T2/T3) live in `duplicates`, the
+//! rules about which class tests which method in `testnames`.
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
-
-use super::syntax::{Call, calls, find_all, line, node_at, text, tokens};
+use super::syntax::{Call, calls, find_all, node_at, text};
 use super::testnames::{TestClass, class_of, test_classes};
 use super::{At, Ctx, Part};
 
@@ -26,135 +24,11 @@ pub(super) fn check(ctx: &mut Ctx<'_>) {
                 .find(|m| class_of(ctx, &classes, m).is_some_and(|c| c.name == tc.name))
         })
         .collect();
-    duplicates(ctx, &classes, &methods, src);
+    super::duplicates::check(ctx, &classes, &methods, src);
     for (tc, method) in classes.iter().zip(&methods) {
         isolation(ctx, tc, &classes, method.as_deref());
         files(ctx, tc, &classes, method.as_deref());
     }
-}
-
-/// One statement of a test body: exact tokens, tokens with literals abstracted, and whether
-/// it asserts.
-struct Stmt {
-    exact: Vec<String>,
-    shape: Vec<String>,
-    asserts: bool,
-}
-
-const LITERALS: [&str; 7] = [
-    "string",
-    "concatenated_string",
-    "integer",
-    "float",
-    "true",
-    "false",
-    "none",
-];
-
-fn body_statements(func: Node<'_>, src: &str) -> Vec<Stmt> {
-    let Some(body) = func.child_by_field_name("body") else {
-        return Vec::new();
-    };
-    let mut cursor = body.walk();
-    let stmts: Vec<Node<'_>> = body
-        .named_children(&mut cursor)
-        .filter(|s| s.kind() != "comment")
-        .collect();
-    let skip_doc = stmts.first().is_some_and(|s| {
-        s.kind() == "expression_statement" && s.named_child(0).is_some_and(|e| e.kind() == "string")
-    });
-    stmts
-        .into_iter()
-        .skip(usize::from(skip_doc))
-        .map(|s| {
-            let toks = tokens(s, src);
-            Stmt {
-                exact: toks.iter().map(|(_, t)| t.to_string()).collect(),
-                shape: toks
-                    .iter()
-                    .map(|(k, t)| {
-                        if LITERALS.contains(k) {
-                            format!("<{k}>")
-                        } else {
-                            t.to_string()
-                        }
-                    })
-                    .collect(),
-                asserts: toks.iter().any(|(_, t)| t.starts_with("assert")),
-            }
-        })
-        .collect()
-}
-
-/// T1 (same class), T3 (another class) exact duplicates; T2 near-duplicates in one class.
-fn duplicates(ctx: &mut Ctx<'_>, classes: &[TestClass<'_>], methods: &[Option<String>], src: &str) {
-    struct Seen {
-        class: usize,
-        name: String,
-        line: usize,
-        stmts: Vec<Stmt>,
-    }
-    let mut seen: Vec<Seen> = Vec::new();
-    for (ci, tc) in classes.iter().enumerate() {
-        for (name, node) in tc.tests() {
-            let stmts = body_statements(*node, src);
-            let size: usize = stmts.iter().map(|s| s.exact.len()).sum();
-            let l = line(*node);
-            // A body of `pass` or one call is no copy of anything.
-            if size < 4 {
-                continue;
-            }
-            let same = |a: &[Stmt], b: &[Stmt]| {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.exact == y.exact)
-            };
-            if let Some(prev) = seen.iter().find(|s| same(&s.stmts, &stmts)) {
-                let (code, whr) = if prev.class == ci {
-                    ("T1", String::new())
-                } else {
-                    ("T3", format!(" of `{}`", classes[prev.class].name))
-                };
-                ctx.emit(
-                    code,
-                    At::new(Part::Tests, methods[ci].as_deref(), Some(l)),
-                    format!(
-                        "`{}.{name}` has the same body as `{}`{whr} (line {}).",
-                        tc.name, prev.name, prev.line
-                    ),
-                    Some(format!("delete `{name}` (line {l})")),
-                );
-                continue;
-            }
-            if let Some(prev) = seen
-                .iter()
-                .find(|s| s.class == ci && near_duplicate(&s.stmts, &stmts))
-            {
-                ctx.emit(
-                    "T2",
-                    At::new(Part::Tests, methods[ci].as_deref(), Some(l)),
-                    format!(
-                        "`{}.{name}` repeats `{}` (line {}) with other inputs and the same assertions.",
-                        tc.name, prev.name, prev.line
-                    ),
-                    None,
-                );
-            }
-            seen.push(Seen {
-                class: ci,
-                name: name.clone(),
-                line: l,
-                stmts,
-            });
-        }
-    }
-}
-
-/// Same shape, the assertions identical, and some other statement differing in literals.
-fn near_duplicate(a: &[Stmt], b: &[Stmt]) -> bool {
-    a.len() == b.len()
-        && a.iter().zip(b).all(|(x, y)| {
-            x.shape == y.shape && x.asserts == y.asserts && (!x.asserts || x.exact == y.exact)
-        })
-        && a.iter().zip(b).any(|(x, y)| x.exact != y.exact)
 }
 
 /// Calls made in a test class, and in the reference methods it reaches through instances
@@ -237,32 +111,47 @@ fn isolation(ctx: &mut Ctx<'_>, tc: &TestClass<'_>, classes: &[TestClass<'_>], m
     if isolated(tc, src, &outside) {
         return;
     }
+    let hazards: Vec<(&str, Call, Option<String>)> = reachable_calls(ctx, tc)
+        .into_iter()
+        .filter_map(|(c, whr)| hazard(&c).map(|k| (k, c, whr)))
+        .collect();
+    let test_reads_clock = hazards
+        .iter()
+        .any(|(k, _, whr)| *k == "the current time" && whr.is_none());
+    let describe = |c: &Call, whr: &Option<String>| {
+        let call = format!("{}.{}", c.receiver.as_deref().unwrap_or(""), c.name);
+        match whr {
+            None => format!("the test calls `{call}` at line {}", c.line),
+            Some(def) => format!("`{def}` calls `{call}` in the reference"),
+        }
+    };
     let mut kinds: Vec<&str> = Vec::new();
-    for (c, in_method) in reachable_calls(ctx, tc) {
-        let Some(kind) = hazard(&c) else { continue };
-        if kinds.contains(&kind) {
+    for (kind, c, whr) in &hazards {
+        let flagged = match (*kind, whr.as_deref()) {
+            // Randomness in the reference is usually checked by properties (a length, a
+            // range); a test's own unseeded draw is not.
+            ("randomness", w) => w.is_none(),
+            // The clock: a method whose result depends on when the test runs (a fixed date
+            // against `now` is a time bomb), or two clock reads that race (test and
+            // reference). A time read once by the constructor and compared with itself is
+            // deterministic.
+            ("the current time", None) => hazards
+                .iter()
+                .any(|(k, _, w)| *k == "the current time" && w.is_some()),
+            ("the current time", Some(def)) => def != "__init__" || test_reads_clock,
+            _ => true,
+        };
+        if !flagged || kinds.contains(kind) {
             continue;
         }
         kinds.push(kind);
-        let whr = match &in_method {
-            None => format!(
-                "the test calls `{}.{}` at line {}",
-                c.receiver.as_deref().unwrap_or(""),
-                c.name,
-                c.line
-            ),
-            Some(def) => format!(
-                "`{def}` calls `{}.{}` in the reference",
-                c.receiver.as_deref().unwrap_or(""),
-                c.name
-            ),
-        };
         ctx.emit(
             "T4",
             At::new(Part::Tests, m, Some(tc.line)),
             format!(
-                "`{}` depends on {kind} ({whr}) with no seed or mock.",
-                tc.name
+                "`{}` depends on {kind} ({}) with no seed or mock.",
+                tc.name,
+                describe(c, whr)
             ),
             None,
         );
@@ -283,7 +172,6 @@ fn outside_classes(src: &str, classes: &[TestClass<'_>]) -> String {
 /// Does a call write a file (or a database file)? Returns a short description.
 fn writes(c: &Call) -> Option<String> {
     let r = c.receiver.as_deref().unwrap_or("");
-    let literal_path = |a: &str| a.starts_with(['\'', '"']) && a.contains('.');
     let mode = c
         .args
         .get(1)
@@ -308,7 +196,8 @@ fn writes(c: &Call) -> Option<String> {
         "to_csv" | "to_excel" | "savefig" | "write_text" | "write_bytes" | "touch" => {
             Some(format!("writes a file with `{}`", c.name))
         }
-        "save" if literal_path(first) => Some(format!("saves {first}")),
+        // `image.save(path)`, `document.save(path)`, `workbook.save(path)`.
+        "save" if c.positional >= 1 => Some(format!("saves {first}")),
         _ => None,
     }
 }

@@ -47,7 +47,10 @@ fn t1_t2_t3_duplicates() {
 
 #[test]
 fn t4_isolation() {
+    // Randomness inside the reference, checked by a property: no finding.
     let roll = "    def test_roll(self):\n        self.assertIn(Log('x').roll(), range(1, 7))\n";
+    assert!(codes_for(&with_tests(&class("LogTestRoll", roll)), "T4").is_empty());
+    let roll = "    def test_roll(self):\n        n = random.randint(1, 9)\n        self.assertEqual(Log('x').size('a' * n), n)\n";
     let f = codes_for(&with_tests(&class("LogTestRoll", roll)), "T4");
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].message.contains("randomness"));
@@ -57,6 +60,9 @@ fn t4_isolation() {
     let f = codes_for(&with_tests(&class("LogTestStamp", now)), "T4");
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].message.contains("current time"));
+    // The test reads the clock, the reference does not: deterministic.
+    let own = "    def test_size(self):\n        d = str(datetime.date.today())\n        self.assertEqual(Log('x').size(d), 10)\n";
+    assert!(codes_for(&with_tests(&class("LogTestSize", own)), "T4").is_empty());
     let mocked = format!("import unittest.mock\n{}", class("LogTestStamp", now));
     assert!(codes_for(&with_tests(&mocked), "T4").is_empty());
     let size = "    def test_size(self):\n        self.assertEqual(Log('x').size('a'), 1)\n";
