@@ -92,6 +92,23 @@ fn unused_imports(ctx: &mut Ctx<'_>) {
         return;
     }
     let used = used_names(sol_tree.root_node(), sol);
+    // ClassEval runs `solution + tests` as one module: tests may lean on the reference's
+    // imports. Such an import is still dead for the model, but deleting it breaks the tests.
+    let tests_lean_on: HashSet<&str> = match ctx.test_tree.as_ref() {
+        Some(t) if ctx.task.test_layout == crate::model::TestLayout::Concatenated => {
+            let src = ctx.task.test_module.as_str();
+            let own: HashSet<String> = imports(t.root_node())
+                .into_iter()
+                .flat_map(|i| import_bindings(i, src))
+                .map(|(n, _)| n)
+                .collect();
+            used_names(t.root_node(), src)
+                .into_iter()
+                .filter(|n| !own.contains(*n))
+                .collect()
+        }
+        _ => HashSet::new(),
+    };
     let sk_lines: HashSet<&str> = sk.lines().map(str::trim).collect();
     let mut reported: HashSet<String> = HashSet::new();
     for (part, src, root) in [
@@ -114,7 +131,15 @@ fn unused_imports(ctx: &mut Ctx<'_>) {
                 .map(|n| format!("`{n}`"))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let (message, fix) = if part == Part::Solution {
+            let for_tests = unused.iter().any(|n| tests_lean_on.contains(n.as_str()));
+            let (message, fix) = if for_tests {
+                (
+                    format!(
+                        "{names} is imported but only the tests use it (they run in the reference's module)."
+                    ),
+                    format!("move {names} into the test module's imports"),
+                )
+            } else if part == Part::Solution {
                 let also = if sk_lines.contains(stmt_text) {
                     " (the skeleton imports it too)"
                 } else {
@@ -373,6 +398,18 @@ mod unit {
         assert_eq!(
             f[1].fix.as_deref(),
             Some("remove math from `import math, json`")
+        );
+    }
+
+    #[test]
+    fn i1_import_the_tests_lean_on_is_moved_not_deleted() {
+        let sol = "from PIL import Image, ImageChops\n\nclass A:\n    def f(self):\n        return Image.new('RGB', (1, 1))\n";
+        let tests = "import unittest\n\nclass ATestF(unittest.TestCase):\n    def test_f(self):\n        ImageChops.difference(A().f(), A().f())\n";
+        let f = codes_for(&task("", sol, tests), "I1");
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(
+            f[0].fix.as_deref(),
+            Some("move `ImageChops` into the test module's imports")
         );
     }
 
