@@ -154,6 +154,34 @@ fn approval_is_refused_until_its_gates_pass_or_are_overridden_with_a_reason() {
 }
 
 #[test]
+fn a_validation_record_in_the_store_opens_the_validation_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store_in(&dir);
+    let sample = classlab::dataset::sample();
+    let mut locked = store::lock(&s).unwrap();
+    for id in ["Sample_0", "Sample_5"] {
+        let task = sample.task(id).unwrap();
+        let when = "2026-11-21T12:00:00Z".to_string();
+        classlab::curate::record_validation(&mut locked.store, task, true, None, when);
+    }
+    locked.save().unwrap();
+    drop(locked);
+    classlab(&s)
+        .args(["approve", "Sample_0"])
+        .assert()
+        .success();
+    // Sample_5's planted docstring defect is an error finding: validated, still refused.
+    classlab(&s)
+        .args(["approve", "Sample_5"])
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("unexplained error findings: D4")
+                .and(predicate::str::contains("validation").not()),
+        );
+}
+
+#[test]
 fn unknown_tasks_and_broken_stores_are_errors_that_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let s = store_in(&dir);
@@ -362,15 +390,28 @@ fn sigkill_at_any_moment_loses_no_acknowledged_decision() {
     let (mut killed, mut mid_write, mut late) = (0, 0, 0);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut i = 1;
-    // Go on until enough kills hit a write (or time is up: the count is printed).
-    while (i < 60 || killed < 10 || mid_write < 3) && Instant::now() < deadline {
+    while (i < 60 || killed < 10) && Instant::now() < deadline {
         let mut child = note(i);
-        // One writer in four is left to finish, so there is always something acknowledged.
-        if i % 4 != 0 {
-            // Half the kills anywhere, half late in the writer's life, where it writes.
-            let from = if fastrand::bool() { 0 } else { span * 3 / 5 };
-            std::thread::sleep(Duration::from_micros(fastrand::u64(from..span)));
-            let _ = child.kill();
+        match i % 4 {
+            // One writer in four is left to finish, so there is always something acknowledged.
+            0 => {}
+            // One killed at any moment of its life.
+            1 => {
+                std::thread::sleep(Duration::from_micros(fastrand::u64(0..span)));
+                let _ = child.kill();
+            }
+            // The others killed while they write: soon after their temp file appears.
+            _ => {
+                let start = Instant::now();
+                while !tmp.exists()
+                    && child.try_wait().unwrap().is_none()
+                    && start.elapsed() < Duration::from_secs(10)
+                {
+                    std::thread::sleep(Duration::from_micros(20));
+                }
+                std::thread::sleep(Duration::from_micros(fastrand::u64(0..3000)));
+                let _ = child.kill();
+            }
         }
         let status = child.wait().unwrap();
         let loaded = store::load(&s).unwrap_or_else(|e| panic!("after writer {i}: {e}"));
@@ -395,6 +436,10 @@ fn sigkill_at_any_moment_loses_no_acknowledged_decision() {
         i += 1;
     }
     assert!(killed >= 10, "only {killed} of {i} writers were killed");
+    assert!(
+        mid_write >= 3,
+        "only {mid_write} of {i} writers were killed while writing"
+    );
     eprintln!(
         "{i} writers: {killed} killed ({mid_write} while writing, {late} after), {} acknowledged",
         acked.len()

@@ -38,6 +38,26 @@ pub fn task_gates(store: &CurationStore, original: &Task) -> Gates {
     gates::gates(&edited_task(store, original), store.tasks.get(&original.id))
 }
 
+/// Keep a validation outcome for `original` as it now stands (with its edits): what
+/// `classlab validate` calls, under the store's lock, so the validation gate can pass. An
+/// edit later makes the record stale (it names the digest of the task it validated).
+pub fn record_validation(
+    store: &mut CurationStore,
+    original: &Task,
+    passed: bool,
+    summary: Option<String>,
+    when: String,
+) {
+    let task_digest = gates::task_digest(&edited_task(store, original));
+    let record = store.tasks.entry(original.id.clone()).or_default();
+    record.validation = Some(ValidationRecord {
+        when,
+        task_digest,
+        passed,
+        summary,
+    });
+}
+
 /// Take `action` on `original`'s review in `store` (in memory): compute the gates, run the
 /// machine, keep the new state. The caller executes the effects (persisting the store).
 pub fn act(
@@ -110,6 +130,25 @@ mod tests {
         };
         act(&mut store, task, undo, &stamp()).unwrap();
         assert_eq!(store.tasks[&task.id].base_digest, None);
+    }
+
+    #[test]
+    fn a_recorded_validation_opens_the_gate_until_the_next_edit() {
+        use review::Validation;
+        let sample = dataset::sample();
+        let task = &sample.tasks[0];
+        let mut store = CurationStore::default();
+        record_validation(&mut store, task, true, None, "now".into());
+        assert_eq!(task_gates(&store, task).validation, Validation::Passed);
+        let mut e = TaskEdits::default();
+        e.set(task, "skeleton", format!("{}\n", task.skeleton))
+            .unwrap();
+        act(&mut store, task, ReviewAction::Edit { edits: e }, &stamp()).unwrap();
+        assert_eq!(task_gates(&store, task).validation, Validation::Stale);
+        let why = "test_report_1 failed".to_string();
+        record_validation(&mut store, task, false, Some(why.clone()), "later".into());
+        let failed = Validation::Failed(why);
+        assert_eq!(task_gates(&store, task).validation, failed);
     }
 
     #[test]
