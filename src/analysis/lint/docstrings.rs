@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use tree_sitter::Node;
 
 use super::docfields::{Doc, Field, parse_doc};
-use super::skeleton::{Via, doctest_calls, module_names};
+use super::doctests::{Via, doctest_calls, module_names};
 use super::syntax::{edit_distance, line_of_byte, node_at, squash, text, walk};
 use super::{At, Ctx, Part};
 use crate::analysis::parse::MethodDef;

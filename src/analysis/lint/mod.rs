@@ -9,6 +9,7 @@ mod deps;
 mod docfields;
 mod docstrings;
 mod docstyle;
+mod doctests;
 mod duplicates;
 mod implementation;
 mod rules;
