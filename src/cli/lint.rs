@@ -76,17 +76,12 @@ fn print_rules(output: Output) -> anyhow::Result<()> {
     if output == Output::Json {
         return print_json(&RULES);
     }
-    let mut t = Table::new(&["code", "severity", "title", "checks", "why"]);
+    // One block per rule: the texts are sentences, too long for table cells.
     for r in RULES {
-        t.row(vec![
-            r.code.into(),
-            r.severity.as_str().into(),
-            r.title.into(),
-            r.checks.into(),
-            r.why.into(),
-        ]);
+        println!("{:<4} {:<8} {}", r.code, r.severity.as_str(), r.title);
+        println!("     checks: {}", r.checks);
+        println!("     why:    {}", r.why);
     }
-    print!("{}", t.render());
     Ok(())
 }
 
