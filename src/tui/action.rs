@@ -156,6 +156,18 @@ pub enum Action {
     /// Fold or unfold the prompt.
     ToggleFold,
 
+    // The review queue (curation).
+    ShowReview,
+    ReviewApprove,
+    ReviewReject,
+    ReviewNeedsWork,
+    ReviewNote,
+    ReviewOverride,
+    /// The same on every task of the filtered queue (asks first).
+    ReviewBulk(super::app_review::Bulk),
+    CycleStatusFilter,
+    CycleSeverityFilter,
+
     // Results of background work (never bound to keys).
     /// The sessions directory was read; `req` is the request this answers.
     SessionsLoaded {
@@ -202,6 +214,16 @@ pub enum Action {
         sample: u32,
         call: u32,
         text: String,
+    },
+    /// The curation store and every task's lint findings, read off the UI thread.
+    ReviewLoaded {
+        req: u64,
+        loaded: Delivered<super::app_review::ReviewData>,
+    },
+    /// The store as written after decisions (or why it could not be).
+    ReviewSaved {
+        store: Option<Delivered<crate::curate::CurationStore>>,
+        error: Option<String>,
     },
 }
 
@@ -288,6 +310,49 @@ const NAMED: &[(&str, Action, &str)] = &[
         Action::ToggleFold,
         "fold / unfold the prompt",
     ),
+    ("review", Action::ShowReview, "review queue (curation)"),
+    ("approve", Action::ReviewApprove, "approve the task"),
+    (
+        "reject",
+        Action::ReviewReject,
+        "reject the task (asks a reason)",
+    ),
+    (
+        "needs-work",
+        Action::ReviewNeedsWork,
+        "mark the task as needing work",
+    ),
+    ("note", Action::ReviewNote, "add a note to the task"),
+    (
+        "override",
+        Action::ReviewOverride,
+        "override the failing gates (asks a reason)",
+    ),
+    (
+        "approve-all",
+        Action::ReviewBulk(super::app_review::Bulk::Approve),
+        "approve every task of the filtered queue (asks first)",
+    ),
+    (
+        "reject-all",
+        Action::ReviewBulk(super::app_review::Bulk::Reject),
+        "reject every task of the filtered queue (asks first)",
+    ),
+    (
+        "needs-work-all",
+        Action::ReviewBulk(super::app_review::Bulk::NeedsWork),
+        "mark every task of the filtered queue as needing work (asks first)",
+    ),
+    (
+        "status-filter",
+        Action::CycleStatusFilter,
+        "filter by the next status",
+    ),
+    (
+        "severity-filter",
+        Action::CycleSeverityFilter,
+        "filter by the next severity",
+    ),
 ];
 
 impl Action {
@@ -306,6 +371,8 @@ impl Action {
                 | Action::EvalEnded { .. }
                 | Action::RunChoices { .. }
                 | Action::RunDelta { .. }
+                | Action::ReviewLoaded { .. }
+                | Action::ReviewSaved { .. }
         )
     }
 

@@ -52,6 +52,18 @@ pub enum Effect {
     /// back as `Action::EvalEvent`, streamed text as `Action::RunDelta`, the end as
     /// `Action::EvalEnded`.
     StartRun(RunSetup),
+    /// Read the curation store and lint every task (`Action::ReviewLoaded`).
+    LoadReview {
+        req: u64,
+        path: PathBuf,
+    },
+    /// Apply review decisions to the store under its lock and write it
+    /// (`Action::ReviewSaved`).
+    SaveReview {
+        path: PathBuf,
+        ops: Vec<(String, crate::curate::ReviewAction)>,
+        stamp: crate::curate::Stamp,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +85,8 @@ pub enum Screen {
     Run,
     /// One method's rounds of a generation run.
     Step,
+    /// The curation review queue.
+    Review,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,6 +240,8 @@ pub struct App {
     pub ev: EvalUi,
     /// The generation-run screens.
     pub runs: RunUi,
+    /// The review queue.
+    pub review: super::app_review::ReviewUi,
     mono: Theme,
 }
 
@@ -276,6 +292,7 @@ impl App {
             highlight: RefCell::new(HighlightCache::default()),
             ev: EvalUi::default(),
             runs: RunUi::default(),
+            review: Default::default(),
             mono: Theme::mono(),
         }
     }
@@ -332,6 +349,13 @@ impl App {
             Screen::Compare => vec![Context::Compare, Context::Global],
             Screen::CompareTask => vec![Context::CompareTask, Context::Global],
             Screen::Run | Screen::Step => self.run_contexts(),
+            Screen::Review if self.review.input.is_some() => {
+                vec![Context::ReviewInput, Context::Global]
+            }
+            Screen::Review if self.review.confirm.is_some() => {
+                vec![Context::ReviewConfirm, Context::Global]
+            }
+            Screen::Review => vec![Context::Review, Context::Global],
             Screen::Task => {
                 let tab = match self.task.tab {
                     Tab::Methods => Context::Methods,
@@ -369,6 +393,13 @@ impl App {
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         self.dirty = true;
+        if matches!(
+            action,
+            Action::ReviewLoaded { .. } | Action::ReviewSaved { .. }
+        ) {
+            self.update_review_background(action);
+            return Vec::new();
+        }
         if action.is_background() {
             return self.update_background(action);
         }
@@ -411,6 +442,7 @@ impl App {
             Action::NewEval => return self.open_new_eval(),
             Action::NewRun => return self.open_new_run(),
             Action::CancelRun => self.ask_cancel(),
+            Action::ShowReview => return self.show_review(),
             action if self.overlay.is_some() => return self.update_overlay(action),
             action => match self.screen {
                 Screen::List => return self.update_list(action),
@@ -423,6 +455,7 @@ impl App {
                 Screen::CompareTask => self.update_compare_task(action),
                 Screen::Run => return self.update_run(action),
                 Screen::Step => self.update_step(action),
+                Screen::Review => return self.update_review(action),
             },
         }
         Vec::new()
@@ -543,5 +576,6 @@ impl App {
         }
         self.clamp_eval();
         self.clamp_run();
+        self.clamp_review();
     }
 }

@@ -202,6 +202,33 @@ impl Jobs {
                     super::jobs_run::generate(&setup, &run, &dataset, cancel, tx)
                 });
             }
+            Effect::LoadReview { req, path } => {
+                let dataset = dataset.clone();
+                thread::spawn(move || {
+                    let loaded = super::app_review::load(&path, &dataset);
+                    let _ = tx.send(Action::ReviewLoaded {
+                        req,
+                        loaded: Delivered::new(loaded),
+                    });
+                });
+            }
+            Effect::SaveReview { path, ops, stamp } => {
+                let dataset = dataset.clone();
+                thread::spawn(move || {
+                    let _ = tx.send(
+                        match super::app_review::save(&path, &dataset, &ops, &stamp) {
+                            Ok(store) => Action::ReviewSaved {
+                                store: Some(Delivered::new(store)),
+                                error: None,
+                            },
+                            Err(e) => Action::ReviewSaved {
+                                store: None,
+                                error: Some(e),
+                            },
+                        },
+                    );
+                });
+            }
             Effect::CancelEval => {
                 if let Some(r) = &self.run {
                     r.cancel.store(true, Ordering::SeqCst);

@@ -43,6 +43,12 @@ pub enum Context {
     Step,
     /// The new-run dialog.
     NewRun,
+    /// The review queue.
+    Review,
+    /// Typing a reason, a note or a rule code in the review queue.
+    ReviewInput,
+    /// A bulk decision waiting for a yes.
+    ReviewConfirm,
 }
 
 impl Context {
@@ -70,6 +76,9 @@ impl Context {
             Context::RunLive => "While the run goes on",
             Context::Step => "Method rounds (step-through)",
             Context::NewRun => "New generation run",
+            Context::Review => "Review queue",
+            Context::ReviewInput => "Review queue: typing",
+            Context::ReviewConfirm => "Review queue: confirm",
         }
     }
 
@@ -77,7 +86,11 @@ impl Context {
     pub fn is_text_input(self) -> bool {
         matches!(
             self,
-            Context::Filter | Context::Palette | Context::NewEval | Context::NewRun
+            Context::Filter
+                | Context::Palette
+                | Context::NewEval
+                | Context::NewRun
+                | Context::ReviewInput
         )
     }
 }
@@ -331,6 +344,7 @@ fn defaults() -> Vec<Binding> {
     add(C::Problems, &up, A::Up, Some("scroll up"));
     super::keymap_eval::add_defaults(&mut add);
     super::keymap_run::add_defaults(&mut add);
+    super::keymap_review::add_defaults(&mut add);
     out
 }
 

@@ -31,6 +31,7 @@ pub fn commands(theme_names: &[String]) -> Vec<Command> {
         ("sessions (evaluations)", Action::ShowSessions),
         ("new evaluation", Action::NewEval),
         ("new generation run", Action::NewRun),
+        ("review queue (curation)", Action::ShowReview),
         ("stop the evaluation or run", Action::CancelRun),
         (
             "metrics and fingerprint panel (toggle)",

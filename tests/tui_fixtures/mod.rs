@@ -414,9 +414,12 @@ impl Fake {
                     .map(|l| (l.meta.id.clone(), l.dir.clone()))
                     .collect(),
             }),
-            Effect::Quit | Effect::StartEval { .. } | Effect::StartRun(_) | Effect::CancelEval => {
-                None
-            }
+            Effect::Quit
+            | Effect::StartEval { .. }
+            | Effect::StartRun(_)
+            | Effect::CancelEval
+            | Effect::LoadReview { .. }
+            | Effect::SaveReview { .. } => None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod help;
 pub mod layout;
 pub mod methods;
 pub mod overlays;
+pub mod review_view;
 pub mod run_dialog;
 pub mod run_task;
 pub mod run_view;
@@ -73,6 +74,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         Screen::CompareTask => compare::CompareTaskView { app }.render(chrome.body, buf),
         Screen::Run => run_view::RunView { app }.render(chrome.body, buf),
         Screen::Step => step_view::StepView { app }.render(chrome.body, buf),
+        Screen::Review => review_view::ReviewView { app }.render(chrome.body, buf),
     }
     status_line(app, chrome.status, buf);
     match &app.overlay {
@@ -138,6 +140,13 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
                     theme.muted(),
                 ));
             }
+        }
+        Screen::Review => {
+            spans.push(Span::raw("review queue"));
+            spans.push(Span::styled(
+                format!(" · {}", d.dataset.name),
+                theme.muted(),
+            ));
         }
         Screen::List | Screen::Summary => {
             spans.push(Span::raw(d.dataset.name.clone()));
@@ -316,6 +325,24 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::Step, A::NextTab, "section"),
             (C::Global, A::ToggleHelp, "help"),
             (C::Step, A::Back, "back"),
+        ],
+        (None, Screen::Review) if app.review.input.is_some() => vec![
+            (C::ReviewInput, A::Submit, "ok"),
+            (C::ReviewInput, A::Back, "cancel"),
+        ],
+        (None, Screen::Review) if app.review.confirm.is_some() => vec![
+            (C::ReviewConfirm, A::Submit, "yes"),
+            (C::ReviewConfirm, A::Back, "no"),
+        ],
+        (None, Screen::Review) => vec![
+            (C::Review, A::ReviewApprove, "approve"),
+            (C::Review, A::ReviewReject, "reject"),
+            (C::Review, A::ReviewNeedsWork, "needs work"),
+            (C::Review, A::ReviewNote, "note"),
+            (C::Review, A::CycleStatusFilter, "status"),
+            (C::Review, A::CycleSeverityFilter, "severity"),
+            (C::Global, A::ToggleHelp, "help"),
+            (C::Review, A::Back, "back"),
         ],
         (None, Screen::CompareTask) => vec![
             (C::CompareTask, A::Right, "session"),

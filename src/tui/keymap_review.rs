@@ -1,0 +1,87 @@
+//! Default keys of the review queue (curation). Part of the one keymap: the help lists them.
+
+use crossterm::event::KeyCode as K;
+
+use super::action::Action as A;
+use super::app_review::Bulk;
+use super::keymap::{Add, Context as C, KeyChord};
+use super::keymap_eval::nav;
+
+pub(super) fn add_defaults(add: &mut Add) {
+    let ch = KeyChord::ch;
+    add(C::List, &[ch('V')], A::ShowReview, None);
+
+    nav(add, C::Review, false, false);
+    add(
+        C::Review,
+        &[KeyChord::plain(K::Tab)],
+        A::NextTab,
+        Some("next part (skeleton, solution, tests)"),
+    );
+    add(
+        C::Review,
+        &[KeyChord::plain(K::BackTab)],
+        A::PrevTab,
+        Some("previous part"),
+    );
+    add(
+        C::Review,
+        &[ch('a')],
+        A::ReviewApprove,
+        Some("approve (refused while a gate fails)"),
+    );
+    add(C::Review, &[ch('r')], A::ReviewReject, None);
+    add(C::Review, &[ch('w')], A::ReviewNeedsWork, None);
+    add(C::Review, &[ch('n')], A::ReviewNote, None);
+    add(C::Review, &[ch('o')], A::ReviewOverride, None);
+    add(C::Review, &[ch('A')], A::ReviewBulk(Bulk::Approve), None);
+    add(C::Review, &[ch('R')], A::ReviewBulk(Bulk::Reject), None);
+    add(C::Review, &[ch('W')], A::ReviewBulk(Bulk::NeedsWork), None);
+    add(C::Review, &[ch('s')], A::CycleStatusFilter, None);
+    add(C::Review, &[ch('f')], A::CycleSeverityFilter, None);
+    add(
+        C::Review,
+        &[ch('/')],
+        A::StartFilter,
+        Some("filter by rule code (empty: any)"),
+    );
+    add(
+        C::Review,
+        &[KeyChord::plain(K::Esc), ch('q')],
+        A::Back,
+        Some("back to the task list"),
+    );
+
+    add(
+        C::ReviewInput,
+        &[KeyChord::plain(K::Enter)],
+        A::Submit,
+        None,
+    );
+    add(
+        C::ReviewInput,
+        &[KeyChord::plain(K::Esc)],
+        A::Back,
+        Some("cancel"),
+    );
+    add(
+        C::ReviewInput,
+        &[KeyChord::plain(K::Backspace)],
+        A::Backspace,
+        None,
+    );
+    add(C::ReviewInput, &[KeyChord::ctrl('u')], A::ClearInput, None);
+
+    add(
+        C::ReviewConfirm,
+        &[ch('y'), KeyChord::plain(K::Enter)],
+        A::Submit,
+        Some("yes, do it"),
+    );
+    add(
+        C::ReviewConfirm,
+        &[ch('n'), KeyChord::plain(K::Esc)],
+        A::Back,
+        Some("no"),
+    );
+}

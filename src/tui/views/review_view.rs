@@ -1,0 +1,250 @@
+//! The review queue: the filtered tasks with their status and finding counts; beside them the
+//! selected task's findings and blocking gates above its code (one part at a time) with the
+//! offending lines marked; a small input for reasons, notes and the rule filter.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table, Widget};
+
+use super::{fit_lines, pane, render_selectable, truncate};
+use crate::analysis::lint::Severity;
+use crate::curate::Status;
+use crate::tui::app::App;
+use crate::tui::app_review::{Ask, PARTS, counts};
+
+pub struct ReviewView<'a> {
+    pub app: &'a App,
+}
+
+/// The queue on the left, the selected task on the right.
+pub fn split(body: Rect) -> (Rect, Rect) {
+    let left = if body.width >= 120 { 44 } else { 34 }.min(body.width);
+    let [table, detail] =
+        Layout::horizontal([Constraint::Length(left), Constraint::Min(0)]).areas(body);
+    (table, detail)
+}
+
+/// Rows of tasks the queue shows.
+pub fn page(body: Rect) -> usize {
+    usize::from(split(body).0.height.saturating_sub(3)).max(1)
+}
+
+impl Widget for &ReviewView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (table, detail) = split(area);
+        render_queue(self.app, table, buf);
+        render_detail(self.app, detail, buf);
+        if let Some(input) = &self.app.review.input {
+            let label = match input.ask {
+                Ask::Reject { bulk: false } => "reject: reason",
+                Ask::Reject { bulk: true } => "reject all filtered: reason",
+                Ask::Note => "note",
+                Ask::Override => "override the failing gates: reason",
+                Ask::Rule => "rule code (empty: any)",
+            };
+            let h = 3.min(area.height);
+            let box_area = Rect::new(area.x, area.bottom().saturating_sub(h), area.width, h);
+            Clear.render(box_area, buf);
+            let block = pane(self.app, format!(" {label} (Enter: ok · Esc: cancel) "));
+            let inner = block.inner(box_area);
+            block.render(box_area, buf);
+            let width = usize::from(inner.width).saturating_sub(1);
+            let shown: String = {
+                let n = input.text.chars().count();
+                input.text.chars().skip(n.saturating_sub(width)).collect()
+            };
+            Paragraph::new(format!("{shown}█")).render(inner, buf);
+        }
+    }
+}
+
+fn status_style(app: &App, status: Status) -> Style {
+    let theme = app.theme();
+    match status {
+        Status::Unreviewed => theme.muted(),
+        Status::NeedsWork => theme.warn(),
+        Status::Approved => theme.ok(),
+        Status::Rejected => theme.error(),
+    }
+}
+
+fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
+    let r = &app.review;
+    let filters = r.filter_label();
+    let title = match (&r.data, filters.is_empty()) {
+        (None, _) => " Review queue · loading… ".to_string(),
+        (Some(_), true) => format!(" Review queue · {} ", r.visible.len()),
+        (Some(_), false) => format!(" Review · {} · {filters} ", r.visible.len()),
+    };
+    let block = pane(
+        app,
+        truncate(&title, usize::from(area.width).saturating_sub(2)),
+    );
+    let header = Row::new(["task", "status", "E", "W", "I"]).style(app.theme().header());
+    let rows = r.visible.iter().map(|&i| {
+        let id = app.data.dataset.tasks.get(i).map_or("", |t| t.id.as_str());
+        let status = r.status_of(id);
+        let [e, w, n] = counts(r.findings(i));
+        let num = |n: usize| Cell::from(Line::from(n.to_string()).right_aligned());
+        Row::new([
+            Cell::from(id.to_string()),
+            Cell::from(Span::styled(status.as_str(), status_style(app, status))),
+            num(e),
+            num(w),
+            num(n),
+        ])
+    });
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Min(8),
+            Constraint::Length(10),
+            Constraint::Length(2),
+            Constraint::Length(2),
+            Constraint::Length(2),
+        ],
+    )
+    .header(header)
+    .block(block);
+    render_selectable(app, table, r.offset, r.selected, area, buf);
+}
+
+fn severity_letter(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "E",
+        Severity::Warning => "W",
+        Severity::Info => "I",
+    }
+}
+
+fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
+    let theme = app.theme();
+    let r = &app.review;
+    let Some(idx) = r.selected_task() else {
+        let text = if r.data.is_none() {
+            "reading the curation store and linting…"
+        } else {
+            "no task matches the filters (s: status · f: severity · /: rule)"
+        };
+        Paragraph::new(Line::styled(text, theme.muted()))
+            .block(pane(app, " Task "))
+            .render(area, buf);
+        return;
+    };
+    let Some(task) = app.data.dataset.tasks.get(idx) else {
+        return;
+    };
+    let findings = r.findings(idx);
+    let review = r
+        .data
+        .as_ref()
+        .map(|d| d.store.review(&task.id))
+        .unwrap_or_default();
+    let width = usize::from(area.width.saturating_sub(2));
+
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut head = vec![Span::styled(
+        review.status.as_str().to_string(),
+        status_style(app, review.status),
+    )];
+    if let Some(reason) = &review.reason {
+        head.push(Span::raw(format!(": {reason}")));
+    }
+    if !review.notes.is_empty() {
+        head.push(Span::styled(
+            format!(" · {} notes", review.notes.len()),
+            theme.muted(),
+        ));
+    }
+    if !review.overrides.is_empty() {
+        let gates: Vec<&str> = review.overrides.keys().map(|g| g.as_str()).collect();
+        head.push(Span::styled(
+            format!(" · overridden: {}", gates.join(", ")),
+            theme.muted(),
+        ));
+    }
+    lines.push(Line::from(head));
+    if let Some(note) = review.notes.last() {
+        lines.push(Line::styled(format!("note: {}", note.text), theme.muted()));
+    }
+    for f in findings {
+        let at = match f.line {
+            Some(l) => format!("{} l.{l}", f.part.as_str()),
+            None => f.part.as_str().to_string(),
+        };
+        let style = match f.severity {
+            Severity::Error => theme.error(),
+            Severity::Warning => theme.warn(),
+            Severity::Info => theme.muted(),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} {:<3} ", severity_letter(f.severity), f.code),
+                style,
+            ),
+            Span::styled(format!("{at}: "), theme.muted()),
+            Span::raw(f.message.clone()),
+        ]));
+    }
+    if findings.is_empty() {
+        lines.push(Line::styled("no findings", theme.ok()));
+    }
+    if review.status != Status::Approved {
+        for b in app.review_blocking(idx) {
+            lines.push(Line::styled(format!("gate {b}"), theme.warn()));
+        }
+    }
+    let top_h = (lines.len() as u16 + 2).min(area.height / 2).max(3);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(top_h), Constraint::Min(0)]).areas(area);
+    Paragraph::new(fit_lines(lines, width))
+        .block(pane(app, format!(" {} · {} ", task.id, task.class_name)))
+        .render(top, buf);
+
+    // The code of the chosen part, its offending lines marked.
+    let part = PARTS[r.part.min(2)];
+    let source = app.code_source(idx, crate::tui::app::Tab::ALL[r.part.min(2)]);
+    let marked: Vec<usize> = findings
+        .iter()
+        .filter(|f| f.part == part)
+        .filter_map(|f| f.line)
+        .collect();
+    let page = usize::from(bottom.height.saturating_sub(2));
+    let total = source.lines().count();
+    let first = marked.iter().min().copied().unwrap_or(1);
+    let start = first.saturating_sub(3).min(total.saturating_sub(page));
+    let digits = total.max(1).to_string().len();
+    let code: Vec<Line<'static>> = source
+        .lines()
+        .enumerate()
+        .skip(start)
+        .take(page)
+        .map(|(i, text)| {
+            let n = i + 1;
+            let hit = marked.contains(&n);
+            let mark = if hit { "▶" } else { " " };
+            let body_style = if hit { theme.error() } else { Style::default() };
+            Line::from(vec![
+                Span::styled(mark.to_string(), theme.error()),
+                Span::styled(format!("{n:>digits$} "), theme.line_number()),
+                Span::styled(text.replace('\t', "    "), body_style),
+            ])
+        })
+        .collect();
+    let tabs: Vec<String> = PARTS
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            if i == r.part {
+                format!("[{}]", p.as_str())
+            } else {
+                p.as_str().to_string()
+            }
+        })
+        .collect();
+    Paragraph::new(fit_lines(code, width))
+        .block(pane(app, format!(" {} (Tab) ", tabs.join(" "))))
+        .render(bottom, buf);
+}

@@ -1,0 +1,294 @@
+//! The review queue (curation): snapshots (ratatui TestBackend + insta, 80×24 and 160×48) of
+//! the queue, a task with findings (the sample's Sample_5: I1, D4, T1) and an approval refused
+//! by its gates; and `App::update` driving approve / reject / needs-work / note / override,
+//! single and in bulk, with the store effects carried out for real in a temporary directory.
+//!
+//! Update with `INSTA_UPDATE=always cargo test --test tui_review`, then read the `.snap` files.
+
+mod tui_fixtures;
+
+use std::path::{Path, PathBuf};
+
+use classlab::curate::{Gate, Status, store};
+use classlab::tui::action::{Action, Delivered};
+use classlab::tui::app::{App, Effect, Level, Screen};
+use classlab::tui::app_review::{self, Bulk};
+use classlab::tui::keymap::Context;
+use tui_fixtures::*;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
+
+/// Update the app and carry out its review effects at once (load and save in `dir`).
+fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect> {
+    let mut seen = Vec::new();
+    for action in actions {
+        let mut queue = app.update(action);
+        while let Some(effect) = queue.pop() {
+            seen.push(effect.clone());
+            let answer = match effect {
+                Effect::LoadReview { req, path } => Action::ReviewLoaded {
+                    req,
+                    loaded: Delivered::new(app_review::load(&path, &app.data.dataset)),
+                },
+                Effect::SaveReview { path, ops, stamp } => {
+                    match app_review::save(&path, &app.data.dataset, &ops, &stamp) {
+                        Ok(store) => Action::ReviewSaved {
+                            store: Some(Delivered::new(store)),
+                            error: None,
+                        },
+                        Err(e) => Action::ReviewSaved {
+                            store: None,
+                            error: Some(e),
+                        },
+                    }
+                }
+                _ => continue,
+            };
+            queue.extend(app.update(answer));
+        }
+    }
+    seen
+}
+
+fn store_path(dir: &Path) -> PathBuf {
+    dir.join("sample.curation.json")
+}
+
+/// The sample's review queue, its store in `dir`.
+fn queue_app(size: (u16, u16), dir: &Path) -> App {
+    let mut app = app(size);
+    app.review.store_path = Some(store_path(dir));
+    let effects = drive(&mut app, [Action::ShowReview]);
+    assert!(matches!(effects[0], Effect::LoadReview { .. }));
+    assert_eq!(app.screen, Screen::Review);
+    app
+}
+
+fn select(app: &mut App, id: &str) {
+    drive(app, [Action::Top]);
+    for _ in 0..app.data.dataset.tasks.len() {
+        let idx = app.review.selected_task().unwrap();
+        if app.data.dataset.tasks[idx].id == id {
+            return;
+        }
+        drive(app, [Action::Down]);
+    }
+    panic!("{id} is not in the queue");
+}
+
+fn typed(text: &str) -> Vec<Action> {
+    let mut out: Vec<Action> = text.chars().map(Action::Input).collect();
+    out.push(Action::Submit);
+    out
+}
+
+fn snap(name: &str, setup: impl Fn((u16, u16), &Path) -> App) {
+    for size in SIZES {
+        let dir = tempfile::tempdir().unwrap();
+        let app = setup(size, dir.path());
+        insta::assert_snapshot!(format!("review_{name}_{}x{}", size.0, size.1), screen(&app));
+    }
+}
+
+#[test]
+fn the_review_queue() {
+    snap("queue", queue_app);
+}
+
+#[test]
+fn a_task_with_findings() {
+    snap("sample_5", |size, dir| {
+        let mut app = queue_app(size, dir);
+        select(&mut app, "Sample_5");
+        app
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    let idx = app.review.selected_task().unwrap();
+    let mut codes: Vec<&str> = app.review.findings(idx).iter().map(|f| f.code).collect();
+    codes.sort();
+    assert_eq!(codes, ["D4", "I1", "T1"]);
+}
+
+#[test]
+fn approval_refused_while_a_gate_fails() {
+    snap("approve_refused", |size, dir| {
+        let mut app = queue_app(size, dir);
+        select(&mut app, "Sample_5");
+        let effects = drive(&mut app, [Action::ReviewApprove]);
+        assert!(effects.is_empty(), "nothing to save: {effects:?}");
+        app
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    drive(&mut app, [Action::ReviewApprove]);
+    let status = app.status.clone().unwrap();
+    assert_eq!(status.level, Level::Error);
+    assert!(status.text.contains("cannot approve"), "{}", status.text);
+    assert!(status.text.contains("validation"), "{}", status.text);
+    assert!(!store_path(dir.path()).exists(), "a refusal writes nothing");
+}
+
+#[test]
+fn approve_with_override_reject_note_and_needs_work_are_persisted() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(dir.path());
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+
+    // Override the failing gates with a reason, then approve.
+    drive(&mut app, [Action::ReviewOverride]);
+    assert_eq!(app.contexts()[0], Context::ReviewInput);
+    drive(&mut app, typed("checked by hand"));
+    assert_eq!(app.contexts()[0], Context::Review);
+    drive(&mut app, [Action::ReviewApprove]);
+    assert_eq!(app.status.as_ref().unwrap().text, "saved");
+    let on_disk = store::load(&path).unwrap();
+    let review = on_disk.review("Sample_5");
+    assert_eq!(review.status, Status::Approved);
+    assert_eq!(
+        review.overrides[&Gate::Validation].reason,
+        "checked by hand"
+    );
+    assert!(
+        review
+            .history
+            .last()
+            .unwrap()
+            .what
+            .contains("gates overridden")
+    );
+
+    // A note.
+    drive(&mut app, [Action::ReviewNote]);
+    drive(&mut app, typed("docstring example fixed upstream"));
+    let review = store::load(&path).unwrap().review("Sample_5");
+    assert_eq!(review.notes.len(), 1);
+    assert_eq!(review.notes[0].text, "docstring example fixed upstream");
+
+    // Reject asks a reason; an empty one is refused, Esc cancels.
+    select(&mut app, "Sample_1");
+    drive(&mut app, [Action::ReviewReject, Action::Submit]);
+    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    drive(
+        &mut app,
+        [Action::ReviewReject, Action::Input('x'), Action::Back],
+    );
+    assert!(app.review.input.is_none());
+    drive(&mut app, [Action::ReviewReject]);
+    drive(&mut app, typed("duplicate of Sample_2"));
+    let review = store::load(&path).unwrap().review("Sample_1");
+    assert_eq!(review.status, Status::Rejected);
+    assert_eq!(review.reason.as_deref(), Some("duplicate of Sample_2"));
+
+    // Needs work.
+    select(&mut app, "Sample_2");
+    drive(&mut app, [Action::ReviewNeedsWork]);
+    let on_disk = store::load(&path).unwrap();
+    assert_eq!(on_disk.review("Sample_2").status, Status::NeedsWork);
+    assert_eq!(on_disk.review("Sample_5").status, Status::Approved);
+
+    // The status filter sees them.
+    drive(&mut app, [Action::CycleStatusFilter]); // unreviewed
+    let ids: Vec<String> = app
+        .review
+        .visible
+        .iter()
+        .map(|&i| app.data.dataset.tasks[i].id.clone())
+        .collect();
+    assert!(
+        !ids.iter()
+            .any(|i| ["Sample_1", "Sample_2", "Sample_5"].contains(&i.as_str()))
+    );
+    drive(
+        &mut app,
+        [Action::CycleStatusFilter, Action::CycleStatusFilter],
+    ); // approved
+    assert_eq!(app.review.visible.len(), 1);
+}
+
+#[test]
+fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(dir.path());
+    let mut app = queue_app((80, 24), dir.path());
+    // Only tasks with an error finding.
+    drive(&mut app, [Action::CycleSeverityFilter]);
+    let filtered: Vec<String> = app
+        .review
+        .visible
+        .iter()
+        .map(|&i| app.data.dataset.tasks[i].id.clone())
+        .collect();
+    assert!(!filtered.is_empty());
+    assert!(filtered.len() < app.data.dataset.tasks.len());
+
+    // `n` answers no.
+    drive(&mut app, [Action::ReviewBulk(Bulk::NeedsWork)]);
+    assert_eq!(app.contexts()[0], Context::ReviewConfirm);
+    drive(&mut app, [Action::Back]);
+    assert!(!path.exists());
+
+    drive(
+        &mut app,
+        [Action::ReviewBulk(Bulk::NeedsWork), Action::Submit],
+    );
+    let on_disk = store::load(&path).unwrap();
+    for t in &app.data.dataset.tasks {
+        let want = if filtered.contains(&t.id) {
+            Status::NeedsWork
+        } else {
+            Status::Unreviewed
+        };
+        assert_eq!(on_disk.review(&t.id).status, want, "{}", t.id);
+    }
+
+    // Bulk approval is refused task by task while gates fail; nothing changes.
+    drive(
+        &mut app,
+        [Action::ReviewBulk(Bulk::Approve), Action::Submit],
+    );
+    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    assert_eq!(store::load(&path).unwrap(), on_disk);
+
+    // The rule filter.
+    drive(
+        &mut app,
+        [Action::CycleSeverityFilter, Action::CycleSeverityFilter],
+    );
+    drive(&mut app, [Action::CycleSeverityFilter]); // back to any
+    drive(&mut app, [Action::StartFilter]);
+    drive(&mut app, typed("t1"));
+    assert_eq!(app.review.rule_filter, "T1");
+    let ids: Vec<&str> = app
+        .review
+        .visible
+        .iter()
+        .map(|&i| app.data.dataset.tasks[i].id.as_str())
+        .collect();
+    assert!(ids.contains(&"Sample_5"), "{ids:?}");
+}
+
+#[test]
+fn v_opens_the_queue_and_the_help_lists_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = app((80, 24));
+    app.review.store_path = Some(store_path(dir.path()));
+    let event = crossterm::event::Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('V'),
+        crossterm::event::KeyModifiers::SHIFT,
+    ));
+    let action = classlab::tui::action_for(&app, &event).unwrap();
+    assert_eq!(action, Action::ShowReview);
+    drive(&mut app, [action]);
+    assert_eq!(app.screen, Screen::Review);
+    let keys = app.keymap.describe(Context::Review);
+    for want in ["a", "r", "w", "n", "o", "A", "s", "f", "/"] {
+        assert!(
+            keys.iter().any(|(k, _)| k.iter().any(|k| k == want)),
+            "{want}: {keys:?}"
+        );
+    }
+}
