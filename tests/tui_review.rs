@@ -50,6 +50,16 @@ fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect
     seen
 }
 
+/// The editor of the scripted-editor test: a shell script that deletes the first line (the
+/// unused `import math` of Sample_5's solution).
+fn scripted_editor(dir: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("editor.sh");
+    std::fs::write(&script, "#!/bin/sh\nsed -i '1d' \"$1\"\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script.display().to_string()
+}
+
 fn store_path(dir: &Path) -> PathBuf {
     dir.join("sample.curation.json")
 }
@@ -291,4 +301,84 @@ fn v_opens_the_queue_and_the_help_lists_its_keys() {
             "{want}: {keys:?}"
         );
     }
+}
+
+#[test]
+fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let editor = scripted_editor(dir.path());
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    drive(&mut app, [Action::NextTab]); // the solution
+    let mut effects = app.update(Action::ReviewEdit);
+    let Some(Effect::EditPart {
+        task_id,
+        field,
+        text,
+    }) = effects.pop()
+    else {
+        panic!("no edit effect");
+    };
+    assert_eq!(
+        (task_id.as_str(), field.as_str()),
+        ("Sample_5", "solution_code")
+    );
+    assert!(text.starts_with("import math"), "{text}");
+    let result = classlab::tui::review::editor::edit_with(&editor, &text, &task_id);
+    assert!(!result.as_ref().unwrap().contains("import math"));
+    let effects = drive(
+        &mut app,
+        [Action::ReviewEdited {
+            task_id,
+            field,
+            result,
+        }],
+    );
+    // Saved, then read and linted again.
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::SaveReview { .. }))
+    );
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::LoadReview { .. }))
+    );
+    let on_disk = store::load(&store_path(dir.path())).unwrap();
+    let review = on_disk.review("Sample_5");
+    assert!(
+        review
+            .history
+            .last()
+            .unwrap()
+            .what
+            .contains("edited solution_code")
+    );
+    let idx = app.review.selected_task().unwrap();
+    let task = &app.data.dataset.tasks[idx];
+    let relinted =
+        classlab::analysis::lint::lint_task(&classlab::curate::edited_task(&on_disk, task));
+    assert_eq!(
+        app.review.findings(idx),
+        relinted.as_slice(),
+        "linted as edited"
+    );
+    let (shown, edited) = app.review_source(idx, 1);
+    assert!(edited && !shown.contains("import math"));
+    insta::assert_snapshot!("review_after_edit_80x24", screen(&app));
+
+    // A failing editor changes nothing.
+    let failed = classlab::tui::review::editor::edit_with("false", "x", "Sample_5");
+    assert!(failed.is_err());
+    drive(
+        &mut app,
+        [Action::ReviewEdited {
+            task_id: "Sample_5".into(),
+            field: "solution_code".into(),
+            result: failed,
+        }],
+    );
+    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    assert_eq!(store::load(&store_path(dir.path())).unwrap(), on_disk);
 }

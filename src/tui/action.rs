@@ -167,6 +167,14 @@ pub enum Action {
     ReviewBulk(super::app_review::Bulk),
     CycleStatusFilter,
     CycleSeverityFilter,
+    /// Edit the selected part of the task in `$EDITOR`.
+    ReviewEdit,
+    /// The editor came back (the edited text, or why not).
+    ReviewEdited {
+        task_id: String,
+        field: String,
+        result: Result<String, String>,
+    },
 
     // Results of background work (never bound to keys).
     /// The sessions directory was read; `req` is the request this answers.
@@ -343,6 +351,7 @@ const NAMED: &[(&str, Action, &str)] = &[
         Action::ReviewBulk(super::app_review::Bulk::NeedsWork),
         "mark every task of the filtered queue as needing work (asks first)",
     ),
+    ("edit", Action::ReviewEdit, "edit the shown part in $EDITOR"),
     (
         "status-filter",
         Action::CycleStatusFilter,

@@ -59,6 +59,13 @@ pub enum Effect {
     },
     /// Apply review decisions to the store under its lock and write it
     /// (`Action::ReviewSaved`).
+    /// Suspend the TUI and edit `text` (a field of a task) in `$EDITOR`
+    /// (`Action::ReviewEdited`).
+    EditPart {
+        task_id: String,
+        field: String,
+        text: String,
+    },
     SaveReview {
         path: PathBuf,
         ops: Vec<(String, crate::curate::ReviewAction)>,
@@ -395,10 +402,9 @@ impl App {
         self.dirty = true;
         if matches!(
             action,
-            Action::ReviewLoaded { .. } | Action::ReviewSaved { .. }
+            Action::ReviewLoaded { .. } | Action::ReviewSaved { .. } | Action::ReviewEdited { .. }
         ) {
-            self.update_review_background(action);
-            return Vec::new();
+            return self.update_review_background(action);
         }
         if action.is_background() {
             return self.update_background(action);

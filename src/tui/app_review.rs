@@ -67,9 +67,13 @@ pub struct ReviewUi {
     pub confirm: Option<Bulk>,
     /// A save is under way.
     pub saving: bool,
+    /// The next save follows an edit: lint again once it is written.
+    pub relint: bool,
 }
 
 pub const PARTS: [Part; 3] = [Part::Skeleton, Part::Solution, Part::Tests];
+/// The store's field path of each part.
+pub const FIELDS: [&str; 3] = ["skeleton", "solution_code", "test"];
 
 impl ReviewUi {
     /// The store of the dataset loaded from `origin`: `store_path`, else beside the dataset
@@ -238,6 +242,7 @@ impl App {
             Action::ReviewReject => self.ask(Ask::Reject { bulk: false }, String::new()),
             Action::ReviewNote => self.ask(Ask::Note, String::new()),
             Action::ReviewOverride => self.ask(Ask::Override, String::new()),
+            Action::ReviewEdit => return self.edit_selected(),
             Action::ReviewBulk(bulk) => {
                 let n = self.review.visible.len();
                 if n == 0 {
@@ -415,8 +420,77 @@ impl App {
             .collect()
     }
 
-    pub(super) fn update_review_background(&mut self, action: Action) {
+    /// The text of part `part` (0–2) of task `idx` as the reviewer has made it, and whether
+    /// it was edited.
+    pub fn review_source(&self, idx: usize, part: usize) -> (String, bool) {
+        let tab = super::app::Tab::ALL[part.min(2)];
+        let original = self.code_source(idx, tab).to_string();
+        let edited = self.review.data.as_ref().and_then(|d| {
+            let task = self.data.dataset.tasks.get(idx)?;
+            let edits = &d.store.tasks.get(&task.id)?.review.edits;
+            edits
+                .fields()
+                .into_iter()
+                .find(|(path, _)| path == FIELDS[part.min(2)])
+                .map(|(_, text)| text.to_string())
+        });
+        match edited {
+            Some(text) => (text, true),
+            None => (original, false),
+        }
+    }
+
+    fn edit_selected(&mut self) -> Vec<Effect> {
+        let Some(idx) = self.review.selected_task() else {
+            return Vec::new();
+        };
+        if self.review.data.is_none() {
+            self.set_status(Level::Info, "the curation store is still loading");
+            return Vec::new();
+        }
+        let Some(task) = self.data.dataset.tasks.get(idx) else {
+            return Vec::new();
+        };
+        let (text, _) = self.review_source(idx, self.review.part);
+        vec![Effect::EditPart {
+            task_id: task.id.clone(),
+            field: FIELDS[self.review.part.min(2)].to_string(),
+            text,
+        }]
+    }
+
+    fn edited(&mut self, task_id: &str, field: &str, text: String) -> Vec<Effect> {
+        let Some(idx) = self.data.dataset.tasks.iter().position(|t| t.id == task_id) else {
+            return Vec::new();
+        };
+        let part = FIELDS.iter().position(|f| *f == field).unwrap_or(0);
+        if self.review_source(idx, part).0 == text {
+            self.set_status(Level::Info, "the editor changed nothing");
+            return Vec::new();
+        }
+        let (Some(data), Some(task)) = (&self.review.data, self.data.dataset.tasks.get(idx)) else {
+            return Vec::new();
+        };
+        let mut edits = data.store.review(task_id).edits;
+        if let Err(e) = edits.set(task, field, text) {
+            self.set_status(Level::Error, e);
+            return Vec::new();
+        }
+        let effects = self.decide(vec![(idx, ReviewAction::Edit { edits })]);
+        self.review.relint = !effects.is_empty();
+        effects
+    }
+
+    pub(super) fn update_review_background(&mut self, action: Action) -> Vec<Effect> {
         match action {
+            Action::ReviewEdited {
+                task_id,
+                field,
+                result,
+            } => match result {
+                Ok(text) => return self.edited(&task_id, &field, text),
+                Err(e) => self.set_status(Level::Error, e),
+            },
             Action::ReviewLoaded { req, loaded } if req == self.review.req => {
                 let loaded: ReviewData = loaded.take();
                 if let Some(e) = &loaded.error {
@@ -442,11 +516,19 @@ impl App {
                             self.set_status(Level::Info, "saved");
                         }
                         self.refilter_review();
+                        if std::mem::take(&mut self.review.relint) {
+                            self.review.req += 1;
+                            return vec![Effect::LoadReview {
+                                req: self.review.req,
+                                path: self.review.path(&self.data.dataset.origin),
+                            }];
+                        }
                     }
                 }
             }
             _ => {}
         }
+        Vec::new()
     }
 }
 

@@ -141,7 +141,8 @@ impl Jobs {
     pub fn execute(&mut self, effect: Effect, dataset: &Dataset) {
         let tx = self.tx.clone();
         match effect {
-            Effect::Quit => {}
+            // The app loop runs the editor itself (it owns the terminal).
+            Effect::Quit | Effect::EditPart { .. } => {}
             Effect::LoadSessions { req } => {
                 let root = self.setup.sessions_root.clone();
                 thread::spawn(move || {

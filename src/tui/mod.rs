@@ -28,6 +28,7 @@ mod keymap_review;
 mod keymap_run;
 pub mod list;
 pub mod palette;
+pub mod review;
 pub mod runs;
 mod terminal;
 pub mod theme;
@@ -164,7 +165,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
             loop {
                 let event = event::read()?;
                 if let Some(action) = action_for(&app, &event) {
-                    quit |= step(&mut app, &mut jobs, action);
+                    quit |= step(&mut app, &mut jobs, &mut guard, action);
                 }
                 if quit || !event::poll(Duration::ZERO)? {
                     break;
@@ -177,7 +178,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
                 break;
             }
             let Some(action) = jobs.try_recv() else { break };
-            quit |= step(&mut app, &mut jobs, action);
+            quit |= step(&mut app, &mut jobs, &mut guard, action);
         }
         if quit {
             if jobs.running() {
@@ -200,11 +201,33 @@ const FRAME: Duration = Duration::from_millis(33);
 const BATCH: usize = 512;
 
 /// Update the app with one action and carry out its effects; true to quit.
-fn step(app: &mut App, jobs: &mut Jobs, action: Action) -> bool {
+fn step(app: &mut App, jobs: &mut Jobs, guard: &mut terminal::Guard, action: Action) -> bool {
     let mut quit = false;
     for effect in app.update(action) {
         match effect {
             Effect::Quit => quit = true,
+            Effect::EditPart {
+                task_id,
+                field,
+                text,
+            } => {
+                // The TUI steps aside while the editor has the terminal.
+                terminal::suspend();
+                let editor = review::editor::editor_command();
+                let result = review::editor::edit_with(&editor, &text, &task_id);
+                if let Err(e) = terminal::resume(guard) {
+                    app.status = Some(app::Status {
+                        text: format!("terminal: {e}"),
+                        level: app::Level::Error,
+                    });
+                }
+                let edited = Action::ReviewEdited {
+                    task_id,
+                    field,
+                    result,
+                };
+                quit |= step(app, jobs, guard, edited);
+            }
             other => jobs.execute(other, &app.data.dataset),
         }
     }

@@ -56,6 +56,19 @@ impl Drop for Guard {
     }
 }
 
+/// Leave TUI mode for a while (an editor runs), keeping the guard.
+pub fn suspend() {
+    restore();
+}
+
+/// Come back to TUI mode after [`suspend`], redrawing everything.
+pub fn resume(guard: &mut Guard) -> io::Result<()> {
+    enable_raw_mode()?;
+    ACTIVE.store(true, Ordering::SeqCst);
+    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    guard.terminal.clear()
+}
+
 /// Enter TUI mode.
 pub fn enter() -> io::Result<Guard> {
     install_panic_hook();

@@ -419,6 +419,7 @@ impl Fake {
             | Effect::StartRun(_)
             | Effect::CancelEval
             | Effect::LoadReview { .. }
+            | Effect::EditPart { .. }
             | Effect::SaveReview { .. } => None,
         }
     }

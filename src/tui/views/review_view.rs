@@ -205,7 +205,7 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
 
     // The code of the chosen part, its offending lines marked.
     let part = PARTS[r.part.min(2)];
-    let source = app.code_source(idx, crate::tui::app::Tab::ALL[r.part.min(2)]);
+    let (source, edited) = app.review_source(idx, r.part);
     let marked: Vec<usize> = findings
         .iter()
         .filter(|f| f.part == part)
@@ -245,6 +245,13 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
         })
         .collect();
     Paragraph::new(fit_lines(code, width))
-        .block(pane(app, format!(" {} (Tab) ", tabs.join(" "))))
+        .block(pane(
+            app,
+            format!(
+                " {}{} (Tab · e: edit) ",
+                tabs.join(" "),
+                if edited { " · edited" } else { "" }
+            ),
+        ))
         .render(bottom, buf);
 }

@@ -1,0 +1,3 @@
+//! Helpers of the review queue that touch the outside world (the `$EDITOR` round trip).
+
+pub mod editor;
