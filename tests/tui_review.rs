@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use classlab::curate::{Gate, Status, store};
 use classlab::tui::action::{Action, Delivered};
 use classlab::tui::app::{App, Effect, Level, Screen};
-use classlab::tui::app_review::{self, Bulk};
+use classlab::tui::app_review::Bulk;
 use classlab::tui::keymap::Context;
 use tui_fixtures::*;
 
@@ -28,10 +28,18 @@ fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect
             let answer = match effect {
                 Effect::LoadReview { req, path } => Action::ReviewLoaded {
                     req,
-                    loaded: Delivered::new(app_review::load(&path, &app.data.dataset)),
+                    loaded: Delivered::new(classlab::tui::review::persist::load(
+                        &path,
+                        &app.data.dataset,
+                    )),
                 },
                 Effect::SaveReview { path, ops, stamp } => {
-                    match app_review::save(&path, &app.data.dataset, &ops, &stamp) {
+                    match classlab::tui::review::persist::save(
+                        &path,
+                        &app.data.dataset,
+                        &ops,
+                        &stamp,
+                    ) {
                         Ok(store) => Action::ReviewSaved {
                             store: Some(Delivered::new(store)),
                             error: None,
@@ -367,6 +375,9 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
     let (shown, edited) = app.review_source(idx, 1);
     assert!(edited && !shown.contains("import math"));
     insta::assert_snapshot!("review_after_edit_80x24", screen(&app));
+    drive(&mut app, [Action::ReviewDiff]);
+    insta::assert_snapshot!("review_edit_diff_80x24", screen(&app));
+    drive(&mut app, [Action::ReviewDiff]);
 
     // A failing editor changes nothing.
     let failed = classlab::tui::review::editor::edit_with("false", "x", "Sample_5");

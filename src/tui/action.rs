@@ -169,6 +169,7 @@ pub enum Action {
     CycleSeverityFilter,
     /// Edit the selected part of the task in `$EDITOR`.
     ReviewEdit,
+    ReviewDiff,
     /// The editor came back (the edited text, or why not).
     ReviewEdited {
         task_id: String,

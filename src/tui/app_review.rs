@@ -69,6 +69,8 @@ pub struct ReviewUi {
     pub saving: bool,
     /// The next save follows an edit: lint again once it is written.
     pub relint: bool,
+    /// Show the edited part as a diff against the dataset's text.
+    pub diff: bool,
 }
 
 pub const PARTS: [Part; 3] = [Part::Skeleton, Part::Solution, Part::Tests];
@@ -243,6 +245,7 @@ impl App {
             Action::ReviewNote => self.ask(Ask::Note, String::new()),
             Action::ReviewOverride => self.ask(Ask::Override, String::new()),
             Action::ReviewEdit => return self.edit_selected(),
+            Action::ReviewDiff => self.review.diff = !self.review.diff,
             Action::ReviewBulk(bulk) => {
                 let n = self.review.visible.len();
                 if n == 0 {
@@ -423,6 +426,12 @@ impl App {
     /// The text of part `part` (0–2) of task `idx` as the reviewer has made it, and whether
     /// it was edited.
     pub fn review_source(&self, idx: usize, part: usize) -> (String, bool) {
+        let (text, edited, _) = self.review_texts(idx, part);
+        (text, edited)
+    }
+
+    /// The part's text as edited, whether it was, and the dataset's text.
+    pub fn review_texts(&self, idx: usize, part: usize) -> (String, bool, String) {
         let tab = super::app::Tab::ALL[part.min(2)];
         let original = self.code_source(idx, tab).to_string();
         let edited = self.review.data.as_ref().and_then(|d| {
@@ -435,8 +444,8 @@ impl App {
                 .map(|(_, text)| text.to_string())
         });
         match edited {
-            Some(text) => (text, true),
-            None => (original, false),
+            Some(text) => (text, true, original),
+            None => (original.clone(), false, original),
         }
     }
 
@@ -529,50 +538,5 @@ impl App {
             _ => {}
         }
         Vec::new()
-    }
-}
-
-/// The effects' side, run by `jobs` off the UI thread: read the store and lint every task.
-pub fn load(path: &std::path::Path, dataset: &crate::dataset::Dataset) -> ReviewData {
-    let (store, error) = match curate::store::load(path) {
-        Ok(store) => (store, None),
-        Err(e) => (CurationStore::default(), Some(e.to_string())),
-    };
-    let findings = dataset
-        .tasks
-        .iter()
-        .map(|t| crate::analysis::lint::lint_task(&curate::edited_task(&store, t)))
-        .collect();
-    ReviewData {
-        store,
-        findings,
-        error,
-    }
-}
-
-/// Apply `ops` again on the store as it is on disk, under its lock, and write it: another
-/// classlab's decisions in between are kept.
-pub fn save(
-    path: &std::path::Path,
-    dataset: &crate::dataset::Dataset,
-    ops: &[(String, ReviewAction)],
-    stamp: &curate::Stamp,
-) -> Result<CurationStore, String> {
-    let mut locked = curate::store::lock(path).map_err(|e| e.to_string())?;
-    let mut refused = Vec::new();
-    for (id, action) in ops {
-        let Some(task) = dataset.tasks.iter().find(|t| &t.id == id) else {
-            refused.push(format!("{id}: not in the dataset"));
-            continue;
-        };
-        if let Err(e) = curate::act(&mut locked.store, task, action.clone(), stamp) {
-            refused.push(format!("{id}: {e}"));
-        }
-    }
-    locked.save().map_err(|e| e.to_string())?;
-    if refused.is_empty() {
-        Ok(locked.store.clone())
-    } else {
-        Err(refused.join(" · "))
     }
 }

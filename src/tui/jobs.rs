@@ -206,7 +206,7 @@ impl Jobs {
             Effect::LoadReview { req, path } => {
                 let dataset = dataset.clone();
                 thread::spawn(move || {
-                    let loaded = super::app_review::load(&path, &dataset);
+                    let loaded = super::review::persist::load(&path, &dataset);
                     let _ = tx.send(Action::ReviewLoaded {
                         req,
                         loaded: Delivered::new(loaded),
@@ -217,7 +217,7 @@ impl Jobs {
                 let dataset = dataset.clone();
                 thread::spawn(move || {
                     let _ = tx.send(
-                        match super::app_review::save(&path, &dataset, &ops, &stamp) {
+                        match super::review::persist::save(&path, &dataset, &ops, &stamp) {
                             Ok(store) => Action::ReviewSaved {
                                 store: Some(Delivered::new(store)),
                                 error: None,

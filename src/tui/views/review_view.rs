@@ -205,7 +205,22 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
 
     // The code of the chosen part, its offending lines marked.
     let part = PARTS[r.part.min(2)];
-    let (source, edited) = app.review_source(idx, r.part);
+    let (source, edited, original) = app.review_texts(idx, r.part);
+    if edited && r.diff {
+        let width = usize::from(bottom.width.saturating_sub(2));
+        let lines = fit_lines(diff_lines(app, &original, &source), width);
+        let page = usize::from(bottom.height.saturating_sub(2));
+        Paragraph::new(lines.into_iter().take(page).collect::<Vec<_>>())
+            .block(pane(
+                app,
+                format!(
+                    " {} · diff against the original (d) ",
+                    PARTS[r.part.min(2)].as_str()
+                ),
+            ))
+            .render(bottom, buf);
+        return;
+    }
     let marked: Vec<usize> = findings
         .iter()
         .filter(|f| f.part == part)
@@ -248,10 +263,35 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
         .block(pane(
             app,
             format!(
-                " {}{} (Tab · e: edit) ",
+                " {}{} (Tab · e: edit · d: diff) ",
                 tabs.join(" "),
                 if edited { " · edited" } else { "" }
             ),
         ))
         .render(bottom, buf);
+}
+
+/// The changes from `original` to `edited`, two lines of context around each.
+fn diff_lines(app: &App, original: &str, edited: &str) -> Vec<Line<'static>> {
+    use similar::{ChangeTag, TextDiff};
+    let theme = app.theme();
+    let diff = TextDiff::from_lines(original, edited);
+    let mut out = Vec::new();
+    for (i, group) in diff.grouped_ops(2).iter().enumerate() {
+        if i > 0 {
+            out.push(Line::styled("…", theme.muted()));
+        }
+        for op in group {
+            for change in diff.iter_changes(op) {
+                let (sign, style) = match change.tag() {
+                    ChangeTag::Delete => ("-", theme.error()),
+                    ChangeTag::Insert => ("+", theme.ok()),
+                    ChangeTag::Equal => (" ", theme.muted()),
+                };
+                let text = change.value().trim_end_matches('\n').replace('\t', "    ");
+                out.push(Line::styled(format!("{sign}{text}"), style));
+            }
+        }
+    }
+    out
 }

@@ -1,0 +1,51 @@
+//! The review queue's effects on the store, run by `jobs` off the UI thread (and by tests).
+
+use std::path::Path;
+
+use super::super::app_review::ReviewData;
+use crate::curate::{self, CurationStore, ReviewAction};
+
+/// The effects' side, run by `jobs` off the UI thread: read the store and lint every task.
+pub fn load(path: &Path, dataset: &crate::dataset::Dataset) -> ReviewData {
+    let (store, error) = match curate::store::load(path) {
+        Ok(store) => (store, None),
+        Err(e) => (CurationStore::default(), Some(e.to_string())),
+    };
+    let findings = dataset
+        .tasks
+        .iter()
+        .map(|t| crate::analysis::lint::lint_task(&curate::edited_task(&store, t)))
+        .collect();
+    ReviewData {
+        store,
+        findings,
+        error,
+    }
+}
+
+/// Apply `ops` again on the store as it is on disk, under its lock, and write it: another
+/// classlab's decisions in between are kept.
+pub fn save(
+    path: &Path,
+    dataset: &crate::dataset::Dataset,
+    ops: &[(String, ReviewAction)],
+    stamp: &curate::Stamp,
+) -> Result<CurationStore, String> {
+    let mut locked = curate::store::lock(path).map_err(|e| e.to_string())?;
+    let mut refused = Vec::new();
+    for (id, action) in ops {
+        let Some(task) = dataset.tasks.iter().find(|t| &t.id == id) else {
+            refused.push(format!("{id}: not in the dataset"));
+            continue;
+        };
+        if let Err(e) = curate::act(&mut locked.store, task, action.clone(), stamp) {
+            refused.push(format!("{id}: {e}"));
+        }
+    }
+    locked.save().map_err(|e| e.to_string())?;
+    if refused.is_empty() {
+        Ok(locked.store.clone())
+    } else {
+        Err(refused.join(" · "))
+    }
+}
