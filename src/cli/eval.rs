@@ -58,6 +58,23 @@ pub(crate) fn python_choice(flag: Option<&Path>) -> Option<PathBuf> {
         .or_else(|| crate::config::load().ok().and_then(|c| c.python))
 }
 
+/// The sandbox a command runs suites in (its isolation warnings printed) and the flag Ctrl-C
+/// sets to stop the command cleanly.
+pub(crate) fn sandbox_and_cancel(
+    ctx: &Context,
+    cold: bool,
+) -> anyhow::Result<(Arc<crate::exec::Sandbox>, Arc<AtomicBool>)> {
+    let sandbox = Arc::new(eval::sandbox(python_choice(ctx.python.as_deref()), cold)?);
+    for w in &sandbox.isolation().warnings {
+        eprintln!("classlab: warning: sandbox: {w}");
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancel);
+    // A second Ctrl-C while stopping is ignored: the stop is already under way.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    Ok((sandbox, cancel))
+}
+
 /// A session given by id (under the sessions root) or by path.
 pub(crate) fn resolve_session(root: &Path, given: &str) -> anyhow::Result<PathBuf> {
     let as_path = PathBuf::from(given);
@@ -110,19 +127,7 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let outs = outputs::load(&predictions, format)?;
     problems += warn_all(&outs.problems);
 
-    let sandbox = Arc::new(eval::sandbox(
-        python_choice(ctx.python.as_deref()),
-        args.cold,
-    )?);
-    for w in &sandbox.isolation().warnings {
-        eprintln!("classlab: warning: sandbox: {w}");
-    }
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = Arc::clone(&cancel);
-        // A second Ctrl-C while stopping is ignored: the stop is already under way.
-        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
-    }
+    let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
     let req = EvalRequest {
         resume,
         jobs: args.jobs.unwrap_or(0),

@@ -2,19 +2,16 @@
 //! (functional, dependency, repair-cost and usage tables of finished runs).
 
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use super::eval::{print_human as print_functional, python_choice, resolve_session};
+use super::eval::{print_human as print_functional, resolve_session, sandbox_and_cancel};
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::dataset;
 use crate::model::Strategy;
-use crate::pipeline::eval as pipeline_eval;
 use crate::pipeline::prompts::Prompts;
 use crate::pipeline::providers::{self, ProviderChoice};
 use crate::pipeline::public_tests::PublicTestsMode;
@@ -187,18 +184,7 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         }
     };
 
-    let sandbox = Arc::new(pipeline_eval::sandbox(
-        python_choice(ctx.python.as_deref()),
-        args.cold,
-    )?);
-    for w in &sandbox.isolation().warnings {
-        eprintln!("classlab: warning: sandbox: {w}");
-    }
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = Arc::clone(&cancel);
-        let _ = ctrlc::set_handler(move || cancel.store(true, Ordering::SeqCst));
-    }
+    let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
     let recorded_u32 = |key: &str| recorded.get(key).and_then(Value::as_u64).map(|n| n as u32);
     let req = RunRequest {
         resume,
