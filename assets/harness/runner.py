@@ -110,8 +110,154 @@ def _harness():
                 stream.flush()
             except BaseException:
                 pass
+        probe_final()
         emit("final", **fields)
         exit_now(0)
+
+    # ---- optional probe (`classlab validate`): the methods of one class each test invokes, the
+    # files each test leaves in the work dir, line coverage of the code files. Off unless the
+    # spec asks; a probe failure is reported in a record, never as a test outcome.
+    probe = spec.get("probe") or {}
+    setprofile = _sys.setprofile
+    scandir = _os.scandir
+    join = _os.path.join
+    traced = {}  # code object -> method name (as written in the class)
+    inside = [None]  # qualified-name prefix of code defined in the class ("Box.")
+    called = set()  # invoked from outside the class (by the test itself)
+    reached = set()  # invoked at all (also by other methods of the class)
+    cov = [None, None]  # the Coverage object, or why there is none
+
+    def profiler(frame, event, arg):
+        if event == "call":
+            name = traced.get(frame.f_code)
+            if name is not None:
+                reached.add(name)
+                back = frame.f_back
+                code = back.f_code if back is not None else None
+                qual = getattr_(code, "co_qualname", None)
+                if qual is None:
+                    from_class = code in traced
+                else:  # a lambda or comprehension in a method is the method's own call
+                    from_class = qual.startswith(inside[0])
+                if not from_class:
+                    called.add(name)
+
+    def trace_class(modules):
+        name = probe.get("trace_class")
+        cls = None
+        for m in modules:
+            c = getattr_(m, name, None) if name and m is not None else None
+            if isinstance_(c, type):
+                cls = c
+                break
+        if cls is None:
+            return
+        mangled = "_%s__" % cls.__name__
+        inside[0] = cls.__qualname__ + "."
+        for key, v in list(vars(cls).items()):
+            shown = "__" + key[len_(mangled):] if key.startswith(mangled) else key
+            if isinstance_(v, (staticmethod, classmethod)):
+                funcs = [v.__func__]
+            elif isinstance_(v, property):
+                funcs = [f for f in (v.fget, v.fset, v.fdel) if f is not None]
+            elif isinstance_(v, types.FunctionType):
+                funcs = [v]
+            else:
+                continue
+            for f in funcs:
+                # Decorated methods: the wrapper and what it wraps both count as the method.
+                for _ in range(8):
+                    code = getattr_(f, "__code__", None)
+                    if code is not None:
+                        traced[code] = shown
+                    f = getattr_(f, "__wrapped__", None)
+                    if f is None:
+                        break
+
+    def list_files(limit=500):
+        out = []
+        stack = [""]
+        while stack and len_(out) < limit:
+            rel = stack.pop()
+            try:
+                with scandir(join(workdir, rel) if rel else workdir) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            if rel and not entries:
+                out.append(rel + "/")
+            for e in entries:
+                path = rel + "/" + e.name if rel else e.name
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    stack.append(path)
+                else:
+                    out.append(path)
+        return sorted(out)
+
+    def probe_start():
+        files = probe.get("coverage") or []
+        if not files:
+            return
+        try:
+            import coverage as coverage_mod
+            c = coverage_mod.Coverage(data_file=None, config_file=False, branch=False,
+                                      include=[join(workdir, f) for f in files])
+            c.start()
+            cov[0] = c
+        except BaseException as e:
+            cov[1] = "%s: %s" % (type_(e).__name__, e)
+
+    def probe_test_begin():
+        before = set(list_files()) if probe.get("list_files") else None
+        called.clear()
+        reached.clear()
+        if traced:
+            setprofile(profiler)
+        return before
+
+    def probe_test_end(test_id, before):
+        setprofile(None)
+        if not probe:
+            return
+        rec = {"id": test_id}
+        if traced:  # no `calls` at all when the class was not found
+            rec["calls"] = sorted(called)
+            rec["reached"] = sorted(reached)
+        if before is not None:
+            rec["files"] = [f for f in list_files() if f not in before]
+        emit("probe", **rec)
+
+    def probe_final():
+        if not probe:
+            return
+        setprofile(None)
+        rec = {"final": True}
+        if probe.get("list_files"):
+            rec["files"] = list_files()
+        c = cov[0]
+        if c is not None:
+            cov[0] = None
+            try:
+                c.stop()
+                measured = []
+                for f in probe.get("coverage") or []:
+                    try:
+                        _, stmts, _, missing, _ = c.analysis2(join(workdir, f))
+                    except BaseException:
+                        continue  # never imported (an import failure is reported already)
+                    gone = set(missing)
+                    measured.append({"file": f, "statements": list(stmts),
+                                     "executed": [n for n in stmts if n not in gone]})
+                rec["coverage"] = measured
+            except BaseException as e:
+                cov[1] = "%s: %s" % (type_(e).__name__, e)
+        if cov[1] is not None:
+            rec["coverage_error"] = cov[1][:2000]
+        emit("probe", **rec)
 
     # ---- exceptions: innermost meaningful one, filtered traceback, line in code under test --
     internal_dirs = tuple(
@@ -426,6 +572,7 @@ def _harness():
         pass
 
     emit("start", pid=_os.getpid(), python=_sys.version.split()[0])
+    probe_start()
 
     # ======================================================================= unittest ======
     def run_unittest():
@@ -442,6 +589,7 @@ def _harness():
         arm()
         module = import_or_report(spec["test_module"], "tests")
         disarm()
+        trace_class([_sys.modules.get(m) for m in spec.get("code_modules", [])] + [module])
         loader = unittest.loader.TestLoader()
         count = 0
         classes = []
@@ -542,6 +690,7 @@ def _harness():
                     continue
                 before_run = result.testsRun
                 del events[:]
+                seen_files = probe_test_begin() if probe else None
                 t0 = perf()
                 try:
                     arm(class_left())
@@ -552,7 +701,11 @@ def _harness():
                     events.append((test_id, "error", e))
                 finally:
                     disarm()
+                    if probe:
+                        setprofile(None)
                 dt = perf() - t0
+                if probe:
+                    probe_test_end(test_id, seen_files)
                 count += 1
                 ok = check_integrity() & result_intact() & class_intact(cls, snap)
                 mine = [(k, x) for (i, k, x) in events if i == test_id and k != "start"]

@@ -46,6 +46,7 @@
 mod cgroup;
 mod launch;
 mod pool;
+mod probe;
 mod protocol;
 mod spec;
 mod sys;
@@ -65,6 +66,7 @@ use serde::Serialize;
 pub use cgroup::CgroupBase;
 pub use launch::maybe_launch;
 pub use pool::Pool;
+pub use probe::{FileCoverage, Probe, ProbeReport};
 pub use spec::{CodeRegion, Limits, SuiteKind, SuiteSpec, pytest_expected, unittest_expected};
 
 use crate::model::results::SuiteResult;
@@ -534,26 +536,48 @@ impl Sandbox {
 
     /// Run one suite; setting `cancel` kills it (the result then says `cancelled`).
     pub fn run_cancellable(&self, spec: &SuiteSpec, cancel: &AtomicBool) -> SuiteResult {
+        self.run_with(spec, cancel, None).0
+    }
+
+    /// Run one suite with the harness instrumented as `probe` says (see [`Probe`]).
+    pub fn run_probed(
+        &self,
+        spec: &SuiteSpec,
+        probe: &Probe,
+        cancel: &AtomicBool,
+    ) -> (SuiteResult, ProbeReport) {
+        self.run_with(spec, cancel, Some(probe))
+    }
+
+    fn run_with(
+        &self,
+        spec: &SuiteSpec,
+        cancel: &AtomicBool,
+        probe: Option<&Probe>,
+    ) -> (SuiteResult, ProbeReport) {
         let t0 = Instant::now();
-        match self.run_inner(spec, cancel, t0) {
+        match self.run_inner(spec, cancel, t0, probe) {
             Ok(r) => r,
-            Err(e) => protocol::assemble(
-                spec,
-                Observed {
-                    channel: Channel::new(""),
-                    status: Status {
-                        setup_error: Some(e.to_string()),
-                        ..Status::default()
+            Err(e) => (
+                protocol::assemble(
+                    spec,
+                    Observed {
+                        channel: Channel::new(""),
+                        status: Status {
+                            setup_error: Some(e.to_string()),
+                            ..Status::default()
+                        },
+                        stop: Stop::None,
+                        oom_killed: false,
+                        stdout: String::new(),
+                        stderr: String::new(),
+                        stdout_dropped: 0,
+                        stderr_dropped: 0,
+                        wall_s: t0.elapsed().as_secs_f64(),
+                        leftovers: Vec::new(),
                     },
-                    stop: Stop::None,
-                    oom_killed: false,
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    stdout_dropped: 0,
-                    stderr_dropped: 0,
-                    wall_s: t0.elapsed().as_secs_f64(),
-                    leftovers: Vec::new(),
-                },
+                ),
+                ProbeReport::default(),
             ),
         }
     }
@@ -588,7 +612,7 @@ impl Sandbox {
         Ok(wd)
     }
 
-    fn harness_spec(&self, spec: &SuiteSpec, workdir: &Path) -> String {
+    fn harness_spec(&self, spec: &SuiteSpec, workdir: &Path, probe: Option<&Probe>) -> String {
         let (kind, module_key, module_val) = match &spec.kind {
             SuiteKind::Unittest { module } => ("unittest", "test_module", module.clone()),
             SuiteKind::Pytest { file } => ("pytest", "test_file", file.clone()),
@@ -605,10 +629,19 @@ impl Sandbox {
             "eq_guard": true,
         });
         v[module_key] = serde_json::Value::String(module_val);
+        if let Some(p) = probe {
+            v["probe"] = p.harness_json(spec);
+        }
         v.to_string()
     }
 
-    fn launch_config(&self, spec: &SuiteSpec, workdir: &Path, procs: Vec<PathBuf>) -> LaunchConfig {
+    fn launch_config(
+        &self,
+        spec: &SuiteSpec,
+        workdir: &Path,
+        procs: Vec<PathBuf>,
+        probe: Option<&Probe>,
+    ) -> LaunchConfig {
         let p = &self.probe;
         let l = &spec.limits;
         let python = self.report.python.executable.clone();
@@ -670,7 +703,7 @@ impl Sandbox {
                 "-B".into(),
                 "-c".into(),
                 HARNESS.into(),
-                self.harness_spec(spec, workdir),
+                self.harness_spec(spec, workdir, probe),
             ],
             env,
             workdir: workdir.to_path_buf(),
@@ -708,7 +741,7 @@ impl Sandbox {
             limits: Limits::default(),
             hash_seed: Some(0),
         };
-        let mut cfg = self.launch_config(&base, Path::new("/"), Vec::new());
+        let mut cfg = self.launch_config(&base, Path::new("/"), Vec::new(), None);
         cfg.argv = vec![
             python.to_string_lossy().into_owned(),
             "-s".into(),
@@ -767,7 +800,8 @@ impl Sandbox {
         spec: &SuiteSpec,
         cancel: &AtomicBool,
         t0: Instant,
-    ) -> io::Result<SuiteResult> {
+        probe: Option<&Probe>,
+    ) -> io::Result<(SuiteResult, ProbeReport)> {
         let workdir = self.make_workdir(spec)?;
         let workdir_path = workdir.0.clone();
         // Without Landlock nothing stops writes outside the work dir: look for new entries in
@@ -780,7 +814,7 @@ impl Sandbox {
             None => None,
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
-        let config = self.launch_config(spec, &workdir.0, procs);
+        let config = self.launch_config(spec, &workdir.0, procs, probe);
         let config_json = serde_json::to_string(&config).map_err(io::Error::other)?;
 
         let (out_r, out_w) = sys::pipe()?;
@@ -943,6 +977,11 @@ impl Sandbox {
             }
         }
         channel.close();
+        let probe_report =
+            ProbeReport::from_records(channel.records.iter().filter_map(|r| match r {
+                protocol::Record::Probe(v) => Some(v),
+                _ => None,
+            }));
         // The launcher exits once its init is gone.
         if let Some(child) = child.as_mut()
             && !wait_timeout(child, Duration::from_secs(2))
@@ -995,7 +1034,7 @@ impl Sandbox {
         };
         let mut result = protocol::assemble(spec, obs);
         scrub_workdir(&mut result, &workdir_path);
-        Ok(result)
+        Ok((result, probe_report))
     }
 }
 

@@ -29,6 +29,8 @@ pub(crate) enum Record {
         why: String,
     },
     Tamper(Vec<String>),
+    /// Instrumentation (`classlab validate`), read by `probe::ProbeReport`.
+    Probe(Value),
     Final {
         count: u64,
     },
@@ -174,6 +176,7 @@ fn parse_record(v: &Value) -> Option<Record> {
                 .filter_map(|d| d.as_str().map(String::from))
                 .collect(),
         ),
+        "probe" => Record::Probe(v.clone()),
         "final" => Record::Final {
             count: v.get("count").and_then(Value::as_u64).unwrap_or(0),
         },
@@ -332,6 +335,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
             }
             Record::Missing { .. } => {}
             Record::Tamper(d) => tamper.extend(d.iter().cloned()),
+            Record::Probe(_) => {}
             Record::Final { count } => final_count = Some(*count),
         }
     }
