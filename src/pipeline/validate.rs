@@ -5,9 +5,14 @@
 //! * `T11` — a test's outcome differs between the two runs (nondeterministic);
 //! * `T5` — files a test (or the suite's set-up) left in the work dir, or anything the sandbox
 //!   found outside it;
-//! * `T8` — a test of method A that never invokes A (traced, not read from the source);
+//! * `T8` — a test of method A that never invokes A (traced, not read from the source; `info`
+//!   when A runs only through other methods the test calls, e.g. the constructor);
 //! * `T9` — a public test of A that invokes other target methods;
-//! * `I2` — the reference fails a test in both runs, or a suite does not run at all.
+//! * `I2` — the reference fails a test in both runs, or a suite does not run at all (failures
+//!   the environment causes — a missing module or nltk resource — are marked as such).
+//!
+//! Two runs catch nondeterminism only when it shows: a test failing by chance in both runs
+//! is an `I2`, one failing in neither is not found.
 //!
 //! Line coverage (coverage.py inside the sandbox) of each method by its public tests and of
 //! the class by the private tests is reported beside the findings. Running is here; turning
@@ -17,6 +22,7 @@ mod compare;
 mod coverage;
 #[cfg(test)]
 mod tests;
+mod traces;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -25,7 +31,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::exec::{Probe, ProbeReport, Sandbox, SuiteSpec};
+use crate::exec::{Limits, Probe, ProbeReport, Sandbox, SuiteSpec};
 use crate::model::{SuiteResult, Task};
 use crate::pipeline::eval::suite_for;
 use crate::pipeline::public_tests::{PublicTestsMode, public_tests};
@@ -152,7 +158,7 @@ impl Default for ValidateOptions {
         ValidateOptions {
             jobs: 0,
             seeds: [0, 1],
-            budget: Duration::from_secs(10),
+            budget: Duration::from_secs(20),
             coverage: true,
         }
     }
@@ -175,11 +181,22 @@ fn plan(task: &Task, budget: Duration) -> (Vec<Planned>, Vec<String>) {
     let mut missing = Vec::new();
     for m in &task.methods {
         match public_tests(task, &m.name, PublicTestsMode::Dataset) {
-            Some(p) => suites.push(Planned {
-                key: SuiteKey::Public(m.name.clone()),
-                spec: public_suite(&task.solution, &p),
-                tests_text: p.code.clone(),
-            }),
+            Some(p) => {
+                // TDD's 5 s class budget, widened as for the private tests.
+                let spec = public_suite(&task.solution, &p);
+                let cpu = budget + Duration::from_secs(5);
+                let limits = Limits {
+                    class_timeout: Some(budget),
+                    cpu,
+                    wall: cpu * 2,
+                    ..spec.limits.clone()
+                };
+                suites.push(Planned {
+                    key: SuiteKey::Public(m.name.clone()),
+                    spec: spec.with_limits(limits),
+                    tests_text: p.code.clone(),
+                })
+            }
             None => missing.push(m.name.clone()),
         }
     }

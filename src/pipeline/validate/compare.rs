@@ -1,10 +1,13 @@
-//! Two runs of one suite → counts and findings (T11, I2, T5, T8, T9). Pure.
+//! Two runs of one suite → counts and findings: T11 and I2 from the outcomes here, T5, T8 and
+//! T9 from what the probe saw in `traces`. Pure.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Count, Finding, Severity, SuiteKey, SuiteRun, SuiteRuns};
+use super::{Count, Finding, Severity, SuiteKey, SuiteRuns, traces};
 use crate::analysis::parse_module;
+use crate::metrics::fingerprint::{EnvCause, EnvContext, env_cause};
 use crate::model::{Outcome, SuiteFailure, SuiteResult, Task};
+use crate::pipeline::eval::env_context;
 
 /// What one suite's two runs say.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -61,13 +64,33 @@ fn ending(f: Option<&SuiteFailure>) -> Option<String> {
     })
 }
 
+/// Tracing and coverage slow tests down: a timeout may be theirs.
+const TIMEOUT_HINT: &str =
+    " (the runs are instrumented: retry with a larger --timeout, or --no-coverage)";
+
+/// The first line that says something (nltk's messages open with a line of asterisks).
 fn clip(s: &str, n: usize) -> String {
-    let line = s.lines().next().unwrap_or("").trim();
+    let line = s
+        .lines()
+        .find(|l| l.chars().any(char::is_alphanumeric))
+        .unwrap_or("")
+        .trim();
     if line.chars().count() <= n {
         return line.to_string();
     }
     let cut: String = line.chars().take(n).collect();
     format!("{cut}…")
+}
+
+/// Why a failure is the environment's (a missing module or nltk resource, no network, a
+/// removed API), in words; `None` when it is the task's own.
+fn env_note(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<String> {
+    Some(match env_cause(exc_type, message, ctx)? {
+        EnvCause::MissingModule(m) => format!("missing module {m}"),
+        EnvCause::MissingData(d) => format!("missing data {d}"),
+        EnvCause::Network => "no network".into(),
+        EnvCause::IncompatibleVersion(m) => format!("the installed {m} lacks this API"),
+    })
 }
 
 /// The 1-based line of `Class.test` (or a top-level `test`) in a test text.
@@ -81,7 +104,7 @@ pub fn test_line(text: &str, id: &str) -> Option<usize> {
 
 /// The target method a test belongs to: the suite's method for public tests, the method whose
 /// test class holds it for private tests.
-fn method_of(task: &Task, key: &SuiteKey, id: &str) -> Option<String> {
+pub(super) fn method_of(task: &Task, key: &SuiteKey, id: &str) -> Option<String> {
     match key {
         SuiteKey::Public(m) => Some(m.clone()),
         SuiteKey::Private => {
@@ -96,15 +119,15 @@ fn method_of(task: &Task, key: &SuiteKey, id: &str) -> Option<String> {
 
 /// Findings of one suite, grouped by target method so that a test class yields one finding
 /// per code, naming its tests.
-struct Builder<'a> {
-    task: &'a Task,
-    runs: &'a SuiteRuns,
-    part: &'static str,
-    out: Vec<Finding>,
+pub(super) struct Builder<'a> {
+    pub task: &'a Task,
+    pub runs: &'a SuiteRuns,
+    pub part: &'static str,
+    pub out: Vec<Finding>,
 }
 
 impl Builder<'_> {
-    fn grouped(&self, ids: &[&str]) -> BTreeMap<Option<String>, Vec<String>> {
+    pub fn grouped(&self, ids: &[&str]) -> BTreeMap<Option<String>, Vec<String>> {
         let mut g: BTreeMap<Option<String>, Vec<String>> = BTreeMap::new();
         for id in ids {
             g.entry(method_of(self.task, &self.runs.key, id))
@@ -114,7 +137,7 @@ impl Builder<'_> {
         g
     }
 
-    fn push(
+    pub fn push(
         &mut self,
         code: &'static str,
         severity: Severity,
@@ -134,12 +157,12 @@ impl Builder<'_> {
         });
     }
 
-    fn first_line(&self, ids: &[String]) -> Option<usize> {
+    pub fn first_line(&self, ids: &[String]) -> Option<usize> {
         ids.iter()
             .find_map(|id| test_line(&self.runs.tests_text, id))
     }
 
-    fn suite_name(&self) -> String {
+    pub fn suite_name(&self) -> String {
         match &self.runs.key {
             SuiteKey::Private => "private tests".into(),
             SuiteKey::Public(m) => format!("public tests of `{m}`"),
@@ -234,7 +257,21 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
         } else {
             (part, None)
         };
-        let msg = format!("the reference's {} {e} in both runs", bld.suite_name());
+        let env = match &a.result.failure {
+            Some(SuiteFailure::Import {
+                exc_type, message, ..
+            }) => env_note(exc_type, message, &env_context(task)),
+            _ => None,
+        };
+        let env = env.map_or(String::new(), |n| format!(" (environment: {n})"));
+        let hint = match a.result.failure {
+            Some(SuiteFailure::Timeout { .. }) => TIMEOUT_HINT,
+            _ => "",
+        };
+        let msg = format!(
+            "the reference's {} {e} in both runs{env}{hint}",
+            bld.suite_name()
+        );
         bld.push("I2", Severity::Error, None, at, msg);
     }
     let failing: Vec<&str> = ids
@@ -247,18 +284,25 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
                 && (x, y) != (Some(Outcome::NotRun), Some(Outcome::NotRun))
         })
         .collect();
+    let env = env_context(task);
     for (method, tests) in bld.grouped(&failing) {
         let mut code_line = None;
+        let mut env_caused = 0;
         let shown: Vec<String> = tests
             .iter()
             .map(|id| match oa.get(id.as_str()) {
                 Some(t) => {
                     code_line = code_line.or(t.code_line);
-                    let why = match (&t.exc_type, &t.message) {
-                        (Some(e), Some(m)) if !m.is_empty() => format!("{e}: {}", clip(m, 120)),
-                        (Some(e), _) => e.clone(),
-                        _ => outcome_word(Some(t.outcome)).to_string(),
+                    let msg = t.message.as_deref().unwrap_or("");
+                    let mut why = match &t.exc_type {
+                        Some(e) if !msg.is_empty() => format!("{e}: {}", clip(msg, 120)),
+                        Some(e) => e.clone(),
+                        None => outcome_word(Some(t.outcome)).to_string(),
                     };
+                    if let Some(n) = t.exc_type.as_deref().and_then(|e| env_note(e, msg, &env)) {
+                        env_caused += 1;
+                        why = format!("{why}; environment: {n}");
+                    }
                     format!("{id} ({why})")
                 }
                 None => format!("{id} (not run)"),
@@ -268,192 +312,32 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
             Some(l) => ("solution", Some(l)),
             None => (part, bld.first_line(&tests)),
         };
+        let timed_out = tests.iter().any(|id| {
+            oa.get(id.as_str())
+                .is_some_and(|t| t.exc_type.as_deref() == Some("Timeout"))
+        });
         let msg = format!(
-            "the reference fails {} of its {} in both runs: {}",
+            "the reference fails {} of its {} in both runs{}: {}{}",
             tests.len(),
             bld.suite_name(),
-            shown.join(", ")
+            if env_caused == tests.len() {
+                ", because of the environment"
+            } else {
+                ""
+            },
+            shown.join(", "),
+            if timed_out { TIMEOUT_HINT } else { "" }
         );
         bld.push("I2", Severity::Error, method, at, msg);
     }
 
-    leftover_findings(&mut bld);
+    traces::leftover_findings(&mut bld);
     let mut notes = Vec::new();
-    call_findings(&mut bld, &ids, targets, &both_pass, &mut notes);
+    traces::call_findings(&mut bld, &ids, targets, &both_pass, &mut notes);
     SuiteOutcome {
         count,
         agree,
         findings: bld.out,
         notes,
-    }
-}
-
-/// Files at the end that the suite was not given (Python's own caches aside).
-fn left_behind(run: &SuiteRun, initial: &[String]) -> Vec<String> {
-    let Some(files) = &run.probe.final_files else {
-        return Vec::new();
-    };
-    files
-        .iter()
-        .filter(|f| !initial.contains(f) && !f.split('/').any(|p| p == "__pycache__"))
-        .cloned()
-        .collect()
-}
-
-/// T5: files left in the work dir (by the test that created them when known), and whatever
-/// the sandbox found outside it.
-fn leftover_findings(bld: &mut Builder<'_>) {
-    let s = bld.runs;
-    let mut files: BTreeSet<String> = BTreeSet::new();
-    for r in &s.runs {
-        files.extend(left_behind(r, &s.initial_files));
-    }
-    let mut by_test: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    let mut unowned: Vec<&str> = Vec::new();
-    for f in &files {
-        let owners: BTreeSet<&str> = s
-            .runs
-            .iter()
-            .flat_map(|r| &r.probe.created)
-            .filter(|(_, made)| made.contains(f))
-            .map(|(id, _)| id.as_str())
-            .collect();
-        if owners.is_empty() {
-            unowned.push(f);
-        }
-        for id in owners {
-            by_test.entry(id).or_default().push(f);
-        }
-    }
-    let ids: Vec<&str> = by_test.keys().copied().collect();
-    for (method, tests) in bld.grouped(&ids) {
-        let shown: Vec<String> = tests
-            .iter()
-            .map(|id| {
-                let fs = by_test
-                    .get(id.as_str())
-                    .map(|v| v.join(", "))
-                    .unwrap_or_default();
-                format!("{id} ({fs})")
-            })
-            .collect();
-        let line = bld.first_line(&tests);
-        let msg = format!(
-            "tests leave files in the work dir (nothing removes them): {}",
-            shown.join("; ")
-        );
-        bld.push("T5", Severity::Warning, method, (bld.part, line), msg);
-    }
-    if !unowned.is_empty() {
-        let msg = format!(
-            "the {} leave files in the work dir outside any test (module or class set-up/tear-down): {}",
-            bld.suite_name(),
-            unowned.join(", ")
-        );
-        bld.push("T5", Severity::Warning, None, (bld.part, None), msg);
-    }
-    let outside: BTreeSet<&String> = s.runs.iter().flat_map(|r| &r.result.leftovers).collect();
-    for l in outside {
-        let msg = format!("the {} left something behind: {l}", bld.suite_name());
-        bld.push("T5", Severity::Warning, None, (bld.part, None), msg);
-    }
-}
-
-/// T8 (a test of A never invokes A) and T9 (a public test of A invokes other target methods),
-/// from the traced calls of the tests that passed in both runs.
-fn call_findings(
-    bld: &mut Builder<'_>,
-    ids: &[&str],
-    targets: &[&str],
-    both_pass: &dyn Fn(&str) -> bool,
-    notes: &mut Vec<String>,
-) {
-    let s = bld.runs;
-    let traced = |id: &str, which: fn(&SuiteRun) -> &BTreeMap<String, BTreeSet<String>>| {
-        let per_run: Vec<&BTreeSet<String>> =
-            s.runs.iter().filter_map(|r| which(r).get(id)).collect();
-        (!per_run.is_empty()).then(|| {
-            per_run
-                .into_iter()
-                .flatten()
-                .map(String::as_str)
-                .collect::<BTreeSet<&str>>()
-        })
-    };
-    let ran: Vec<&str> = ids.iter().copied().filter(|id| both_pass(id)).collect();
-    if !ran.is_empty()
-        && ran
-            .iter()
-            .all(|id| traced(id, |r| &r.probe.calls).is_none())
-    {
-        notes.push(format!(
-            "calls not traced in the {}: class `{}` not found where the tests run",
-            bld.suite_name(),
-            bld.task.class_name
-        ));
-        return;
-    }
-    // Never ran at all / ran only through other methods the test called.
-    let (mut never, mut indirect): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
-    let mut others: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for id in &ran {
-        let (Some(method), Some(called)) = (
-            method_of(bld.task, &s.key, id),
-            traced(id, |r| &r.probe.calls),
-        ) else {
-            continue;
-        };
-        if !called.contains(method.as_str()) {
-            let reached = traced(id, |r| &r.probe.reached).unwrap_or_default();
-            if reached.contains(method.as_str()) {
-                indirect.push(id);
-            } else {
-                never.push(id);
-            }
-        }
-        if matches!(s.key, SuiteKey::Public(_)) {
-            let extra: Vec<&str> = targets
-                .iter()
-                .copied()
-                .filter(|t| *t != method && called.contains(t))
-                .collect();
-            if !extra.is_empty() {
-                others.insert(id, extra);
-            }
-        }
-    }
-    for (tests, how, severity) in [
-        (&never, "never invoke", Severity::Error),
-        (
-            &indirect,
-            "reach only through other methods (never call directly)",
-            Severity::Warning,
-        ),
-    ] {
-        for (method, tests) in bld.grouped(tests) {
-            let name = method.clone().unwrap_or_default();
-            let line = bld.first_line(&tests);
-            let msg = format!("tests {how} `{name}` (traced): {}", tests.join(", "));
-            bld.push("T8", severity, method, (bld.part, line), msg);
-        }
-    }
-    let ids: Vec<&str> = others.keys().copied().collect();
-    for (method, tests) in bld.grouped(&ids) {
-        let shown: Vec<String> = tests
-            .iter()
-            .map(|id| {
-                let extra = others
-                    .get(id.as_str())
-                    .map(|v| v.join(", "))
-                    .unwrap_or_default();
-                format!("{id} → {extra}")
-            })
-            .collect();
-        let line = bld.first_line(&tests);
-        let msg = format!(
-            "public tests invoke other target methods (not unit tests; traced): {}",
-            shown.join("; ")
-        );
-        bld.push("T9", Severity::Warning, method, (bld.part, line), msg);
     }
 }

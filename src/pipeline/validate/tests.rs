@@ -312,11 +312,12 @@ fn private_tests_that_never_call_their_method_are_t8() {
         "private tests calling other methods are no T9"
     );
     assert!(v.findings[0].message.contains("never invoke `size`"));
+    assert!(v.findings[0].message.ends_with("; they call add"));
     assert_eq!(v.findings[0].severity, Severity::Error);
 }
 
 #[test]
-fn a_method_reached_only_through_another_is_a_t8_warning() {
+fn a_method_reached_only_through_another_is_a_t8_info() {
     let (mut a, mut b) = (run(0, ALL_PASS), run(1, ALL_PASS));
     for r in [&mut a, &mut b] {
         r.probe.calls.insert(
@@ -328,7 +329,7 @@ fn a_method_reached_only_through_another_is_a_t8_warning() {
     }
     let v = task_validation(&task(), &[private(a, b)], vec![]);
     assert_eq!(codes(&v), ["T8"]);
-    assert_eq!(v.findings[0].severity, Severity::Warning);
+    assert_eq!(v.findings[0].severity, Severity::Info);
     assert!(v.findings[0].message.contains("only through other methods"));
 }
 
@@ -424,4 +425,28 @@ fn summary_counts_codes_and_tasks() {
         (3, 1)
     );
     let _: &BTreeMap<String, usize> = &s.findings_by_code;
+}
+
+#[test]
+fn environment_failures_say_so() {
+    let mut fails = ALL_PASS.to_vec();
+    fails[2].1 = Outcome::Error;
+    let (mut a, mut b) = (run(0, &fails), run(1, &fails));
+    for r in [&mut a, &mut b] {
+        let t = &mut r.result.tests[2];
+        t.exc_type = Some("LookupError".into());
+        t.message =
+            Some("\n*****\n  Resource 'punkt' not found.\n  Please use the NLTK Downloader".into());
+    }
+    let mut t = task();
+    t.test_module = format!("import nltk\n{TESTS}");
+    let v = task_validation(&t, &[private(a, b)], vec![]);
+    assert_eq!(codes(&v), ["I2"]);
+    let m = &v.findings[0].message;
+    assert!(m.contains("because of the environment"), "{m}");
+    assert!(
+        m.contains("LookupError: Resource 'punkt' not found."),
+        "{m}"
+    );
+    assert!(m.contains("environment: missing data punkt"), "{m}");
 }
