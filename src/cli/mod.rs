@@ -13,6 +13,7 @@ mod run;
 mod show;
 mod table;
 mod tasks;
+mod validate;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -121,6 +122,9 @@ pub enum Command {
     Sessions,
     /// The Python interpreter, the task packages, and the sandbox isolation in force.
     Doctor,
+    /// Run each reference twice (fresh dirs, two hash seeds): nondeterminism, leftovers,
+    /// traced calls, failures (T11, T5, T8, T9, I2) and line coverage.
+    Validate(validate::ValidateArgs),
     /// Review tasks for a cleaned benchmark: status, approve, reject, note, edit, export.
     Curate(curate::CurateArgs),
     /// Static checks of the tasks (domain.md §6): findings with code, severity, place and fix.
@@ -215,6 +219,7 @@ pub fn main() -> ExitCode {
         Some(Command::Replay { session }) => replay(&ctx, &session),
         Some(Command::Sessions) => eval::list_sessions(&ctx),
         Some(Command::Doctor) => doctor::run(&ctx),
+        Some(Command::Validate(args)) => validate::run(&ctx, &args),
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Tui(args)) => open_tui(&ctx, args, None),

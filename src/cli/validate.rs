@@ -1,0 +1,200 @@
+//! `classlab validate`: run each task's reference against its private and public tests twice
+//! in the sandbox (fresh directories, two hash seeds) and report T11/T5/T8/T9/I2 findings and
+//! line coverage. Findings are results, not errors: the exit code is 0 (3 when the dataset had
+//! loading problems).
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use serde_json::json;
+
+use super::eval::sandbox_and_cancel;
+use super::table::Table;
+use super::{Context, Outcome, Output, print_json};
+use crate::pipeline::validate::{self, Summary, TaskValidation, ValidateOptions};
+
+#[derive(Debug, clap::Args)]
+pub struct ValidateArgs {
+    /// Only these tasks (comma-separated ids).
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub tasks: Vec<String>,
+    /// Suites run at once (default: one per core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Time budget of each test class, in seconds. Tracing and coverage slow tests down, so
+    /// the default is four times the evaluator's 5 s (ClassEval_35's search needs over 10 s).
+    #[arg(long, value_name = "SECS", default_value_t = 20.0)]
+    pub timeout: f64,
+    /// Do not measure line coverage.
+    #[arg(long)]
+    pub no_coverage: bool,
+    /// Start a fresh interpreter per suite instead of forking a warm one.
+    #[arg(long)]
+    pub cold: bool,
+}
+
+pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
+    let (dataset, problems) = ctx.dataset()?;
+    let missing: Vec<&str> = args
+        .tasks
+        .iter()
+        .filter(|id| dataset.task(id).is_none())
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        bail!("no such task(s) in the dataset: {}", missing.join(", "));
+    }
+    let tasks: Vec<_> = dataset
+        .tasks
+        .iter()
+        .filter(|t| args.tasks.is_empty() || args.tasks.contains(&t.id))
+        .collect();
+    let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let opts = ValidateOptions {
+        jobs: args.jobs.unwrap_or(0),
+        budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
+        coverage: !args.no_coverage,
+        ..ValidateOptions::default()
+    };
+    let t0 = Instant::now();
+    let total = tasks.len();
+    let mut done = 0;
+    let human = ctx.output == Output::Human;
+    let results = validate::validate(&tasks, &sandbox, &opts, &cancel, &mut |v| {
+        done += 1;
+        if human {
+            eprintln!("[{done:>4}/{total}] {}", progress_line(v));
+        }
+    });
+    let methods: usize = tasks
+        .iter()
+        .filter(|t| results.iter().any(|r| r.task_id == t.id))
+        .map(|t| t.methods.len())
+        .sum();
+    let summary = validate::summarize(&results, methods, t0.elapsed().as_secs_f64());
+    let cancelled = cancel.load(Ordering::SeqCst);
+    match ctx.output {
+        Output::Json => print_json(&json!({
+            "tasks": results,
+            "summary": summary,
+            "complete": !cancelled && results.len() == total,
+        }))?,
+        Output::Human => {
+            for v in &results {
+                print_task(v);
+            }
+            print_summary(&summary);
+            if cancelled {
+                println!(
+                    "stopped before the end: {} of {total} tasks validated",
+                    results.len()
+                );
+            }
+        }
+    }
+    Ok(Outcome { problems })
+}
+
+fn pct(p: Option<f64>) -> String {
+    p.map_or("-".into(), |p| format!("{p:.1}%"))
+}
+
+fn progress_line(v: &TaskValidation) -> String {
+    let r = &v.reference;
+    let mut codes: Vec<&str> = v.findings.iter().map(|f| f.code).collect();
+    codes.dedup();
+    format!(
+        "{:<16} private {}/{} public {}/{} {}{}",
+        v.task_id,
+        r.private.passed,
+        r.private.total,
+        r.public.passed,
+        r.public.total,
+        if v.runs_agree { "agree" } else { "DIFFER" },
+        if codes.is_empty() {
+            String::new()
+        } else {
+            format!("  {}", codes.join(" "))
+        }
+    )
+}
+
+fn print_task(v: &TaskValidation) {
+    let r = &v.reference;
+    println!(
+        "{} — reference: private {}/{}, public {}/{} (passed in both runs); runs {}; class coverage {}",
+        v.task_id,
+        r.private.passed,
+        r.private.total,
+        r.public.passed,
+        r.public.total,
+        if v.runs_agree { "agree" } else { "DIFFER" },
+        pct(v.coverage.class)
+    );
+    let mut t =
+        Table::new(&["method", "public tests", "cov (public)", "cov (private)"]).right(&[2, 3]);
+    for (m, c) in &v.coverage.methods {
+        let has = if v.no_public_tests.contains(m) {
+            "none"
+        } else {
+            "yes"
+        };
+        let private = v.coverage.private_methods.get(m).copied().flatten();
+        t.row(vec![m.clone(), has.into(), pct(*c), pct(private)]);
+    }
+    print!("{}", t.render());
+    if !v.findings.is_empty() {
+        let mut f = Table::new(&["code", "severity", "method", "where", "message"]);
+        for x in &v.findings {
+            let whr = match x.line {
+                Some(l) => format!("{}:{l}", x.part),
+                None => x.part.to_string(),
+            };
+            f.row(vec![
+                x.code.into(),
+                x.severity.as_str().into(),
+                x.method.clone().unwrap_or_else(|| "-".into()),
+                whr,
+                x.message.clone(),
+            ]);
+        }
+        print!("{}", f.render());
+    }
+    for n in &v.notes {
+        println!("note: {n}");
+    }
+    println!();
+}
+
+fn print_summary(s: &Summary) {
+    println!(
+        "{} tasks validated in {:.1} s: {} pass every test twice with agreeing runs",
+        s.tasks, s.wall_s, s.passed_twice
+    );
+    if !s.tasks_by_code.is_empty() {
+        let mut t = Table::new(&["code", "findings", "tasks", "task ids"]).right(&[1, 2]);
+        for (code, ids) in &s.tasks_by_code {
+            let n = s.findings_by_code.get(code).copied().unwrap_or(0);
+            t.row(vec![
+                code.clone(),
+                n.to_string(),
+                ids.len().to_string(),
+                ids.join(" "),
+            ]);
+        }
+        print!("{}", t.render());
+    }
+    println!(
+        "methods with public tests: {}, without: {}",
+        s.methods_with_public_tests, s.methods_without_public_tests
+    );
+    println!(
+        "class coverage by the private tests: mean {} over {} tasks",
+        pct(s.mean_class_coverage),
+        s.coverage_measured
+    );
+    for n in &s.notes {
+        println!("note: {n}");
+    }
+}
