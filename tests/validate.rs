@@ -249,3 +249,48 @@ fn planted_defects_are_found() {
     assert_eq!(s["tasks_by_code"]["T11"], json!(["Bag_1"]));
     assert_eq!(s["tasks_by_code"]["I2"], json!(["Calc_1"]));
 }
+
+/// An interpreter without coverage.py (Debian's python3 here, when present).
+fn python_without_coverage() -> Option<&'static str> {
+    let p = "/usr/bin/python3";
+    let out = std::process::Command::new(p)
+        .args(["-c", "import coverage"])
+        .output()
+        .ok()?;
+    (!out.status.success()).then_some(p)
+}
+
+#[test]
+fn without_coverage_py_validation_runs_and_says_so() {
+    let Some(py) = python_without_coverage() else {
+        eprintln!("skipped: no interpreter without coverage.py");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cart.json");
+    let methods = [
+        ("add", "CartTestAdd", Some(CART_PUBLIC_ADD)),
+        ("total", "CartTestTotal", None),
+        ("count", "CartTestCount", None),
+    ];
+    let dataset = json!({"format": "classlab-dataset", "version": 1, "name": "cart",
+        "tasks": [task_json("Cart_1", "Cart", CART, CART_TESTS, &methods)]});
+    std::fs::write(&path, dataset.to_string()).expect("write dataset");
+    let v = validate(Some(&path), &["--python", py]);
+    let t = task(&v, "Cart_1");
+    assert_eq!(t["reference"]["private"], json!({"passed": 3, "total": 3}));
+    assert_eq!(t["runs_agree"], true);
+    assert_eq!(t["coverage"]["class"], Value::Null);
+    assert_eq!(t["coverage"]["methods"]["add"], Value::Null);
+    let notes = t["notes"].to_string();
+    assert!(
+        notes.contains("coverage not measured: ModuleNotFoundError"),
+        "{notes}"
+    );
+    assert!(
+        v["summary"]["notes"]
+            .to_string()
+            .contains("coverage not measured")
+    );
+    assert_eq!(t["no_public_tests"], json!(["total", "count"]));
+}
