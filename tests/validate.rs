@@ -49,7 +49,11 @@ fn finding<'a>(t: &'a Value, code: &str) -> &'a Value {
 
 #[test]
 fn the_sample_passes_twice_without_findings() {
-    let v = validate(None, &[]);
+    // A fresh sessions dir: no curation store of the sample's is read or written.
+    let sessions = tempfile::tempdir().expect("tempdir");
+    let sessions_arg = sessions.path().to_string_lossy().into_owned();
+    let v = validate(None, &["--sessions", &sessions_arg]);
+    assert_eq!(v["store"], Value::Null);
     let tasks = v["tasks"].as_array().expect("tasks");
     assert_eq!(tasks.len(), 8);
     for t in tasks {
@@ -170,7 +174,9 @@ fn planted_defects_are_found() {
         task_json("Calc_1", "Calc", CALC, CALC_TESTS, &[("double", "CalcTestDouble", None), ("half", "CalcTestHalf", None)]),
     ]});
     std::fs::write(&path, dataset.to_string()).expect("write dataset");
-    let v = validate(Some(&path), &["--jobs", "4"]);
+    let store = dir.path().join("planted.curation.json");
+    let store_arg = store.to_string_lossy().into_owned();
+    let v = validate(Some(&path), &["--jobs", "4", "--store", &store_arg]);
 
     // Nondeterministic: T11 naming the test, and only that test.
     let bag = task(&v, "Bag_1");
@@ -248,6 +254,18 @@ fn planted_defects_are_found() {
     assert_eq!(s["passed_twice"], 2, "{s:#}");
     assert_eq!(s["tasks_by_code"]["T11"], json!(["Bag_1"]));
     assert_eq!(s["tasks_by_code"]["I2"], json!(["Calc_1"]));
+
+    // Recorded for the approval gate.
+    assert_eq!(v["store"], json!(store_arg));
+    let text = std::fs::read_to_string(&store).expect("the store was written");
+    let recorded: Value = serde_json::from_str(&text).expect("store JSON");
+    let passed = |id: &str| recorded["tasks"][id]["validation"]["passed"].clone();
+    assert_eq!(passed("Cart_1"), true, "{recorded:#}");
+    assert_eq!(passed("Log_1"), true);
+    assert_eq!(passed("Bag_1"), false);
+    assert_eq!(passed("Calc_1"), false);
+    let why = recorded["tasks"]["Calc_1"]["validation"]["summary"].to_string();
+    assert!(why.contains("private 2/3") && why.contains("(I2)"), "{why}");
 }
 
 /// An interpreter without coverage.py (Debian's python3 here, when present).

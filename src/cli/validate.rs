@@ -1,8 +1,11 @@
 //! `classlab validate`: run each task's reference against its private and public tests twice
 //! in the sandbox (fresh directories, two hash seeds) and report T11/T5/T8/T9/I2 findings and
 //! line coverage. Findings are results, not errors: the exit code is 0 (3 when the dataset had
-//! loading problems).
+//! loading problems). With a curation store, the tasks are validated as edited there and the
+//! outcomes are recorded for the approval gate.
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -12,7 +15,10 @@ use serde_json::json;
 use super::eval::sandbox_and_cancel;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
+use crate::curate::{edited_task, record_validation, store};
+use crate::model::Task;
 use crate::pipeline::validate::{self, Summary, TaskValidation, ValidateOptions};
+use crate::session::store::now_rfc3339;
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
@@ -32,6 +38,10 @@ pub struct ValidateArgs {
     /// Start a fresh interpreter per suite instead of forking a warm one.
     #[arg(long)]
     pub cold: bool,
+    /// The curation store whose edited tasks to validate and where to record the outcomes
+    /// (for the approval gate). Default: `<dataset>.curation.json`, when it exists.
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
 }
 
 pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
@@ -45,11 +55,26 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
     if !missing.is_empty() {
         bail!("no such task(s) in the dataset: {}", missing.join(", "));
     }
-    let tasks: Vec<_> = dataset
+    let originals: Vec<&Task> = dataset
         .tasks
         .iter()
         .filter(|t| args.tasks.is_empty() || args.tasks.contains(&t.id))
         .collect();
+    // With a curation store, the tasks as edited there are what the gate asks about.
+    let store_path = store::default_path(
+        args.store.as_deref(),
+        ctx.dataset_path.as_deref(),
+        ctx.sessions.as_deref(),
+    );
+    let store_path = (args.store.is_some() || store_path.is_file()).then_some(store_path);
+    let edited: Vec<Task> = match &store_path {
+        Some(path) => {
+            let st = store::load(path)?;
+            originals.iter().map(|t| edited_task(&st, t)).collect()
+        }
+        None => originals.iter().map(|t| (*t).clone()).collect(),
+    };
+    let tasks: Vec<&Task> = edited.iter().collect();
     let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
     let opts = ValidateOptions {
         jobs: args.jobs.unwrap_or(0),
@@ -74,11 +99,21 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         .sum();
     let summary = validate::summarize(&results, methods, t0.elapsed().as_secs_f64());
     let cancelled = cancel.load(Ordering::SeqCst);
+    if let Some(path) = &store_path {
+        let stale = record(path, &originals, &edited, &results)?;
+        for id in stale {
+            eprintln!("classlab: warning: {id} was edited while it was validated: not recorded");
+        }
+        if human {
+            eprintln!("validation recorded in {}", path.display());
+        }
+    }
     match ctx.output {
         Output::Json => print_json(&json!({
             "tasks": results,
             "summary": summary,
             "complete": !cancelled && results.len() == total,
+            "store": store_path,
         }))?,
         Output::Human => {
             for v in &results {
@@ -96,40 +131,92 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
     Ok(Outcome { problems })
 }
 
-fn pct(p: Option<f64>) -> String {
-    p.map_or("-".into(), |p| format!("{p:.1}%"))
+/// Record each outcome in the store, under its lock; the ids of tasks edited meanwhile (not
+/// recorded: the record would vouch for text that was not run).
+fn record(
+    path: &Path,
+    originals: &[&Task],
+    validated: &[Task],
+    results: &[TaskValidation],
+) -> anyhow::Result<Vec<String>> {
+    let mut locked = store::lock(path)?;
+    let when = now_rfc3339();
+    let mut stale = Vec::new();
+    for v in results {
+        let Some(i) = originals.iter().position(|t| t.id == v.task_id) else {
+            continue;
+        };
+        let (original, ran) = (originals[i], &validated[i]);
+        if edited_task(&locked.store, original) != *ran {
+            stale.push(v.task_id.clone());
+            continue;
+        }
+        let passed = v.passes_twice();
+        let why = (!passed).then(|| failure_line(v));
+        record_validation(&mut locked.store, original, passed, why, when.clone());
+    }
+    locked.save()?;
+    Ok(stale)
 }
 
-fn progress_line(v: &TaskValidation) -> String {
-    let r = &v.reference;
-    let mut codes: Vec<&str> = v.findings.iter().map(|f| f.code).collect();
-    codes.dedup();
+/// Why a task did not pass, in a line: the counts and the codes of what broke it.
+fn failure_line(v: &TaskValidation) -> String {
+    let codes: BTreeSet<&str> = v
+        .findings
+        .iter()
+        .filter(|f| matches!(f.code, "T11" | "I2"))
+        .map(|f| f.code)
+        .collect();
+    let codes: Vec<&str> = codes.into_iter().collect();
     format!(
-        "{:<16} private {}/{} public {}/{} {}{}",
-        v.task_id,
-        r.private.passed,
-        r.private.total,
-        r.public.passed,
-        r.public.total,
-        if v.runs_agree { "agree" } else { "DIFFER" },
+        "{} passed in both runs; runs {}{}",
+        counts(v).replace(" public", ", public"),
+        if v.runs_agree { "agree" } else { "differ" },
         if codes.is_empty() {
             String::new()
         } else {
-            format!("  {}", codes.join(" "))
+            format!(" ({})", codes.join(", "))
         }
     )
 }
 
-fn print_task(v: &TaskValidation) {
+fn pct(p: Option<f64>) -> String {
+    p.map_or("-".into(), |p| format!("{p:.1}%"))
+}
+
+/// `private 3/4 public 2/2`: tests passed in both runs, of all.
+fn counts(v: &TaskValidation) -> String {
     let r = &v.reference;
-    println!(
-        "{} — reference: private {}/{}, public {}/{} (passed in both runs); runs {}; class coverage {}",
+    format!(
+        "private {}/{} public {}/{}",
+        r.private.passed, r.private.total, r.public.passed, r.public.total
+    )
+}
+
+fn agree(v: &TaskValidation) -> &'static str {
+    if v.runs_agree { "agree" } else { "DIFFER" }
+}
+
+fn progress_line(v: &TaskValidation) -> String {
+    let codes: BTreeSet<&str> = v.findings.iter().map(|f| f.code).collect();
+    let codes: Vec<&str> = codes.into_iter().collect();
+    format!(
+        "{:<16} {} {}  {}",
         v.task_id,
-        r.private.passed,
-        r.private.total,
-        r.public.passed,
-        r.public.total,
-        if v.runs_agree { "agree" } else { "DIFFER" },
+        counts(v),
+        agree(v),
+        codes.join(" ")
+    )
+    .trim_end()
+    .to_string()
+}
+
+fn print_task(v: &TaskValidation) {
+    println!(
+        "{} — reference (tests passed in both runs): {}; runs {}; class coverage {}",
+        v.task_id,
+        counts(v),
+        agree(v),
         pct(v.coverage.class)
     );
     let mut t =

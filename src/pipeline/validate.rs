@@ -31,6 +31,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+pub use crate::analysis::lint::Severity;
 use crate::exec::{Limits, Probe, ProbeReport, Sandbox, SuiteSpec};
 use crate::model::{SuiteResult, Task};
 use crate::pipeline::eval::suite_for;
@@ -39,25 +40,6 @@ use crate::pipeline::tdd::public_suite;
 
 pub use compare::{suite_findings, test_line};
 pub use coverage::{CoverageOut, task_coverage};
-
-/// How serious a finding is (the linter's scale).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-    Info,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
-    }
-}
 
 /// One finding, in the shape `classlab lint --json` prints. `part` is `tests` (the private
 /// test module), `public_tests` (the method's public tests) or `solution`.

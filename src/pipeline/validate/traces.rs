@@ -43,25 +43,13 @@ pub(super) fn leftover_findings(bld: &mut Builder<'_>) {
             by_test.entry(id).or_default().push(f);
         }
     }
-    let ids: Vec<&str> = by_test.keys().copied().collect();
-    for (method, tests) in bld.grouped(&ids) {
-        let shown: Vec<String> = tests
-            .iter()
-            .map(|id| {
-                let fs = by_test
-                    .get(id.as_str())
-                    .map(|v| v.join(", "))
-                    .unwrap_or_default();
-                format!("{id} ({fs})")
-            })
-            .collect();
-        let line = bld.first_line(&tests);
-        let msg = format!(
-            "tests leave files in the work dir (nothing removes them): {}",
-            shown.join("; ")
-        );
-        bld.push("T5", Severity::Warning, method, (bld.part, line), msg);
-    }
+    per_test(
+        bld,
+        ("T5", Severity::Warning),
+        &by_test,
+        "tests leave files in the work dir (nothing removes them)",
+        |id, files| format!("{id} ({files})"),
+    );
     if !unowned.is_empty() {
         let msg = format!(
             "the {} leave files in the work dir outside any test (module or class set-up/tear-down): {}",
@@ -171,23 +159,35 @@ pub(super) fn call_findings(
             bld.push("T8", severity, method, (bld.part, line), msg);
         }
     }
-    let ids: Vec<&str> = others.keys().copied().collect();
+    per_test(
+        bld,
+        ("T9", Severity::Warning),
+        &others,
+        "public tests invoke other target methods (not unit tests; traced)",
+        |id, called| format!("{id} → {called}"),
+    );
+}
+
+/// One finding per target method for tests that each come with a list (files, methods):
+/// `lead: <shown test>; <shown test>`.
+fn per_test(
+    bld: &mut Builder<'_>,
+    (code, severity): (&'static str, Severity),
+    lists: &BTreeMap<&str, Vec<&str>>,
+    lead: &str,
+    show: impl Fn(&str, &str) -> String,
+) {
+    let ids: Vec<&str> = lists.keys().copied().collect();
     for (method, tests) in bld.grouped(&ids) {
         let shown: Vec<String> = tests
             .iter()
             .map(|id| {
-                let extra = others
-                    .get(id.as_str())
-                    .map(|v| v.join(", "))
-                    .unwrap_or_default();
-                format!("{id} → {extra}")
+                let list = lists.get(id.as_str()).map(|v| v.join(", "));
+                show(id, &list.unwrap_or_default())
             })
             .collect();
         let line = bld.first_line(&tests);
-        let msg = format!(
-            "public tests invoke other target methods (not unit tests; traced): {}",
-            shown.join("; ")
-        );
-        bld.push("T9", Severity::Warning, method, (bld.part, line), msg);
+        let msg = format!("{lead}: {}", shown.join("; "));
+        bld.push(code, severity, method, (bld.part, line), msg);
     }
 }
