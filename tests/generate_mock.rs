@@ -13,6 +13,7 @@ use classlab::dataset::Dataset;
 use classlab::llm::{Call, Message, Params, Provider, Purpose};
 use classlab::pipeline::providers::Reference;
 use common::mock_llm::{MockLlm, MockReply, MockRequest};
+use common::reference_model;
 use serde_json::Value;
 
 /// How many first attempts of a method fail before the reference comes (99: never).
@@ -145,20 +146,11 @@ fn run(mock: &MockLlm, sessions: &Path, extra: &[&str]) -> (Value, Vec<Value>) {
         "run failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let report = printed["sessions"][0].clone();
-    let dir = std::fs::read_dir(sessions)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.join("events.jsonl").is_file())
-        .expect("a session directory");
-    let events = std::fs::read_to_string(dir.join("events.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (report, events)
+    let report = reference_model::run_report(&out.stdout);
+    (
+        report,
+        reference_model::events(&reference_model::only_session(sessions)),
+    )
 }
 
 fn close(a: &Value, b: f64, what: &str) {

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use classlab::analysis::parse::parse_module;
+use common::reference_model;
 use serde_json::Value;
 
 /// `classlab run --strategy tdd --provider reference` over ClassEval; the session's events.
@@ -33,20 +34,11 @@ fn reference_run(sessions: &Path) -> (Value, Vec<Value>) {
         "run failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let report = printed["sessions"][0].clone();
-    let dir = std::fs::read_dir(sessions)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| p.join("events.jsonl").is_file())
-        .expect("a session directory");
-    let events = std::fs::read_to_string(dir.join("events.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (report, events)
+    let report = reference_model::run_report(&out.stdout);
+    (
+        report,
+        reference_model::events(&reference_model::only_session(sessions)),
+    )
 }
 
 /// A method's source with its indentation and trailing blanks normalised.

@@ -454,23 +454,6 @@ pub fn run(
 }
 
 fn check_resumable(meta: &Meta, req: &EvalRequest<'_>) -> Result<(), EvalError> {
-    if meta.kind != "eval" {
-        return Err(EvalError::Mismatch(format!(
-            "session {} is a `{}` session, not an evaluation",
-            meta.id, meta.kind
-        )));
-    }
-    if meta.dataset.digest != req.dataset_digest {
-        return Err(EvalError::Mismatch(format!(
-            "session {} was run on a different dataset ({}, digest {}…); the dataset given has digest {}…",
-            meta.id,
-            meta.dataset.origin,
-            meta.dataset
-                .digest
-                .get(..12)
-                .unwrap_or(&meta.dataset.digest),
-            req.dataset_digest.get(..12).unwrap_or(&req.dataset_digest)
-        )));
-    }
-    Ok(())
+    meta.check_resumable("eval", "an evaluation", &req.dataset_digest)
+        .map_err(EvalError::Mismatch)
 }

@@ -326,18 +326,8 @@ fn journals_by_task(prior: &[Event]) -> BTreeMap<String, VecDeque<EventBody>> {
 
 fn check_resumable(log: &SessionLog, req: &RunRequest<'_>) -> Result<(), RunError> {
     let meta = &log.meta;
-    if meta.kind != "run" {
-        return Err(RunError::Invalid(format!(
-            "session {} is a `{}` session, not a generation run",
-            meta.id, meta.kind
-        )));
-    }
-    if meta.dataset.digest != req.dataset_digest {
-        return Err(RunError::Invalid(format!(
-            "session {} was run on a different dataset ({}); resume it with that dataset",
-            meta.id, meta.dataset.origin
-        )));
-    }
+    meta.check_resumable("run", "a generation run", &req.dataset_digest)
+        .map_err(RunError::Invalid)?;
     let recorded_prompts = log.events.iter().find_map(|e| match &e.body {
         EventBody::RunStarted { config, .. } => config.get("prompts")?.as_str().map(str::to_string),
         _ => None,

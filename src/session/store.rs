@@ -33,6 +33,32 @@ pub struct Meta {
     pub source: Option<String>,
 }
 
+impl Meta {
+    /// Whether this session can be resumed as a `kind` session on the dataset with `digest`;
+    /// the reason, in words, when not (`what` names the kind: "an evaluation").
+    pub fn check_resumable(&self, kind: &str, what: &str, digest: &str) -> Result<(), String> {
+        if self.kind != kind {
+            return Err(format!(
+                "session {} is a `{}` session, not {what}",
+                self.id, self.kind
+            ));
+        }
+        if self.dataset.digest != digest {
+            return Err(format!(
+                "session {} was run on a different dataset ({}, digest {}…); the dataset given has digest {}…",
+                self.id,
+                self.dataset.origin,
+                self.dataset
+                    .digest
+                    .get(..12)
+                    .unwrap_or(&self.dataset.digest),
+                digest.get(..12).unwrap_or(digest)
+            ));
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetRef {
     pub origin: String,

@@ -193,7 +193,7 @@ pub fn events(session: &Path) -> Vec<Value> {
 }
 
 /// The report of `classlab run --json` stdout: `{"sessions": [report]}` (the shape of
-/// `report --json`), or a bare report as older builds printed it.
+/// `report --json`).
 pub fn run_report(stdout: &[u8]) -> Value {
     let printed: Value = serde_json::from_slice(stdout).unwrap_or_else(|e| {
         panic!(
@@ -201,11 +201,11 @@ pub fn run_report(stdout: &[u8]) -> Value {
             String::from_utf8_lossy(stdout)
         )
     });
-    match printed.get("sessions") {
-        Some(Value::Array(all)) => {
-            assert_eq!(all.len(), 1, "one session reported: {printed}");
-            all[0].clone()
-        }
-        _ => printed,
-    }
+    let all = printed["sessions"].as_array();
+    assert_eq!(
+        all.map_or(0, Vec::len),
+        1,
+        "one session reported: {printed}"
+    );
+    printed["sessions"][0].clone()
 }
