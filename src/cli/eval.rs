@@ -319,7 +319,12 @@ pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
     );
 }
 
-pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
+/// Sessions given by id or path, folded; their log problems and unfinished runs are warned
+/// about (the count of problems is returned for the exit code).
+pub(crate) fn load_folded(
+    ctx: &Context,
+    sessions: &[String],
+) -> anyhow::Result<(Vec<(SessionLog, EvalState)>, usize)> {
     let root = sessions_root(ctx.sessions.as_deref());
     let mut logs = Vec::new();
     let mut problems = 0;
@@ -333,7 +338,7 @@ pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<
         let state = EvalState::from_events(&log.events);
         if !state.finished {
             eprintln!(
-                "classlab: warning: {}: not finished ({} of {} tasks done)",
+                "classlab: warning: {}: not finished ({} of {} tasks done); the figures cover the tasks done",
                 log.meta.id,
                 state.progress().0,
                 state.progress().1
@@ -341,6 +346,11 @@ pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<
         }
         logs.push((log, state));
     }
+    Ok((logs, problems))
+}
+
+pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
+    let (logs, problems) = load_folded(ctx, sessions)?;
     match ctx.output {
         Output::Json => {
             let list: Vec<Value> = logs

@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use super::eval::{print_human as print_functional, resolve_session, sandbox_and_cancel};
+use super::eval::{
+    load_folded, print_human as print_functional, resolve_session, sandbox_and_cancel,
+};
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::dataset;
@@ -289,25 +291,7 @@ fn progress_line(body: &EventBody, state: &EvalState) {
 }
 
 pub(crate) fn report_cmd(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
-    let root = sessions_root(ctx.sessions.as_deref());
-    let mut loaded = Vec::new();
-    let mut problems = 0;
-    for s in sessions {
-        let dir = resolve_session(&root, s)?;
-        let log = SessionLog::open(&dir)?;
-        for p in &log.problems {
-            eprintln!("classlab: warning: {p}");
-            problems += 1;
-        }
-        let state = EvalState::from_events(&log.events);
-        if !state.finished {
-            eprintln!(
-                "classlab: warning: session {} has not finished: the figures cover the tasks done",
-                log.meta.id
-            );
-        }
-        loaded.push((log, state));
-    }
+    let (loaded, problems) = load_folded(ctx, sessions)?;
     let reports: Vec<RunReport> = loaded.iter().map(|(l, s)| report(&l.meta, s)).collect();
     match ctx.output {
         Output::Json => print_json(&json!({ "sessions": reports }))?,
