@@ -210,8 +210,13 @@ impl TaskEdits {
             for field in METHOD_FIELDS {
                 let path = format!("methods.{name}.{field}");
                 let now = edits.get(field).map(str::to_string);
+                let was = original_value(original, &path);
+                // Blank public tests remove them: no edit when there were none.
+                let blank_for_none = field == "public_tests"
+                    && was.is_none()
+                    && now.as_deref().is_some_and(|v| v.trim().is_empty());
                 if now.is_some()
-                    && now == original_value(original, &path)
+                    && (now == was || blank_for_none)
                     && let Some(slot) = edits.slot(field)
                 {
                     *slot = None;

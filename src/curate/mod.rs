@@ -10,6 +10,7 @@ pub mod export;
 pub mod gates;
 pub mod review;
 pub mod store;
+pub mod targets;
 
 pub use edits::TaskEdits;
 pub use review::{Effect, Gate, Gates, Refusal, ReviewAction, Stamp, Status, TaskReview};

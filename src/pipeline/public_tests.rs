@@ -9,7 +9,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::analysis::parse::parse_module;
+use crate::analysis::parse::{Class, parse_module};
 use crate::analysis::test_classes;
 use crate::model::Task;
 
@@ -120,6 +120,15 @@ fn from_dataset(code: &str) -> Option<PublicTests> {
 /// The method's private test class cut to its first `k` test methods (setUp, tearDown and
 /// helpers kept), with the test module's imports other than `unittest` in front.
 fn from_private(task: &Task, method: &str, k: usize) -> Option<PublicTests> {
+    if k == 0 {
+        return None;
+    }
+    private_selection(task, method, &|i, _| i < k).ok()
+}
+
+/// The method's private test class and the source it was found in: its own `test_code`,
+/// else the class of that name in the whole test module.
+fn private_class(task: &Task, method: &str) -> Option<(String, Class)> {
     let m = task.method(method)?;
     // Without its own source, the class is looked up by name in the whole test module.
     let source = match (&m.test_class, m.test_code.trim().is_empty()) {
@@ -134,21 +143,68 @@ fn from_private(task: &Task, method: &str, k: usize) -> Option<PublicTests> {
             .classes
             .iter()
             .find(|c| !c.qualified_name.contains('.')),
-    }?;
+    }?
+    .clone();
+    Some((source.clone(), class))
+}
+
+/// The test methods (`test…`) of `method`'s private test class, in source order; `None`
+/// when the method has no test class.
+pub fn private_test_names(task: &Task, method: &str) -> Option<Vec<String>> {
+    let (_, class) = private_class(task, method)?;
+    Some(
+        class
+            .methods
+            .iter()
+            .filter(|d| d.name.starts_with("test"))
+            .map(|d| d.name.clone())
+            .collect(),
+    )
+}
+
+/// The method's private test class with only the test methods `keep` accepts (by their
+/// index among the test methods, and name), setUp, tearDown and helpers kept, with the test
+/// module's imports other than `unittest` in front. Errors say why there is nothing to keep.
+pub fn private_selection(
+    task: &Task,
+    method: &str,
+    keep: &dyn Fn(usize, &str) -> bool,
+) -> Result<PublicTests, String> {
+    if task.method(method).is_none() {
+        return Err(format!("no method named {method}"));
+    }
+    let (source, class) =
+        private_class(task, method).ok_or_else(|| format!("{method} has no private test class"))?;
     let tests: Vec<_> = class
         .methods
         .iter()
         .filter(|d| d.name.starts_with("test"))
         .collect();
-    if tests.is_empty() || k == 0 {
-        return None;
+    if tests.is_empty() {
+        return Err(format!(
+            "the test class {} of {method} has no test methods",
+            class.name
+        ));
     }
+    let kept: Vec<_> = tests
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| keep(*i, &t.name))
+        .map(|(_, t)| *t)
+        .collect();
+    if kept.is_empty() {
+        return Err(format!("no test of {method} chosen"));
+    }
+    let source = source.as_str();
     let start = line_start(source, class.start_byte);
     let end = class.end_byte.min(source.len());
     let mut text = String::new();
     let mut at = start;
     // Cut each dropped test from its line start to the next kept line.
-    for dropped in tests.iter().skip(k) {
+    for dropped in tests
+        .iter()
+        .filter(|t| !kept.iter().any(|k| std::ptr::eq(*k, **t)))
+    {
         let from = line_start(source, dropped.start_byte);
         let to = next_content_line(source, dropped.end_byte).min(end);
         if from < at || to > end {
@@ -169,14 +225,20 @@ fn from_private(task: &Task, method: &str, k: usize) -> Option<PublicTests> {
     } else {
         format!("{}\n\n\n{text}", imports.join("\n"))
     };
-    Some(PublicTests {
+    Ok(PublicTests {
         code,
         class_name: class.name.clone(),
-        test_names: tests.iter().take(k).map(|t| t.name.clone()).collect(),
+        test_names: kept.iter().map(|t| t.name.clone()).collect(),
         source: "split",
         seen_private: true,
         notes: Vec::new(),
     })
+}
+
+/// The docstring's `>>>` examples of `method` as a TestCase (`None` when it has none that
+/// make a test): what [`PublicTestsMode::Doctest`] uses.
+pub fn doctest_public_tests(task: &Task, method: &str) -> Option<PublicTests> {
+    from_doctests(task, method)
 }
 
 fn line_start(src: &str, at: usize) -> usize {
