@@ -393,3 +393,91 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
     assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
     assert_eq!(store::load(&store_path(dir.path())).unwrap(), on_disk);
 }
+
+/// A store where Sample_5's reference failed validation (with counts, coverage and findings)
+/// and Sample_1 passed; Sample_2 passed before an edit made its record stale.
+fn store_with_validations(dir: &Path) {
+    use classlab::curate::{ReviewAction, TaskEdits, TestCount, ValidationRecord};
+    let sample = classlab::dataset::sample();
+    let task = |id: &str| sample.tasks.iter().find(|t| t.id == id).unwrap();
+    let mut locked = store::lock(&store_path(dir)).unwrap();
+    let s5 = task("Sample_5");
+    let failed = ValidationRecord {
+        when: "2026-11-21T12:00:00Z".into(),
+        passed: false,
+        summary: Some("private 11/12, public 4/4 passed in both runs; runs agree (I2)".into()),
+        private: Some(TestCount {
+            passed: 11,
+            total: 12,
+        }),
+        public: Some(TestCount {
+            passed: 4,
+            total: 4,
+        }),
+        class_coverage: Some(91.7),
+        method_coverage: s5
+            .methods
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.name.clone(), (i > 0).then_some(100.0 - i as f64)))
+            .collect(),
+        findings: vec!["I2".into(), format!("T9:{}", s5.methods[1].name)],
+        ..ValidationRecord::default()
+    };
+    classlab::curate::record_validated(&mut locked.store, s5, failed);
+    let passed = ValidationRecord {
+        passed: true,
+        private: Some(TestCount {
+            passed: 6,
+            total: 6,
+        }),
+        public: Some(TestCount {
+            passed: 3,
+            total: 3,
+        }),
+        class_coverage: Some(100.0),
+        ..ValidationRecord::default()
+    };
+    for id in ["Sample_1", "Sample_2"] {
+        classlab::curate::record_validated(&mut locked.store, task(id), passed.clone());
+    }
+    let s2 = task("Sample_2");
+    let mut edits = TaskEdits::default();
+    edits
+        .set(s2, "skeleton", format!("{}\n# edited\n", s2.skeleton))
+        .unwrap();
+    let stamp = classlab::curate::Stamp {
+        who: "ada".into(),
+        when: "2026-11-21T12:00:00Z".into(),
+    };
+    classlab::curate::act(&mut locked.store, s2, ReviewAction::Edit { edits }, &stamp).unwrap();
+    locked.save().unwrap();
+}
+
+#[test]
+fn validation_results_and_coverage_beside_the_task() {
+    snap("validation", |size, dir| {
+        store_with_validations(dir);
+        let mut app = queue_app(size, dir);
+        select(&mut app, "Sample_5");
+        drive(&mut app, [Action::NextMethod]);
+        app
+    });
+    let dir = tempfile::tempdir().unwrap();
+    store_with_validations(dir.path());
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    let methods: Vec<String> = app.review_methods().iter().map(|m| m.to_string()).collect();
+    assert_eq!(app.review_method(), Some(methods[0].as_str()));
+    drive(&mut app, [Action::PrevMethod]);
+    assert_eq!(app.review_method(), methods.last().map(String::as_str));
+    drive(&mut app, [Action::NextMethod, Action::NextMethod]);
+    assert_eq!(app.review_method(), Some(methods[1].as_str()));
+    // Another task starts at its first method again.
+    drive(&mut app, [Action::Up]);
+    assert_eq!(app.review.method, 0);
+    let marks = screen(&app);
+    for want in ["✗", "✓", "~"] {
+        assert!(marks.contains(want), "{want}:\n{marks}");
+    }
+}

@@ -266,6 +266,21 @@ fn planted_defects_are_found() {
     assert_eq!(passed("Calc_1"), false);
     let why = recorded["tasks"]["Calc_1"]["validation"]["summary"].to_string();
     assert!(why.contains("private 2/3") && why.contains("(I2)"), "{why}");
+    // With what the review queue shows: counts, coverage, the findings' keys.
+    let calc = &recorded["tasks"]["Calc_1"]["validation"];
+    assert_eq!(
+        calc["private"],
+        json!({"passed": 2, "total": 3}),
+        "{calc:#}"
+    );
+    assert!(
+        calc["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|k| k == "I2:double")),
+        "{calc:#}"
+    );
+    let bag = &recorded["tasks"]["Bag_1"]["validation"];
+    assert!(bag["findings"].to_string().contains("T11"), "{bag:#}");
 }
 
 /// An interpreter without coverage.py (Debian's python3 here, when present).

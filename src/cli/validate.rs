@@ -5,7 +5,7 @@
 //! outcomes are recorded for the approval gate.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -15,10 +15,9 @@ use serde_json::json;
 use super::eval::sandbox_and_cancel;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
-use crate::curate::{edited_task, record_validation, store};
+use crate::curate::{edited_task, record_validations, store};
 use crate::model::Task;
 use crate::pipeline::validate::{self, Summary, TaskValidation, ValidateOptions};
-use crate::session::store::now_rfc3339;
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
@@ -100,7 +99,7 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
     let summary = validate::summarize(&results, methods, t0.elapsed().as_secs_f64());
     let cancelled = cancel.load(Ordering::SeqCst);
     if let Some(path) = &store_path {
-        let stale = record(path, &originals, &edited, &results)?;
+        let stale = record_validations(path, &originals, &edited, &results)?;
         for id in stale {
             eprintln!("classlab: warning: {id} was edited while it was validated: not recorded");
         }
@@ -129,55 +128,6 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         }
     }
     Ok(Outcome { problems })
-}
-
-/// Record each outcome in the store, under its lock; the ids of tasks edited meanwhile (not
-/// recorded: the record would vouch for text that was not run).
-fn record(
-    path: &Path,
-    originals: &[&Task],
-    validated: &[Task],
-    results: &[TaskValidation],
-) -> anyhow::Result<Vec<String>> {
-    let mut locked = store::lock(path)?;
-    let when = now_rfc3339();
-    let mut stale = Vec::new();
-    for v in results {
-        let Some(i) = originals.iter().position(|t| t.id == v.task_id) else {
-            continue;
-        };
-        let (original, ran) = (originals[i], &validated[i]);
-        if edited_task(&locked.store, original) != *ran {
-            stale.push(v.task_id.clone());
-            continue;
-        }
-        let passed = v.passes_twice();
-        let why = (!passed).then(|| failure_line(v));
-        record_validation(&mut locked.store, original, passed, why, when.clone());
-    }
-    locked.save()?;
-    Ok(stale)
-}
-
-/// Why a task did not pass, in a line: the counts and the codes of what broke it.
-fn failure_line(v: &TaskValidation) -> String {
-    let codes: BTreeSet<&str> = v
-        .findings
-        .iter()
-        .filter(|f| matches!(f.code, "T11" | "I2"))
-        .map(|f| f.code)
-        .collect();
-    let codes: Vec<&str> = codes.into_iter().collect();
-    format!(
-        "{} passed in both runs; runs {}{}",
-        counts(v).replace(" public", ", public"),
-        if v.runs_agree { "agree" } else { "differ" },
-        if codes.is_empty() {
-            String::new()
-        } else {
-            format!(" ({})", codes.join(", "))
-        }
-    )
 }
 
 fn pct(p: Option<f64>) -> String {

@@ -110,6 +110,7 @@ mod tests {
                 task_digest: task_digest(task),
                 passed,
                 summary: (!passed).then(|| "test_x failed".into()),
+                ..ValidationRecord::default()
             }),
             ..TaskRecord::default()
         }

@@ -14,9 +14,12 @@ pub mod targets;
 
 pub use edits::TaskEdits;
 pub use review::{Effect, Gate, Gates, Refusal, ReviewAction, Stamp, Status, TaskReview};
-pub use store::{CurationStore, TaskRecord, ValidationRecord};
+pub use store::{CurationStore, TaskRecord, TestCount, ValidationRecord};
+
+use std::path::Path;
 
 use crate::model::Task;
+use crate::pipeline::validate::TaskValidation;
 
 /// A stamp for now, by the OS user.
 pub fn stamp_now() -> Stamp {
@@ -39,9 +42,9 @@ pub fn task_gates(store: &CurationStore, original: &Task) -> Gates {
     gates::gates(&edited_task(store, original), store.tasks.get(&original.id))
 }
 
-/// Keep a validation outcome for `original` as it now stands (with its edits): what
-/// `classlab validate` calls, under the store's lock, so the validation gate can pass. An
-/// edit later makes the record stale (it names the digest of the task it validated).
+/// Keep a validation outcome for `original` as it now stands (with its edits), so the
+/// validation gate can pass. An edit later makes the record stale (it names the digest of the
+/// task it validated).
 pub fn record_validation(
     store: &mut CurationStore,
     original: &Task,
@@ -49,14 +52,110 @@ pub fn record_validation(
     summary: Option<String>,
     when: String,
 ) {
-    let task_digest = gates::task_digest(&edited_task(store, original));
-    let record = store.tasks.entry(original.id.clone()).or_default();
-    record.validation = Some(ValidationRecord {
+    let record = ValidationRecord {
         when,
-        task_digest,
         passed,
         summary,
+        ..ValidationRecord::default()
+    };
+    record_validated(store, original, record);
+}
+
+/// Keep `record` (its digest set to the task's as it now stands) as `original`'s validation.
+pub fn record_validated(store: &mut CurationStore, original: &Task, record: ValidationRecord) {
+    let task_digest = gates::task_digest(&edited_task(store, original));
+    let entry = store.tasks.entry(original.id.clone()).or_default();
+    entry.validation = Some(ValidationRecord {
+        task_digest,
+        ..record
     });
+}
+
+/// What the store keeps of a validation (its digest is set when recorded): pass or fail and
+/// why, the reference's counts, coverage, the findings' keys.
+pub fn validation_record(v: &TaskValidation, when: String) -> ValidationRecord {
+    let r = &v.reference;
+    let count = |c: crate::pipeline::validate::Count| TestCount {
+        passed: c.passed,
+        total: c.total,
+    };
+    let passed = v.passes_twice();
+    let mut findings: Vec<String> = v
+        .findings
+        .iter()
+        .map(|f| match &f.method {
+            Some(m) => format!("{}:{m}", f.code),
+            None => f.code.to_string(),
+        })
+        .collect();
+    findings.sort();
+    findings.dedup();
+    ValidationRecord {
+        when,
+        task_digest: String::new(),
+        passed,
+        summary: (!passed).then(|| failure_line(v)),
+        private: Some(count(r.private)),
+        public: Some(count(r.public)),
+        class_coverage: v.coverage.class,
+        method_coverage: v.coverage.methods.clone(),
+        findings,
+        notes: v.notes.clone(),
+    }
+}
+
+/// Why a task did not pass, in a line: the counts and the codes of what broke it.
+fn failure_line(v: &TaskValidation) -> String {
+    let codes: std::collections::BTreeSet<&str> = v
+        .findings
+        .iter()
+        .filter(|f| matches!(f.code, "T11" | "I2"))
+        .map(|f| f.code)
+        .collect();
+    let codes: Vec<&str> = codes.into_iter().collect();
+    let r = &v.reference;
+    format!(
+        "private {}/{}, public {}/{} passed in both runs; runs {}{}",
+        r.private.passed,
+        r.private.total,
+        r.public.passed,
+        r.public.total,
+        if v.runs_agree { "agree" } else { "differ" },
+        if codes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", codes.join(", "))
+        }
+    )
+}
+
+/// Record validation outcomes in the store at `path`, under its lock (what `classlab validate`
+/// and the review queue do). `originals[i]` is the dataset's task, `validated[i]` the text that
+/// ran; a task edited meanwhile is not recorded (the record would vouch for text that did not
+/// run): its id is returned.
+pub fn record_validations(
+    path: &Path,
+    originals: &[&Task],
+    validated: &[Task],
+    results: &[TaskValidation],
+) -> Result<Vec<String>, store::StoreError> {
+    let mut locked = store::lock(path)?;
+    let when = crate::session::store::now_rfc3339();
+    let mut stale = Vec::new();
+    for v in results {
+        let Some(i) = originals.iter().position(|t| t.id == v.task_id) else {
+            continue;
+        };
+        let (original, ran) = (originals[i], &validated[i]);
+        if edited_task(&locked.store, original) != *ran {
+            stale.push(v.task_id.clone());
+            continue;
+        }
+        let record = validation_record(v, when.clone());
+        record_validated(&mut locked.store, original, record);
+    }
+    locked.save()?;
+    Ok(stale)
 }
 
 /// Take `action` on `original`'s review in `store` (in memory): compute the gates, run the
@@ -150,6 +249,70 @@ mod tests {
         record_validation(&mut store, task, false, Some(why.clone()), "later".into());
         let failed = Validation::Failed(why);
         assert_eq!(task_gates(&store, task).validation, failed);
+    }
+
+    #[test]
+    fn a_validation_keeps_counts_coverage_and_finding_keys() {
+        use crate::pipeline::validate::{Count, CoverageOut, Finding, Reference, Severity};
+        let sample = dataset::sample();
+        let task = &sample.tasks[0];
+        let finding = |code: &'static str, method: Option<&str>| Finding {
+            task_id: task.id.clone(),
+            code,
+            severity: Severity::Warning,
+            method: method.map(String::from),
+            part: "tests",
+            line: None,
+            message: String::new(),
+            fix: None,
+        };
+        let v = TaskValidation {
+            task_id: task.id.clone(),
+            reference: Reference {
+                private: Count {
+                    passed: 3,
+                    total: 4,
+                },
+                public: Count {
+                    passed: 2,
+                    total: 2,
+                },
+            },
+            runs_agree: true,
+            findings: vec![
+                finding("T9", Some("pop")),
+                finding("I2", None),
+                finding("T9", Some("pop")),
+            ],
+            coverage: CoverageOut {
+                class: Some(87.5),
+                methods: [("pop".to_string(), Some(100.0))].into(),
+                private_methods: Default::default(),
+            },
+            no_public_tests: Vec::new(),
+            notes: vec!["tracing unavailable".into()],
+            suite_time_s: 0.0,
+        };
+        let record = validation_record(&v, "now".into());
+        assert!(!record.passed);
+        assert_eq!(
+            record.summary.as_deref(),
+            Some("private 3/4, public 2/2 passed in both runs; runs agree (I2)")
+        );
+        assert_eq!(
+            record.private,
+            Some(TestCount {
+                passed: 3,
+                total: 4
+            })
+        );
+        assert_eq!(record.findings, ["I2", "T9:pop"]);
+        assert_eq!(record.class_coverage, Some(87.5));
+        let mut store = CurationStore::default();
+        record_validated(&mut store, task, record.clone());
+        let kept = store.tasks[&task.id].validation.clone().unwrap();
+        assert_eq!(kept.task_digest, gates::task_digest(task));
+        assert_eq!(kept.method_coverage, record.method_coverage);
     }
 
     #[test]

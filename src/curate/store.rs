@@ -68,8 +68,9 @@ pub struct TaskRecord {
     pub validation: Option<ValidationRecord>,
 }
 
-/// The outcome of validating a task: the reference against all its tests, twice.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The outcome of validating a task: the reference against all its tests, twice. Everything
+/// after `summary` came later: a store written before reads with it empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ValidationRecord {
     /// RFC 3339.
     pub when: String,
@@ -79,6 +80,33 @@ pub struct ValidationRecord {
     /// What failed, in a line, when it did not pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// The reference's private tests passed in both runs, of all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<TestCount>,
+    /// The reference's public tests (of every method) passed in both runs, of all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public: Option<TestCount>,
+    /// Line coverage of the class by the private tests, in percent (`None`: not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class_coverage: Option<f64>,
+    /// Each target method's line coverage by its own public tests, in percent (`None`: not
+    /// measured, or no public tests).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub method_coverage: BTreeMap<String, Option<f64>>,
+    /// Keys (`CODE` or `CODE:method`) of the findings validation made (T5, T8, T9, T11, I2),
+    /// each once, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<String>,
+    /// What could not be measured, and why (e.g. coverage.py not importable).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Tests passed, of all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCount {
+    pub passed: usize,
+    pub total: usize,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -3,12 +3,14 @@
 //! `curate::act`) on the in-memory store, and are persisted by an [`Effect::SaveReview`] that
 //! `jobs` carries out under the store's lock.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::action::Action;
 use super::app::{App, Effect, Level, Screen, scrolled};
 use crate::analysis::lint::{Finding, Part, Severity};
-use crate::curate::{self, CurationStore, ReviewAction, Status};
+use crate::curate::review::Validation;
+use crate::curate::{self, CurationStore, ReviewAction, Status, ValidationRecord};
 
 /// What the load job reads: the store and every dataset task's findings (same order).
 #[derive(Debug, Clone, Default)]
@@ -71,6 +73,13 @@ pub struct ReviewUi {
     pub relint: bool,
     /// Show the edited part as a diff against the dataset's text.
     pub diff: bool,
+    /// The selected target method (index into the task's methods): its coverage is shown.
+    pub method: usize,
+    /// Ids of the tasks being validated in the background.
+    pub validating: BTreeSet<String>,
+    /// What validation says about each dataset task as it now stands (refreshed with the
+    /// queue).
+    pub validation: Vec<Validation>,
 }
 
 pub const PARTS: [Part; 3] = [Part::Skeleton, Part::Solution, Part::Tests];
@@ -95,6 +104,14 @@ impl ReviewUi {
             .as_ref()
             .and_then(|d| d.findings.get(idx))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// The last validation recorded for a task (it may be stale: see [`Self::validation`]).
+    pub fn validation_record(&self, task_id: &str) -> Option<&ValidationRecord> {
+        self.data
+            .as_ref()
+            .and_then(|d| d.store.tasks.get(task_id))
+            .and_then(|r| r.validation.as_ref())
     }
 
     pub fn status_of(&self, task_id: &str) -> Status {
@@ -168,7 +185,26 @@ impl App {
         super::views::review_view::page(self.chrome().body)
     }
 
+    /// What validation says about every task as it now stands in the store.
+    fn refresh_validation(&mut self) {
+        let Some(data) = &self.review.data else {
+            self.review.validation.clear();
+            return;
+        };
+        self.review.validation = self
+            .data
+            .dataset
+            .tasks
+            .iter()
+            .map(|t| {
+                let record = data.store.tasks.get(&t.id);
+                curate::gates::validation(&curate::edited_task(&data.store, t), record)
+            })
+            .collect();
+    }
+
     pub(super) fn refilter_review(&mut self) {
+        self.refresh_validation();
         let keep = self.review.selected_task();
         let r = &self.review;
         let visible: Vec<usize> = self
@@ -194,6 +230,40 @@ impl App {
             .unwrap_or(0);
         self.review.visible = visible;
         self.clamp_review();
+        if self.review.selected_task() != keep {
+            self.review.method = 0;
+        }
+    }
+
+    /// The selected task's target methods.
+    pub fn review_methods(&self) -> Vec<&str> {
+        self.review
+            .selected_task()
+            .and_then(|i| self.data.dataset.tasks.get(i))
+            .map(|t| t.method_names())
+            .unwrap_or_default()
+    }
+
+    /// The selected method's name, if the task has methods.
+    pub fn review_method(&self) -> Option<&str> {
+        let methods = self.review_methods();
+        methods
+            .get(self.review.method.min(methods.len().saturating_sub(1)))
+            .copied()
+    }
+
+    fn step_method(&mut self, forward: bool) {
+        let n = self.review_methods().len();
+        if n == 0 {
+            self.set_status(Level::Info, "the task has no target methods");
+            return;
+        }
+        let m = self.review.method.min(n - 1);
+        self.review.method = if forward {
+            (m + 1) % n
+        } else {
+            (m + n - 1) % n
+        };
     }
 
     pub(super) fn clamp_review(&mut self) {
@@ -226,6 +296,8 @@ impl App {
             Action::Back | Action::Close => self.screen = Screen::List,
             Action::NextTab => self.review.part = (self.review.part + 1) % 3,
             Action::PrevTab => self.review.part = (self.review.part + 2) % 3,
+            Action::NextMethod => self.step_method(true),
+            Action::PrevMethod => self.step_method(false),
             Action::CycleStatusFilter => {
                 self.review.status_filter = next_status(self.review.status_filter);
                 self.refilter_review();
@@ -267,8 +339,12 @@ impl App {
             other => {
                 let page = self.review_page();
                 let max = self.review.visible.len().saturating_sub(1);
+                let before = self.review.selected;
                 self.review.selected = scrolled(self.review.selected, &other, page, max);
                 self.clamp_review();
+                if self.review.selected != before {
+                    self.review.method = 0;
+                }
             }
         }
         Vec::new()

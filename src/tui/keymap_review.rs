@@ -26,6 +26,18 @@ pub(super) fn add_defaults(add: &mut Add) {
     );
     add(
         C::Review,
+        &[ch(']')],
+        A::NextMethod,
+        Some("next method (its coverage, docstring, tests)"),
+    );
+    add(
+        C::Review,
+        &[ch('[')],
+        A::PrevMethod,
+        Some("previous method"),
+    );
+    add(
+        C::Review,
         &[ch('a')],
         A::ReviewApprove,
         Some("approve (refused while a gate fails)"),

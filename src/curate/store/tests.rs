@@ -143,3 +143,49 @@ fn the_user_has_a_name() {
     assert!(!current_user().trim().is_empty());
     assert!(passwd_name().is_none_or(|n| !n.is_empty()));
 }
+
+#[test]
+fn a_validation_recorded_before_counts_and_coverage_were_kept_still_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.curation.json");
+    let old = r#"{"format": "classlab-curation", "schema": 1, "tasks": {"T1": {
+        "status": "unreviewed", "history": [],
+        "validation": {"when": "2026-11-20T09:00:00Z", "task_digest": "abc", "passed": false,
+                       "summary": "private 3/4 passed in both runs"}}}}"#;
+    fs::write(&path, old).unwrap();
+    let v = load(&path).unwrap().tasks["T1"].validation.clone().unwrap();
+    assert_eq!(
+        v,
+        ValidationRecord {
+            when: "2026-11-20T09:00:00Z".into(),
+            task_digest: "abc".into(),
+            passed: false,
+            summary: Some("private 3/4 passed in both runs".into()),
+            ..ValidationRecord::default()
+        }
+    );
+    // A full record reads back as written; the new fields stay out of the file when empty.
+    let full = ValidationRecord {
+        private: Some(TestCount {
+            passed: 4,
+            total: 4,
+        }),
+        public: Some(TestCount {
+            passed: 2,
+            total: 3,
+        }),
+        class_coverage: Some(93.5),
+        method_coverage: [("pop".to_string(), Some(100.0)), ("push".into(), None)].into(),
+        findings: vec!["I2".into(), "T9:pop".into()],
+        notes: vec!["coverage.py is not importable".into()],
+        ..v.clone()
+    };
+    let json = serde_json::to_string(&full).unwrap();
+    assert_eq!(
+        serde_json::from_str::<ValidationRecord>(&json).unwrap(),
+        full
+    );
+    let short = serde_json::to_value(&v).unwrap();
+    let keys: Vec<&String> = short.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["when", "task_digest", "passed", "summary"]);
+}

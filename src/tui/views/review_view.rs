@@ -11,6 +11,7 @@ use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table, Widget};
 use super::{fit_lines, pane, render_selectable, truncate};
 use crate::analysis::lint::Severity;
 use crate::curate::Status;
+use crate::curate::review::Validation;
 use crate::tui::app::App;
 use crate::tui::app_review::{Ask, PARTS, counts};
 
@@ -82,15 +83,17 @@ fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
         app,
         truncate(&title, usize::from(area.width).saturating_sub(2)),
     );
-    let header = Row::new(["task", "status", "E", "W", "I"]).style(app.theme().header());
+    let header = Row::new(["task", "status", "V", "E", "W", "I"]).style(app.theme().header());
     let rows = r.visible.iter().map(|&i| {
         let id = app.data.dataset.tasks.get(i).map_or("", |t| t.id.as_str());
         let status = r.status_of(id);
         let [e, w, n] = counts(r.findings(i));
         let num = |n: usize| Cell::from(Line::from(n.to_string()).right_aligned());
+        let (mark, style) = validation_mark(app, i, id);
         Row::new([
             Cell::from(id.to_string()),
             Cell::from(Span::styled(status.as_str(), status_style(app, status))),
+            Cell::from(Span::styled(mark, style)),
             num(e),
             num(w),
             num(n),
@@ -101,6 +104,7 @@ fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
         [
             Constraint::Min(8),
             Constraint::Length(10),
+            Constraint::Length(1),
             Constraint::Length(2),
             Constraint::Length(2),
             Constraint::Length(2),
@@ -109,6 +113,80 @@ fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
     .header(header)
     .block(block);
     render_selectable(app, table, r.offset, r.selected, area, buf);
+}
+
+/// The queue's validation column: validating, passed, failed, stale (edited since), never.
+fn validation_mark(app: &App, idx: usize, id: &str) -> (&'static str, Style) {
+    let theme = app.theme();
+    if app.review.validating.contains(id) {
+        return ("…", theme.warn());
+    }
+    match app.review.validation.get(idx) {
+        Some(Validation::Passed) => ("✓", theme.ok()),
+        Some(Validation::Failed(_)) => ("✗", theme.error()),
+        Some(Validation::Stale) => ("~", theme.warn()),
+        _ => ("·", theme.muted()),
+    }
+}
+
+fn pct(p: Option<f64>) -> String {
+    p.map_or("-".into(), |p| format!("{p:.1}%"))
+}
+
+/// The validation of task `idx`: its state with the reference's counts and the findings
+/// validation made (why it failed is the gate's line), then the coverage of the class and of
+/// the selected method.
+fn validation_lines(app: &App, idx: usize, id: &str) -> Vec<Line<'static>> {
+    let theme = app.theme();
+    let r = &app.review;
+    let record = r.validation_record(id);
+    let (state, style) = if r.validating.contains(id) {
+        ("running in the background…", theme.warn())
+    } else {
+        match r.validation.get(idx) {
+            Some(Validation::Passed) => ("passed", theme.ok()),
+            Some(Validation::Failed(_)) => ("failed", theme.error()),
+            Some(Validation::Stale) => ("stale, edited since (v: validate)", theme.warn()),
+            _ => ("not run yet (v: validate)", theme.muted()),
+        }
+    };
+    let mut facts = Vec::new();
+    if let Some(v) = record {
+        if let Some(c) = v.private {
+            facts.push(format!("private {}/{}", c.passed, c.total));
+        }
+        if let Some(c) = v.public {
+            facts.push(format!("public {}/{}", c.passed, c.total));
+        }
+        if !v.findings.is_empty() {
+            facts.push(format!("found {}", v.findings.join(" ")));
+        }
+    }
+    let mut first = vec![
+        Span::styled("validation ", theme.muted()),
+        Span::styled(state.to_string(), style),
+    ];
+    if !facts.is_empty() {
+        let last = if matches!(r.validation.get(idx), Some(Validation::Stale)) {
+            " · last run "
+        } else {
+            " · "
+        };
+        first.push(Span::styled(
+            format!("{last}{}", facts.join(" · ")),
+            theme.muted(),
+        ));
+    }
+    let mut lines = vec![Line::from(first)];
+    if let Some(v) = record.filter(|v| v.private.is_some()) {
+        let mut cov = format!("coverage: class {}", pct(v.class_coverage));
+        if let Some(m) = app.review_method() {
+            let c = v.method_coverage.get(m).copied().flatten();
+            cov.push_str(&format!(" · {m} {} by its public tests", pct(c)));
+        }
+        lines.push(Line::styled(cov, theme.muted()));
+    }
+    lines
 }
 
 fn severity_letter(s: Severity) -> &'static str {
@@ -166,6 +244,7 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
         ));
     }
     lines.push(Line::from(head));
+    lines.extend(validation_lines(app, idx, &task.id));
     if let Some(note) = review.notes.last() {
         lines.push(Line::styled(format!("note: {}", note.text), theme.muted()));
     }
