@@ -8,11 +8,13 @@
 mod tui_fixtures;
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use classlab::curate::{Gate, Status, store};
 use classlab::tui::action::{Action, Delivered};
 use classlab::tui::app::{App, Effect, Level, Screen};
 use classlab::tui::app_review::Bulk;
+use classlab::tui::jobs::{EvalSetup, Jobs};
 use classlab::tui::keymap::Context;
 use tui_fixtures::*;
 
@@ -353,6 +355,14 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
             .iter()
             .any(|e| matches!(e, Effect::LoadReview { .. }))
     );
+    // And validated again in the background.
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::ValidateTask { task_id, .. } if task_id == "Sample_5")),
+        "{effects:?}"
+    );
+    assert!(app.review.validating.contains_key("Sample_5"));
     let on_disk = store::load(&store_path(dir.path())).unwrap();
     let review = on_disk.review("Sample_5");
     assert!(
@@ -480,4 +490,110 @@ fn validation_results_and_coverage_beside_the_task() {
     for want in ["✗", "✓", "~"] {
         assert!(marks.contains(want), "{want}:\n{marks}");
     }
+}
+
+/// Carry out `effects` with the real jobs (threads, the sandbox) and wait for the answer of
+/// a background validation.
+fn validated_for_real(app: &App, jobs: &mut Jobs, effects: Vec<Effect>) -> Action {
+    for e in effects {
+        jobs.execute(e, &app.data.dataset);
+    }
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        match jobs.try_recv() {
+            Some(a @ Action::ReviewValidated { .. }) => return a,
+            Some(_) => {}
+            None => {
+                assert!(Instant::now() < deadline, "no validation answer");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+/// `v` runs the real sandbox (python3; coverage.py as `.ci/run` installs it) on a thread,
+/// records the outcome in the store and shows it.
+#[test]
+fn v_validates_the_task_in_the_background_and_records_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(dir.path());
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_1");
+    let effects = app.update(Action::ReviewValidate);
+    assert!(
+        matches!(effects.as_slice(), [Effect::ValidateTask { task_id, .. }] if task_id == "Sample_1"),
+        "{effects:?}"
+    );
+    let shown = screen(&app);
+    assert!(shown.contains("running in the background"), "{shown}");
+    assert!(shown.contains("Sample_1 unreviewed …"), "{shown}");
+    let mut jobs = Jobs::new(EvalSetup::new(dir.path().join("sessions"), None));
+    let answer = validated_for_real(&app, &mut jobs, effects);
+    let effects = drive(&mut app, [answer]);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::LoadReview { .. })),
+        "the store is read again: {effects:?}"
+    );
+    assert!(app.review.validating.is_empty());
+    let record = store::load(&path).unwrap().tasks["Sample_1"]
+        .validation
+        .clone()
+        .expect("recorded");
+    assert!(record.passed, "{record:?}");
+    let private = record.private.unwrap();
+    assert!(
+        private.total > 0 && private.passed == private.total,
+        "{record:?}"
+    );
+    assert!(record.class_coverage.is_some(), "coverage.py: {record:?}");
+    let status = app.status.clone().unwrap();
+    assert!(status.text.contains("validation passed"), "{}", status.text);
+    let shown = screen(&app);
+    assert!(shown.contains("validation passed"), "{shown}");
+    assert!(shown.contains("Sample_1 unreviewed ✓"), "{shown}");
+    assert!(shown.contains("coverage: class"), "{shown}");
+}
+
+/// Quitting stops a validation under way: the sandbox is killed, nothing is recorded, and an
+/// answer to an older request is ignored.
+#[test]
+fn quitting_stops_a_validation_and_old_answers_are_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_path(dir.path());
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_1");
+    let first = app.update(Action::ReviewValidate);
+    let second = app.update(Action::ReviewValidate);
+    let req = |e: &[Effect]| match e {
+        [Effect::ValidateTask { req, .. }] => *req,
+        other => panic!("{other:?}"),
+    };
+    let (old, new) = (req(&first), req(&second));
+    assert!(new > old);
+    let mut jobs = Jobs::new(EvalSetup::new(dir.path().join("sessions"), None));
+    for e in second {
+        jobs.execute(e, &app.data.dataset);
+    }
+    assert!(jobs.validating());
+    let t0 = Instant::now();
+    jobs.shutdown();
+    assert!(!jobs.validating());
+    assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+    let recorded = store::load(&path)
+        .map(|s| s.tasks.get("Sample_1").and_then(|r| r.validation.clone()))
+        .unwrap();
+    assert_eq!(recorded, None, "a stopped validation records nothing");
+    // The older request's answer changes nothing; the newer one's ends the wait.
+    let answer = |req| Action::ReviewValidated {
+        req,
+        task_id: "Sample_1".into(),
+        result: Err("stopped".into()),
+    };
+    assert!(drive(&mut app, [answer(old)]).is_empty());
+    assert!(app.review.validating.contains_key("Sample_1"));
+    drive(&mut app, [answer(new)]);
+    assert!(app.review.validating.is_empty());
+    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
 }

@@ -170,6 +170,8 @@ pub enum Action {
     /// Edit the selected part of the task in `$EDITOR`.
     ReviewEdit,
     ReviewDiff,
+    /// Validate the selected task in the sandbox, in the background.
+    ReviewValidate,
     /// The editor came back (the edited text, or why not).
     ReviewEdited {
         task_id: String,
@@ -233,6 +235,13 @@ pub enum Action {
     ReviewSaved {
         store: Option<Delivered<crate::curate::CurationStore>>,
         error: Option<String>,
+    },
+    /// A task's background validation ended (recorded in the store), or why it could not run;
+    /// `req` is the request this answers.
+    ReviewValidated {
+        req: u64,
+        task_id: String,
+        result: Result<super::review::validate::Validated, String>,
     },
 }
 
@@ -354,6 +363,11 @@ const NAMED: &[(&str, Action, &str)] = &[
     ),
     ("edit", Action::ReviewEdit, "edit the shown part in $EDITOR"),
     (
+        "validate",
+        Action::ReviewValidate,
+        "validate the task in the sandbox (in the background)",
+    ),
+    (
         "status-filter",
         Action::CycleStatusFilter,
         "filter by the next status",
@@ -383,6 +397,7 @@ impl Action {
                 | Action::RunDelta { .. }
                 | Action::ReviewLoaded { .. }
                 | Action::ReviewSaved { .. }
+                | Action::ReviewValidated { .. }
         )
     }
 

@@ -57,8 +57,6 @@ pub enum Effect {
         req: u64,
         path: PathBuf,
     },
-    /// Apply review decisions to the store under its lock and write it
-    /// (`Action::ReviewSaved`).
     /// Suspend the TUI and edit `text` (a field of a task) in `$EDITOR`
     /// (`Action::ReviewEdited`).
     EditPart {
@@ -66,6 +64,15 @@ pub enum Effect {
         field: String,
         text: String,
     },
+    /// Validate a task as edited in the store at `path` in the sandbox and record the outcome
+    /// there (`Action::ReviewValidated`); a newer request for the task stops this one.
+    ValidateTask {
+        req: u64,
+        task_id: String,
+        path: PathBuf,
+    },
+    /// Apply review decisions to the store under its lock and write it
+    /// (`Action::ReviewSaved`).
     SaveReview {
         path: PathBuf,
         ops: Vec<(String, crate::curate::ReviewAction)>,
@@ -402,7 +409,10 @@ impl App {
         self.dirty = true;
         if matches!(
             action,
-            Action::ReviewLoaded { .. } | Action::ReviewSaved { .. } | Action::ReviewEdited { .. }
+            Action::ReviewLoaded { .. }
+                | Action::ReviewSaved { .. }
+                | Action::ReviewEdited { .. }
+                | Action::ReviewValidated { .. }
         ) {
             return self.update_review_background(action);
         }

@@ -3,7 +3,7 @@
 //! `curate::act`) on the in-memory store, and are persisted by an [`Effect::SaveReview`] that
 //! `jobs` carries out under the store's lock.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::action::Action;
@@ -69,14 +69,16 @@ pub struct ReviewUi {
     pub confirm: Option<Bulk>,
     /// A save is under way.
     pub saving: bool,
-    /// The next save follows an edit: lint again once it is written.
-    pub relint: bool,
+    /// Tasks whose edit the next save writes: lint and validate them again once it is.
+    pub revalidate: Vec<String>,
     /// Show the edited part as a diff against the dataset's text.
     pub diff: bool,
     /// The selected target method (index into the task's methods): its coverage is shown.
     pub method: usize,
-    /// Ids of the tasks being validated in the background.
-    pub validating: BTreeSet<String>,
+    /// Tasks being validated in the background: id → the newest request's number.
+    pub validating: BTreeMap<String, u64>,
+    /// The last validation request's number.
+    pub validate_req: u64,
     /// What validation says about each dataset task as it now stands (refreshed with the
     /// queue).
     pub validation: Vec<Validation>,
@@ -317,6 +319,7 @@ impl App {
             Action::ReviewNote => self.ask(Ask::Note, String::new()),
             Action::ReviewOverride => self.ask(Ask::Override, String::new()),
             Action::ReviewEdit => return self.edit_selected(),
+            Action::ReviewValidate => return self.validate_selected(),
             Action::ReviewDiff => self.review.diff = !self.review.diff,
             Action::ReviewBulk(bulk) => {
                 let n = self.review.visible.len();
@@ -407,7 +410,14 @@ impl App {
                 continue;
             };
             match curate::act(&mut data.store, task, action.clone(), &stamp) {
-                Ok(_) => ops.push((task.id.clone(), action)),
+                Ok(effects) => {
+                    if effects.contains(&curate::Effect::Revalidate)
+                        && !self.review.revalidate.contains(&task.id)
+                    {
+                        self.review.revalidate.push(task.id.clone());
+                    }
+                    ops.push((task.id.clone(), action));
+                }
                 Err(why) => refusals.push(format!("{}: {why}", task.id)),
             }
         }
@@ -561,9 +571,75 @@ impl App {
             self.set_status(Level::Error, e);
             return Vec::new();
         }
-        let effects = self.decide(vec![(idx, ReviewAction::Edit { edits })]);
-        self.review.relint = !effects.is_empty();
-        effects
+        self.decide(vec![(idx, ReviewAction::Edit { edits })])
+    }
+
+    /// Validate the selected task in the background.
+    fn validate_selected(&mut self) -> Vec<Effect> {
+        let Some(idx) = self.review.selected_task() else {
+            self.set_status(Level::Info, "no task selected");
+            return Vec::new();
+        };
+        if self.review.data.is_none() {
+            self.set_status(Level::Info, "the curation store is still loading");
+            return Vec::new();
+        }
+        let Some(id) = self.data.dataset.tasks.get(idx).map(|t| t.id.clone()) else {
+            return Vec::new();
+        };
+        self.set_status(
+            Level::Info,
+            format!("validating {id} in the background (the reference, twice)…"),
+        );
+        vec![self.validate_effect(id)]
+    }
+
+    /// The effect validating task `id` (the newest request for it wins).
+    fn validate_effect(&mut self, id: String) -> Effect {
+        self.review.validate_req += 1;
+        let req = self.review.validate_req;
+        self.review.validating.insert(id.clone(), req);
+        Effect::ValidateTask {
+            req,
+            task_id: id,
+            path: self.review.path(&self.data.dataset.origin),
+        }
+    }
+
+    /// A background validation ended: say how, and read the store it was recorded in.
+    fn validated(
+        &mut self,
+        req: u64,
+        task_id: String,
+        result: Result<super::review::validate::Validated, String>,
+    ) -> Vec<Effect> {
+        if self.review.validating.get(&task_id) != Some(&req) {
+            return Vec::new(); // a newer validation of the task is under way
+        }
+        self.review.validating.remove(&task_id);
+        match result {
+            Err(e) => self.set_status(Level::Error, format!("{task_id}: {e}")),
+            Ok(v) if !v.recorded => self.set_status(
+                Level::Warn,
+                format!("{task_id} was edited while it was validated: not recorded (v: again)"),
+            ),
+            Ok(v) if v.passed => self.set_status(
+                Level::Info,
+                format!("{task_id}: validation passed (every test twice, runs agree)"),
+            ),
+            Ok(v) => self.set_status(
+                Level::Warn,
+                format!(
+                    "{task_id}: validation failed: {}",
+                    v.summary.unwrap_or_default()
+                ),
+            ),
+        }
+        self.review.req += 1;
+        vec![Effect::LoadReview {
+            req: self.review.req,
+            path: self.review.path(&self.data.dataset.origin),
+        }]
     }
 
     pub(super) fn update_review_background(&mut self, action: Action) -> Vec<Effect> {
@@ -584,8 +660,14 @@ impl App {
                 self.review.data = Some(loaded);
                 self.refilter_review();
             }
+            Action::ReviewValidated {
+                req,
+                task_id,
+                result,
+            } => return self.validated(req, task_id, result),
             Action::ReviewSaved { store, error } => {
                 self.review.saving = false;
+                let revalidate = std::mem::take(&mut self.review.revalidate);
                 match error {
                     Some(e) => self.set_status(Level::Error, format!("not saved: {e}")),
                     None => {
@@ -601,12 +683,23 @@ impl App {
                             self.set_status(Level::Info, "saved");
                         }
                         self.refilter_review();
-                        if std::mem::take(&mut self.review.relint) {
+                        if !revalidate.is_empty() {
+                            // Lint again (the whole queue is read back) and validate again.
+                            if self.status.as_ref().is_some_and(|s| s.text == "saved") {
+                                self.set_status(
+                                    Level::Info,
+                                    "saved; linting and validating again in the background…",
+                                );
+                            }
                             self.review.req += 1;
-                            return vec![Effect::LoadReview {
+                            let mut effects = vec![Effect::LoadReview {
                                 req: self.review.req,
                                 path: self.review.path(&self.data.dataset.origin),
                             }];
+                            for id in revalidate {
+                                effects.push(self.validate_effect(id));
+                            }
+                            return effects;
                         }
                     }
                 }

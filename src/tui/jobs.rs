@@ -4,6 +4,7 @@
 //! processes: an evaluation runs through `pipeline::eval`, a generation run through
 //! `pipeline::run` (see `jobs_run`), whose sandbox does.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -115,6 +116,8 @@ pub struct Jobs {
     tx: Sender<Action>,
     rx: Receiver<Action>,
     run: Option<Running>,
+    /// Background validations of review tasks, by task id (the newest request per task).
+    validations: BTreeMap<String, Running>,
 }
 
 impl Jobs {
@@ -125,7 +128,13 @@ impl Jobs {
             tx,
             rx,
             run: None,
+            validations: BTreeMap::new(),
         }
+    }
+
+    /// Whether a task's validation is under way.
+    pub fn validating(&self) -> bool {
+        self.validations.values().any(|r| !r.handle.is_finished())
     }
 
     /// Whether an evaluation thread is alive.
@@ -213,6 +222,9 @@ impl Jobs {
                     });
                 });
             }
+            Effect::ValidateTask { req, task_id, path } => {
+                self.validate(req, task_id, path, dataset);
+            }
             Effect::SaveReview { path, ops, stamp } => {
                 let dataset = dataset.clone();
                 thread::spawn(move || {
@@ -266,10 +278,40 @@ impl Jobs {
         self.run = Some(Running { cancel, handle });
     }
 
-    /// Stop a running evaluation and wait for it to record its end.
+    /// Validate one review task on its own thread; a validation of the same task still
+    /// running is stopped (its answer, for an older request, is ignored by the app).
+    fn validate(&mut self, req: u64, task_id: String, path: PathBuf, dataset: &Dataset) {
+        self.validations.retain(|_, r| !r.handle.is_finished());
+        if let Some(old) = self.validations.remove(&task_id) {
+            old.cancel.store(true, Ordering::SeqCst);
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let (tx, dataset, python) = (self.tx.clone(), dataset.clone(), self.setup.python.clone());
+        let id = task_id.clone();
+        let handle = thread::spawn(move || {
+            let result =
+                super::review::validate::validate_task(python, &path, &dataset, &id, &flag);
+            let _ = tx.send(Action::ReviewValidated {
+                req,
+                task_id: id,
+                result,
+            });
+        });
+        self.validations.insert(task_id, Running { cancel, handle });
+    }
+
+    /// Stop a running evaluation and the validations, and wait for them to end.
     pub fn shutdown(&mut self) {
+        let validations = std::mem::take(&mut self.validations);
+        for r in validations.values() {
+            r.cancel.store(true, Ordering::SeqCst);
+        }
         if let Some(r) = self.run.take() {
             r.cancel.store(true, Ordering::SeqCst);
+            let _ = r.handle.join();
+        }
+        for r in validations.into_values() {
             let _ = r.handle.join();
         }
     }

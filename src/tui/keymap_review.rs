@@ -50,6 +50,7 @@ pub(super) fn add_defaults(add: &mut Add) {
     add(C::Review, &[ch('R')], A::ReviewBulk(Bulk::Reject), None);
     add(C::Review, &[ch('W')], A::ReviewBulk(Bulk::NeedsWork), None);
     add(C::Review, &[ch('e')], A::ReviewEdit, None);
+    add(C::Review, &[ch('v')], A::ReviewValidate, None);
     add(C::Review, &[ch('d')], A::ReviewDiff, None);
     add(C::Review, &[ch('s')], A::CycleStatusFilter, None);
     add(C::Review, &[ch('f')], A::CycleSeverityFilter, None);

@@ -154,7 +154,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         }
         let wait = if app.dirty {
             FRAME.saturating_sub(since)
-        } else if app.ev.running || jobs.running() {
+        } else if app.ev.running || jobs.running() || jobs.validating() {
             Duration::from_millis(50)
         } else {
             Duration::from_millis(250)
@@ -181,14 +181,19 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
             quit |= step(&mut app, &mut jobs, &mut guard, action);
         }
         if quit {
-            if jobs.running() {
+            if jobs.running() || jobs.validating() {
+                let what = if jobs.running() {
+                    app.live_kind()
+                } else {
+                    "validation"
+                };
                 app.status = Some(app::Status {
-                    text: format!("stopping the {} before quitting…", app.live_kind()),
+                    text: format!("stopping the {what} before quitting…"),
                     level: app::Level::Warn,
                 });
                 guard.terminal.draw(|frame| views::render(&app, frame))?;
-                jobs.shutdown();
             }
+            jobs.shutdown();
             drop(guard);
             return Ok(());
         }

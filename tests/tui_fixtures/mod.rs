@@ -420,7 +420,8 @@ impl Fake {
             | Effect::CancelEval
             | Effect::LoadReview { .. }
             | Effect::EditPart { .. }
-            | Effect::SaveReview { .. } => None,
+            | Effect::SaveReview { .. }
+            | Effect::ValidateTask { .. } => None,
         }
     }
 

@@ -118,7 +118,7 @@ fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
 /// The queue's validation column: validating, passed, failed, stale (edited since), never.
 fn validation_mark(app: &App, idx: usize, id: &str) -> (&'static str, Style) {
     let theme = app.theme();
-    if app.review.validating.contains(id) {
+    if app.review.validating.contains_key(id) {
         return ("…", theme.warn());
     }
     match app.review.validation.get(idx) {
@@ -140,7 +140,7 @@ fn validation_lines(app: &App, idx: usize, id: &str) -> Vec<Line<'static>> {
     let theme = app.theme();
     let r = &app.review;
     let record = r.validation_record(id);
-    let (state, style) = if r.validating.contains(id) {
+    let (state, style) = if r.validating.contains_key(id) {
         ("running in the background…", theme.warn())
     } else {
         match r.validation.get(idx) {

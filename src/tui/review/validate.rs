@@ -1,0 +1,58 @@
+//! Validating one task of the review queue, run by `jobs` on its own thread (and by tests):
+//! the task as edited in the store runs in the sandbox exactly as `classlab validate` runs it
+//! (`pipeline::validate`), and the outcome is recorded under the store's lock through the
+//! same function (`curate::record_validations`), so a task edited meanwhile is not recorded.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::curate::{self, edited_task};
+use crate::dataset::Dataset;
+use crate::pipeline::eval;
+use crate::pipeline::validate::{self, ValidateOptions};
+
+/// What a validation of one task came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Validated {
+    pub passed: bool,
+    /// Why it did not pass, in a line.
+    pub summary: Option<String>,
+    /// False when the task was edited while it ran: the outcome was not recorded.
+    pub recorded: bool,
+}
+
+/// Validate task `task_id` of `dataset` as edited in the store at `path` (interpreter
+/// `python`, else the config's or `python3`) and record the outcome there. `Err` says why it
+/// could not run (no sandbox, unreadable store, stopped by `cancel`).
+pub fn validate_task(
+    python: Option<PathBuf>,
+    path: &Path,
+    dataset: &Dataset,
+    task_id: &str,
+    cancel: &AtomicBool,
+) -> Result<Validated, String> {
+    let original = dataset
+        .tasks
+        .iter()
+        .find(|t| t.id == task_id)
+        .ok_or_else(|| format!("{task_id} is not in the dataset"))?;
+    let store = curate::store::load(path).map_err(|e| e.to_string())?;
+    let edited = edited_task(&store, original);
+    let sandbox = eval::sandbox(python, false).map_err(|e| format!("no sandbox: {e}"))?;
+    let opts = ValidateOptions::default();
+    let results = validate::validate(&[&edited], &sandbox, &opts, cancel, &mut |_| {});
+    if cancel.load(Ordering::SeqCst) {
+        return Err(format!("the validation of {task_id} was stopped"));
+    }
+    let Some(v) = results.first() else {
+        return Err(format!("the validation of {task_id} gave no result"));
+    };
+    let stale = curate::record_validations(path, &[original], &[edited.clone()], &results)
+        .map_err(|e| format!("not recorded: {e}"))?;
+    let record = curate::validation_record(v, String::new());
+    Ok(Validated {
+        passed: record.passed,
+        summary: record.summary,
+        recorded: stale.is_empty(),
+    })
+}
