@@ -271,6 +271,12 @@ fn open_tui(
             truth: crate::depcheck::GroundTruth::Extracted,
             theme: args.theme,
             open_session,
+            // The store `classlab curate` and `validate` use (the sample's honours --sessions).
+            curation_store: Some(crate::curate::store::default_path(
+                None,
+                ctx.dataset_path.as_deref(),
+                ctx.sessions.as_deref(),
+            )),
         },
         crate::tui::EvalSetup::new(
             crate::session::sessions_root(ctx.sessions.as_deref()),

@@ -51,7 +51,8 @@ pub struct Input {
 
 #[derive(Debug, Clone, Default)]
 pub struct ReviewUi {
-    /// Where the decisions live (`None`: the default beside the sessions).
+    /// Where the decisions live (`classlab tui` passes the store the headless commands use;
+    /// `None`: see [`Self::path`]).
     pub store_path: Option<PathBuf>,
     pub data: Option<ReviewData>,
     pub req: u64,

@@ -60,6 +60,9 @@ pub struct TuiOptions {
     pub theme: Option<String>,
     /// A session to open at once (`classlab replay`).
     pub open_session: Option<std::path::PathBuf>,
+    /// The curation store of the review queue, as the headless commands have it (`None`:
+    /// beside the dataset, or for the bundled sample in the default sessions directory).
+    pub curation_store: Option<std::path::PathBuf>,
 }
 
 /// Read the config file, themes and `NO_COLOR`; every problem becomes a status message and
@@ -134,6 +137,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
             ..setup
         },
     );
+    app.review.store_path = opts.curation_store;
     let mut jobs = Jobs::new(eval);
     if let Some(dir) = opts.open_session {
         let req = app.ev.next_request();
