@@ -448,7 +448,8 @@ fn export_cmd(
     match ctx.output {
         Output::Json => print_json(&json!({
             "out": out.display().to_string(), "tasks": ids,
-            "skipped": exported.skipped, "changelog": changelog_path.map(|p| p.display().to_string()),
+            "skipped": exported.skipped, "warnings": exported.warnings,
+            "changelog": changelog_path.map(|p| p.display().to_string()),
         }))?,
         Output::Human => {
             println!(

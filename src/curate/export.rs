@@ -76,6 +76,15 @@ pub fn export(dataset: &Dataset, store: &CurationStore, format: ExportFormat, no
             ));
         }
         let edited = record.review.edits.apply(original);
+        let apart = descriptions_apart(original, &edited);
+        if !apart.is_empty() {
+            warnings.push(format!(
+                "{}: after the edits the skeleton no longer holds the method_description of {} \
+                 (edit both: `skeleton` and `methods.<name>.method_description`)",
+                original.id,
+                apart.join(", ")
+            ));
+        }
         let after: Vec<String> = findings(&edited).into_iter().map(|f| f.key).collect();
         let resolved = findings(original)
             .into_iter()
@@ -115,6 +124,27 @@ pub fn export(dataset: &Dataset, store: &CurationStore, format: ExportFormat, no
     }
 }
 
+/// Methods whose `method_description` (signature and docstring, a copy of the skeleton's) the
+/// edited skeleton no longer contains, though the original's did: an edit changed one copy
+/// and not the other, and the exported task would tell the model two things.
+pub fn descriptions_apart(original: &Task, edited: &Task) -> Vec<String> {
+    let holds = |task: &Task, description: &str| {
+        let d = description.trim();
+        d.is_empty() || task.skeleton.contains(d)
+    };
+    edited
+        .methods
+        .iter()
+        .filter(|m| {
+            original
+                .method(&m.name)
+                .is_some_and(|o| holds(original, &o.description))
+                && !holds(edited, &m.description)
+        })
+        .map(|m| m.name.clone())
+        .collect()
+}
+
 /// The last approval in the history: (who, when).
 fn approval(record: &TaskRecord) -> (String, String) {
     record
@@ -137,7 +167,21 @@ fn exported_value(t: &ExportedTask, format: ExportFormat) -> Value {
     value
 }
 
-/// Provenance of an exported task: where it came from and what curation did to it.
+/// The provenance keys one curation writes (besides the origin); when a curated export is
+/// curated again, the earlier round's move to [`EARLIER_CURATIONS`].
+const CURATION_KEYS: [&str; 5] = [
+    "reviewer",
+    "reviewed",
+    "findings_resolved",
+    "edited_fields",
+    "gates_overridden",
+];
+/// Provenance key: the curation rounds before this one, oldest first.
+pub const EARLIER_CURATIONS: &str = "earlier_curations";
+
+/// Provenance of an exported task: where it came from and what curation did to it. A task
+/// that already traces back to an original (it was exported by an earlier curation) keeps
+/// that original's id and digest, and the earlier round's record.
 fn provenance(t: &ExportedTask) -> Value {
     let p = &t.original.provenance;
     let mut out = Map::new();
@@ -147,9 +191,27 @@ fn provenance(t: &ExportedTask) -> Value {
         .clone()
         .unwrap_or_else(|| t.original.id.clone());
     out.insert("original_id".into(), json!(original_id));
-    out.insert("original_digest".into(), json!(task_digest(&t.original)));
-    for (k, v) in &p.extra {
-        out.insert(k.clone(), v.clone());
+    let original_digest = p
+        .original_digest
+        .clone()
+        .unwrap_or_else(|| task_digest(&t.original));
+    out.insert("original_digest".into(), json!(original_digest));
+    let mut extra = p.extra.clone();
+    let earlier: Map<String, Value> = CURATION_KEYS
+        .iter()
+        .filter_map(|k| extra.remove(*k).map(|v| (k.to_string(), v)))
+        .collect();
+    if !earlier.is_empty() {
+        let mut rounds = match extra.remove(EARLIER_CURATIONS) {
+            Some(Value::Array(rounds)) => rounds,
+            Some(other) => vec![other],
+            None => Vec::new(),
+        };
+        rounds.push(Value::Object(earlier));
+        extra.insert(EARLIER_CURATIONS.into(), Value::Array(rounds));
+    }
+    for (k, v) in extra {
+        out.insert(k, v);
     }
     out.insert("reviewer".into(), json!(t.reviewer));
     out.insert("reviewed".into(), json!(t.reviewed));

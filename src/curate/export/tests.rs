@@ -174,3 +174,115 @@ fn stale_bases_warn_and_unknown_tasks_are_named() {
     let log = crate::curate::changelog::changelog(&sample, &store, &out, "now");
     assert!(log.contains("Ghost_1: approved but not exported"), "{log}");
 }
+
+/// A curated export curated again: the task still names the original it came from (id and
+/// digest), and the first round's record is kept beside the second's.
+#[test]
+fn a_curated_export_curated_again_keeps_its_origin_and_earlier_rounds() {
+    let sample = dataset::sample();
+    let a = &sample.tasks[0];
+    let mut store = CurationStore::default();
+    let mut e = TaskEdits::default();
+    e.set(a, "skeleton", format!("{}\n# first round\n", a.skeleton))
+        .unwrap();
+    approved(&mut store, a, e);
+    let first = export(&sample, &store, ExportFormat::Classlab, "t1");
+    let first = parse_text("first.json", &first.value.to_string()).unwrap();
+    let mut rounds = vec![first.clone()];
+    // Two more rounds: one without edits, one with.
+    for (i, edit) in [false, true].into_iter().enumerate() {
+        let ds = rounds.last().unwrap();
+        let t = &ds.tasks[0];
+        let mut store = CurationStore::default();
+        let mut e = TaskEdits::default();
+        if edit {
+            e.set(t, "class_description", "Cleaned.".into()).unwrap();
+        }
+        approved(&mut store, t, e);
+        let out = export(ds, &store, ExportFormat::Classlab, "t");
+        rounds.push(parse_text(&format!("round{i}.json"), &out.value.to_string()).unwrap());
+    }
+    let digest = crate::curate::gates::task_digest(a);
+    for ds in &rounds {
+        let p = &ds.tasks[0].provenance;
+        assert_eq!(p.source, a.provenance.source);
+        assert_eq!(p.original_id.as_deref(), Some(a.id.as_str()));
+        assert_eq!(p.original_digest.as_deref(), Some(digest.as_str()));
+    }
+    let last = &rounds[2].tasks[0];
+    assert_eq!(last.description, "Cleaned.");
+    assert!(last.skeleton.ends_with("# first round\n"));
+    let p = &last.provenance.extra;
+    assert_eq!(p["edited_fields"], serde_json::json!(["class_description"]));
+    let earlier = p[EARLIER_CURATIONS].as_array().unwrap();
+    assert_eq!(earlier.len(), 2, "{earlier:?}");
+    assert_eq!(earlier[0]["edited_fields"], serde_json::json!(["skeleton"]));
+    assert_eq!(earlier[0]["reviewer"], "ada");
+    assert_eq!(earlier[1]["edited_fields"], serde_json::json!([]));
+    assert!(earlier[1].get(EARLIER_CURATIONS).is_none());
+}
+
+/// An edit of the skeleton's docstring without the same edit of the method's description (or
+/// the reverse) leaves two versions of the method in the task: the export says so.
+#[test]
+fn a_skeleton_edited_apart_from_its_method_descriptions_is_warned_about() {
+    let sample = dataset::sample();
+    let a = &sample.tasks[0];
+    let m = &a.methods[0];
+    let first_line = m.description.lines().next().unwrap();
+    let renamed = first_line.replace(&m.name, &format!("{}_v2", m.name));
+    assert_ne!(renamed, first_line);
+    let skeleton = a.skeleton.replacen(first_line, &renamed, 1);
+    let description = m.description.replacen(first_line, &renamed, 1);
+    let path = format!("methods.{}.method_description", m.name);
+    let run = |edits: &[(&str, &str)]| {
+        let mut store = CurationStore::default();
+        let mut e = TaskEdits::default();
+        for (field, text) in edits {
+            e.set(a, field, text.to_string()).unwrap();
+        }
+        approved(&mut store, a, e);
+        export(&sample, &store, ExportFormat::Classlab, "now").warnings
+    };
+    assert!(run(&[]).is_empty());
+    for edits in [
+        vec![("skeleton", skeleton.as_str())],
+        vec![(path.as_str(), description.as_str())],
+    ] {
+        let warnings = run(&edits);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with(&format!("{}: ", a.id))
+                && warnings[0].contains(&format!("method_description of {}", m.name)),
+            "{warnings:?}"
+        );
+    }
+    let both = run(&[("skeleton", &skeleton), (&path, &description)]);
+    assert!(both.is_empty(), "{both:?}");
+}
+
+/// ClassEval's own descriptions that its skeletons do not hold (two: ClassEval_0's
+/// `is_start_with`, ClassEval_5's `interpret`) are not the curator's doing.
+#[test]
+fn classeval_descriptions_apart_already_are_not_blamed_on_edits() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/classeval/ClassEval_data.json");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("skipped: {} is missing", path.display());
+        return;
+    };
+    let ds = parse_text("ClassEval_data.json", &text).unwrap();
+    let mut apart = Vec::new();
+    for t in &ds.tasks {
+        for m in &t.methods {
+            if !t.skeleton.contains(m.description.trim()) {
+                apart.push(format!("{}.{}", t.id, m.name));
+            }
+        }
+        assert!(descriptions_apart(t, t).is_empty(), "{}", t.id);
+    }
+    assert_eq!(
+        apart,
+        ["ClassEval_0.is_start_with", "ClassEval_5.interpret"]
+    );
+}
