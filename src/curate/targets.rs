@@ -150,16 +150,19 @@ pub fn set(
     match target {
         Target::Skeleton => {
             check_parses(&label, &text, &current.skeleton)?;
+            // Each method's description follows its docstring.
             for m in &current.methods {
-                let (Some(old), Some(new)) = (
-                    class_docstring(&current.skeleton, &current.class_name, &m.name),
-                    class_docstring(&text, &current.class_name, &m.name),
-                ) else {
+                let old = class_docstring(&current.skeleton, &current.class_name, &m.name);
+                let Some(new) = class_docstring(&text, &current.class_name, &m.name) else {
                     continue;
                 };
-                if old.text != new.text
-                    && let Ok(desc) = replace_function_docstring(&m.description, &new.text)
-                {
+                if old.is_some_and(|old| old.text == new.text) {
+                    continue;
+                }
+                let desc = replace_function_docstring(&m.description, &new.text)
+                    .ok()
+                    .or_else(|| description_from_skeleton(&text, &current.class_name, &m.name));
+                if let Some(desc) = desc {
                     out.set(original, &method_path(&m.name, "method_description"), desc)?;
                 }
             }
@@ -413,7 +416,12 @@ fn normalize_doc(text: &str) -> String {
 }
 
 /// The docstring statement's literal in a function node's body.
+/// A function holding a syntax error has no docstring one can trust (an unterminated one
+/// swallows what follows).
 fn function_doc(func: Node<'_>, src: &str) -> Option<DocLiteral> {
+    if func.has_error() {
+        return None;
+    }
     let body = func.child_by_field_name("body")?;
     let first = body.named_child(0)?;
     if first.kind() != "expression_statement" || first.named_child_count() != 1 {
@@ -542,7 +550,8 @@ fn replace_function_docstring(src: &str, text: &str) -> Result<String, String> {
     };
     match func.and_then(|f| f.child_by_field_name("body")) {
         Some(body)
-            if body.named_child_count() > 0
+            if !root.has_error()
+                && body.named_child_count() > 0
                 && body.start_position().row > func.map_or(0, |f| f.start_position().row) =>
         {
             let at = body.start_byte();
@@ -552,12 +561,15 @@ fn replace_function_docstring(src: &str, text: &str) -> Result<String, String> {
         }
         _ => {
             // Only a signature (a description without docstring): the docstring goes below
-            // it, one level in.
+            // it, where ClassEval's descriptions put it (8 columns in).
             let trimmed = src.trim_end();
             let def_indent = line_prefix(trimmed, trimmed.find("def").unwrap_or(0)).to_string();
-            let indent = format!("{def_indent}    ");
-            if !trimmed.ends_with(':') {
-                return Err("no function signature to put a docstring under".into());
+            let indent = format!("{def_indent}        ");
+            let signature_only = !trimmed.contains('\n')
+                && trimmed.trim_start().starts_with(['d', 'a', '@'])
+                && trimmed.ends_with(':');
+            if !signature_only {
+                return Err("it does not parse".into());
             }
             let literal = render_new(text, &layout, &indent);
             Ok(format!(
@@ -577,6 +589,33 @@ fn render_new(text: &str, layout: &Layout, indent: &str) -> String {
         ..layout.clone()
     };
     render(text, &layout, indent)
+}
+
+/// ClassEval's method description from a skeleton: from `def` (decorators left out) to the
+/// end of the docstring.
+fn description_from_skeleton(skeleton: &str, class: &str, method: &str) -> Option<String> {
+    let tree = parse_tree(skeleton)?;
+    let class = find_class(tree.root_node(), skeleton, class)?;
+    let (func, _) = find_def(class_body(class)?, skeleton, method)?;
+    let doc = function_doc(func, skeleton)?;
+    Some(skeleton[func.start_byte()..doc.end].to_string())
+}
+
+/// The first line of a syntax error inside method `method` of `class`, if it has one.
+fn broken_def_line(src: &str, class: &str, method: &str) -> Option<usize> {
+    let tree = parse_tree(src)?;
+    let class = find_class(tree.root_node(), src, class)?;
+    let (func, _) = find_def(class_body(class)?, src, method)?;
+    if !func.has_error() {
+        return None;
+    }
+    let errors = parse_module(&src[..func.end_byte()]).error_lines;
+    let first = func.start_position().row + 1;
+    errors
+        .into_iter()
+        .filter(|l| *l >= first)
+        .min()
+        .or(Some(first))
 }
 
 /// The docstring of `method`: from the skeleton, else from its description.
@@ -623,6 +662,13 @@ fn set_docstring(
             "{label} cannot end with a quote or a backslash: its closing quotes follow the text"
         ));
     }
+    if skeleton_doc.is_none()
+        && let Some(line) = broken_def_line(&current.skeleton, &current.class_name, method)
+    {
+        return Err(format!(
+            "{label} cannot be edited alone: the skeleton has a syntax error in {method} (line {line}); edit the skeleton"
+        ));
+    }
     // Skeleton: the docstring rewritten in place; a method the skeleton lacks is left to the
     // skeleton's own editing.
     if let Some(doc) = &skeleton_doc {
@@ -634,8 +680,15 @@ fn set_docstring(
         }
         out.set(original, "skeleton", skeleton)?;
     }
-    let description = replace_function_docstring(&m.description, &text)
-        .map_err(|why| format!("{label}: the method description: {why}"))?;
+    let description = match replace_function_docstring(&m.description, &text) {
+        Ok(d) => d,
+        // A description that does not parse is rebuilt from the skeleton.
+        Err(why) => {
+            let skeleton = out.apply(original).skeleton;
+            description_from_skeleton(&skeleton, &current.class_name, method)
+                .ok_or_else(|| format!("{label}: the method description: {why}"))?
+        }
+    };
     out.set(
         original,
         &method_path(method, "method_description"),
