@@ -482,3 +482,71 @@ fn two_processes_deciding_at_once_lose_nothing() {
         assert_eq!(record.review.history.len(), 5 + overrides, "{id}");
     }
 }
+
+#[test]
+fn edit_carries_a_docstring_everywhere_and_draft_prints_public_tests_to_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = store_in(&dir);
+    let doc = dir.path().join("doc.txt");
+    std::fs::write(
+        &doc,
+        "Add quantity units of sku; the new quantity.\n:param sku: str\n:param quantity: int\n:return: int\n",
+    )
+    .unwrap();
+    classlab(&s)
+        .args(["edit", "Sample_1", "methods.add_item.docstring"])
+        .arg(&doc)
+        .assert()
+        .success();
+    let stored = store::load(&s).unwrap();
+    let edits = &stored.tasks["Sample_1"].review.edits;
+    let skeleton = edits.skeleton.as_deref().unwrap();
+    assert!(skeleton.contains("Add quantity units of sku; the new quantity."));
+    let description = edits.methods["add_item"].description.as_deref().unwrap();
+    assert!(description.contains(":return: int"), "{description}");
+    assert!(description.starts_with("def add_item("), "{description}");
+
+    // Drafts come from the task as edited: the doctest is gone, so none is drafted.
+    classlab(&s)
+        .args(["draft", "Sample_1", "add_item"])
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("no doctest").and(predicate::str::contains("test_add_item_1")),
+        );
+    classlab(&s)
+        .args(["draft", "Sample_1", "nope"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("no method `nope`"));
+    // Promoted private tests, set as the method's public tests.
+    let out = classlab(&s)
+        .args(["draft", "Sample_1", "total", "--promote", "test_total_1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let draft = String::from_utf8(out.stdout).unwrap();
+    assert!(draft.contains("def test_total_1") && !draft.contains("def test_total_2"));
+    let file = dir.path().join("public.py");
+    std::fs::write(&file, &draft).unwrap();
+    classlab(&s)
+        .args(["edit", "Sample_1", "methods.total.public_tests"])
+        .arg(&file)
+        .assert()
+        .success();
+    let stored = store::load(&s).unwrap();
+    let public = &stored.tasks["Sample_1"].review.edits.methods["total"].public_tests;
+    assert_eq!(public.as_deref(), Some(draft.as_str()));
+    // The doctest draft of another method is real Python that the edit accepts.
+    let out = classlab(&s)
+        .args(["draft", "Sample_1", "line_total"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let draft = String::from_utf8(out.stdout).unwrap();
+    assert!(draft.contains("class ShoppingCartTestLineTotalDoctest(unittest.TestCase)"));
+}

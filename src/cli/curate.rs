@@ -13,8 +13,10 @@ use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::curate::export::{ExportFormat, export};
 use crate::curate::review::{Validation, blocking, gate_failure};
+use crate::curate::targets::{self, Target};
 use crate::curate::{
-    Effect, Gate, ReviewAction, Stamp, Status, act, changelog, stamp_now, store, task_gates,
+    Effect, Gate, ReviewAction, Stamp, Status, act, changelog, edited_task, stamp_now, store,
+    task_gates,
 };
 use crate::dataset::Dataset;
 use crate::model::Task;
@@ -62,12 +64,24 @@ pub enum CurateCommand {
     /// Add a note to a task.
     Note { task_id: String, text: String },
     /// Replace one field of a task with a file's text (`-` reads stdin): skeleton,
-    /// solution_code, test, class_description, or methods.<name>.<method_description|
-    /// test_code|solution_code|public_tests>.
+    /// solution_code, test, class_description, or methods.<name>.<docstring|
+    /// method_description|test_code|solution_code|public_tests>. A docstring, test class or
+    /// whole part is carried to every copy of it (skeleton and description; test class and
+    /// test module), as the TUI's `e` does.
     Edit {
         task_id: String,
         field: String,
         file: PathBuf,
+    },
+    /// Print draft public tests for a method, to edit and set with `edit
+    /// methods.<name>.public_tests`: from its docstring's doctests, or (`--promote`) made of
+    /// chosen private tests of its test class.
+    Draft {
+        task_id: String,
+        method: String,
+        /// Private test methods to promote (repeatable); without it, the doctests.
+        #[arg(long, value_name = "TEST")]
+        promote: Vec<String>,
     },
     /// Write the approved tasks, with their edits, as a dataset.
     Export {
@@ -137,6 +151,11 @@ pub(crate) fn run(ctx: &Context, args: &CurateArgs) -> anyhow::Result<Outcome> {
             field,
             file,
         } => edit(ctx, &dataset, &path, task_id, field, file)?,
+        CurateCommand::Draft {
+            task_id,
+            method,
+            promote,
+        } => draft(&dataset, &path, task_id, method, promote)?,
         CurateCommand::Export {
             out,
             format,
@@ -268,6 +287,40 @@ fn report_decisions(ctx: &Context, rows: &[Value]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `curate draft`: the draft on stdout, from the task as edited in the store.
+fn draft(
+    dataset: &Dataset,
+    path: &Path,
+    task_id: &str,
+    method: &str,
+    promote: &[String],
+) -> anyhow::Result<()> {
+    let original = find(dataset, &[task_id.to_string()])?[0];
+    let task = edited_task(&store::load(path)?, original);
+    if task.method(method).is_none() {
+        bail!(
+            "{task_id} has no method `{method}` (it has {})",
+            task.method_names().join(", ")
+        );
+    }
+    let text = if promote.is_empty() {
+        targets::draft_from_doctests(&task, method).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{task_id}: `{method}` has no doctest to draft public tests from; \
+                 promote private tests instead (--promote, one of: {})",
+                targets::private_tests(&task, method).join(", ")
+            )
+        })?
+    } else {
+        targets::promote(&task, method, promote).map_err(|e| anyhow::anyhow!("{task_id}: {e}"))?
+    };
+    print!("{text}");
+    if !text.ends_with('\n') {
+        println!();
+    }
+    Ok(())
+}
+
 fn edit(
     ctx: &Context,
     dataset: &Dataset,
@@ -288,7 +341,12 @@ fn edit(
     };
     let mut locked = store::lock(path)?;
     let mut edits = locked.store.review(task_id).edits;
-    edits.set(task, field, text).map_err(anyhow::Error::msg)?;
+    match Target::from_field(field) {
+        Some(target) => {
+            edits = targets::set(task, &edits, &target, text).map_err(anyhow::Error::msg)?;
+        }
+        None => edits.set(task, field, text).map_err(anyhow::Error::msg)?,
+    }
     let effects = act(
         &mut locked.store,
         task,

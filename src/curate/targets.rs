@@ -79,6 +79,27 @@ impl Target {
         }
     }
 
+    /// The target a `classlab curate edit` field path names: `skeleton`, `solution_code`,
+    /// `test`, `methods.<name>.docstring`, `methods.<name>.test_code` or
+    /// `methods.<name>.public_tests`; `None` for a plain field (`class_description`,
+    /// `methods.<name>.method_description`, `methods.<name>.solution_code`).
+    pub fn from_field(path: &str) -> Option<Target> {
+        match path {
+            "skeleton" => return Some(Target::Skeleton),
+            "solution_code" => return Some(Target::Solution),
+            "test" => return Some(Target::Tests),
+            _ => {}
+        }
+        let (method, field) = path.strip_prefix("methods.")?.rsplit_once('.')?;
+        let method = method.to_string();
+        match field {
+            "docstring" => Some(Target::Docstring(method)),
+            "test_code" => Some(Target::TestClass(method)),
+            "public_tests" => Some(Target::PublicTests(method)),
+            _ => None,
+        }
+    }
+
     /// The method a per-method target is about.
     pub fn method(&self) -> Option<&str> {
         match self {

@@ -425,3 +425,33 @@ fn promoting_chosen_private_tests() {
         "pop has no private test class"
     );
 }
+
+#[test]
+fn field_paths_name_targets_and_plain_fields_none() {
+    use super::Target as T;
+    assert_eq!(T::from_field("skeleton"), Some(T::Skeleton));
+    assert_eq!(T::from_field("solution_code"), Some(T::Solution));
+    assert_eq!(T::from_field("test"), Some(T::Tests));
+    let m = |s: &str| s.to_string();
+    assert_eq!(
+        T::from_field("methods.pop.docstring"),
+        Some(T::Docstring(m("pop")))
+    );
+    assert_eq!(
+        T::from_field("methods.pop.test_code"),
+        Some(T::TestClass(m("pop")))
+    );
+    assert_eq!(
+        T::from_field("methods.__len__.public_tests"),
+        Some(T::PublicTests(m("__len__")))
+    );
+    for plain in [
+        "class_description",
+        "methods.pop.method_description",
+        "methods.pop.solution_code",
+        "methods.pop",
+        "nonsense",
+    ] {
+        assert_eq!(T::from_field(plain), None, "{plain}");
+    }
+}
