@@ -10,6 +10,7 @@ mod tui_fixtures;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use classlab::curate::targets::Target;
 use classlab::curate::{Gate, Status, store};
 use classlab::tui::action::{Action, Delivered};
 use classlab::tui::app::{App, Effect, Level, Screen};
@@ -305,7 +306,9 @@ fn v_opens_the_queue_and_the_help_lists_its_keys() {
     drive(&mut app, [action]);
     assert_eq!(app.screen, Screen::Review);
     let keys = app.keymap.describe(Context::Review);
-    for want in ["a", "r", "w", "n", "o", "A", "s", "f", "/"] {
+    for want in [
+        "a", "r", "w", "n", "o", "A", "s", "f", "/", "v", "p", "P", "]", "[", "e", "d",
+    ] {
         assert!(
             keys.iter().any(|(k, _)| k.iter().any(|k| k == want)),
             "{want}: {keys:?}"
@@ -323,16 +326,13 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
     let mut effects = app.update(Action::ReviewEdit);
     let Some(Effect::EditPart {
         task_id,
-        field,
+        target,
         text,
     }) = effects.pop()
     else {
         panic!("no edit effect");
     };
-    assert_eq!(
-        (task_id.as_str(), field.as_str()),
-        ("Sample_5", "solution_code")
-    );
+    assert_eq!((task_id.as_str(), &target), ("Sample_5", &Target::Solution));
     assert!(text.starts_with("import math"), "{text}");
     let result = classlab::tui::review::editor::edit_with(&editor, &text, &task_id);
     assert!(!result.as_ref().unwrap().contains("import math"));
@@ -340,7 +340,7 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
         &mut app,
         [Action::ReviewEdited {
             task_id,
-            field,
+            target,
             result,
         }],
     );
@@ -382,7 +382,7 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
         relinted.as_slice(),
         "linted as edited"
     );
-    let (shown, edited) = app.review_source(idx, 1);
+    let (shown, edited) = app.review_source(idx, &Target::Solution);
     assert!(edited && !shown.contains("import math"));
     insta::assert_snapshot!("review_after_edit_80x24", screen(&app));
     drive(&mut app, [Action::ReviewDiff]);
@@ -396,7 +396,7 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
         &mut app,
         [Action::ReviewEdited {
             task_id: "Sample_5".into(),
-            field: "solution_code".into(),
+            target: Target::Solution,
             result: failed,
         }],
     );
@@ -596,4 +596,163 @@ fn quitting_stops_a_validation_and_old_answers_are_ignored() {
     drive(&mut app, [answer(new)]);
     assert!(app.review.validating.is_empty());
     assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+}
+
+/// A shell-script editor running `sed -i <expr>` on the file.
+fn sed_editor(dir: &Path, expr: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("sed-editor.sh");
+    std::fs::write(&script, format!("#!/bin/sh\nsed -i '{expr}' \"$1\"\n")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script.display().to_string()
+}
+
+/// Run the editor an `EditPart` effect asks for (as the app loop does, temp file named from
+/// the task id and the part) and hand the result back.
+fn run_editor(app: &mut App, editor: &str, effects: Vec<Effect>) -> (String, Vec<Effect>) {
+    let Some(Effect::EditPart {
+        task_id,
+        target,
+        text,
+    }) = effects
+        .into_iter()
+        .find(|e| matches!(e, Effect::EditPart { .. }))
+    else {
+        panic!("no edit effect");
+    };
+    let name = format!("{task_id}-{}", target.file_stem());
+    let result = classlab::tui::review::editor::edit_with(editor, &text, &name);
+    let seen = drive(
+        app,
+        [Action::ReviewEdited {
+            task_id,
+            target,
+            result,
+        }],
+    );
+    (text, seen)
+}
+
+#[test]
+fn a_method_docstring_is_shown_and_edited_in_the_skeleton_and_the_description() {
+    // Sample_5's first method, add_grade: Tab to its docstring (the fourth part).
+    snap("docstring", |size, dir| {
+        let mut app = queue_app(size, dir);
+        select(&mut app, "Sample_5");
+        drive(
+            &mut app,
+            [Action::NextTab, Action::NextTab, Action::NextTab],
+        );
+        app
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    drive(
+        &mut app,
+        [Action::PrevTab, Action::PrevTab, Action::PrevTab],
+    );
+    assert_eq!(
+        app.review_target(),
+        Some(Target::Docstring("add_grade".into()))
+    );
+    let idx = app.review.selected_task().unwrap();
+    let before = app.review.findings(idx).len();
+    let editor = sed_editor(dir.path(), "s/:param grade:/:param score:/");
+    let effects = app.update(Action::ReviewEdit);
+    let (text, seen) = run_editor(&mut app, &editor, effects);
+    assert!(text.contains(":param grade:"), "{text}");
+    assert!(
+        !text.contains("def add_grade"),
+        "only the docstring: {text}"
+    );
+    assert!(
+        seen.iter()
+            .any(|e| matches!(e, Effect::ValidateTask { task_id, .. } if task_id == "Sample_5")),
+        "validated again: {seen:?}"
+    );
+    // In the store: the skeleton and the method's description, both edited.
+    let on_disk = store::load(&store_path(dir.path())).unwrap();
+    let edits = on_disk.review("Sample_5").edits;
+    assert!(edits.skeleton.as_deref().unwrap().contains(":param score:"));
+    let desc = edits.methods["add_grade"].description.as_deref().unwrap();
+    assert!(desc.contains(":param score:") && !desc.contains(":param grade:"));
+    // Linted again: the D4 finding is gone.
+    let codes: Vec<&str> = app.review.findings(idx).iter().map(|f| f.code).collect();
+    assert!(!codes.contains(&"D4"), "{codes:?}");
+    assert_eq!(app.review.findings(idx).len(), before - 1);
+    let (shown, edited) = app.review_source(idx, &Target::Docstring("add_grade".into()));
+    assert!(edited && shown.contains(":param score:"));
+    drive(&mut app, [Action::ReviewDiff]);
+    insta::assert_snapshot!("review_docstring_diff_80x24", screen(&app));
+}
+
+#[test]
+fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    // p: a draft from add_grade's doctests, in the editor; kept as it is.
+    let effects = app.update(Action::ReviewDraftPublic);
+    let (draft, _) = run_editor(&mut app, "true", effects);
+    assert!(
+        draft.contains("class ") && draft.contains("add_grade"),
+        "{draft}"
+    );
+    assert_eq!(
+        app.review_target(),
+        Some(Target::PublicTests("add_grade".into()))
+    );
+    let on_disk = store::load(&store_path(dir.path())).unwrap();
+    let public = on_disk.review("Sample_5").edits.methods["add_grade"]
+        .public_tests
+        .clone()
+        .unwrap();
+    assert_eq!(public.trim_end(), draft.trim_end());
+
+    // P: the checklist of the next method's private tests.
+    drive(&mut app, [Action::NextMethod, Action::ReviewPromote]);
+    assert_eq!(app.contexts()[0], Context::ReviewPromote);
+    let promote = app.review.promote.clone().unwrap();
+    assert!(promote.tests.len() >= 2, "{promote:?}");
+    // Enter with nothing chosen says so; space chooses.
+    drive(&mut app, [Action::Submit]);
+    assert!(app.review.promote.is_some());
+    drive(
+        &mut app,
+        [Action::ToggleMark, Action::Down, Action::ToggleMark],
+    );
+    drive(
+        &mut app,
+        [Action::ToggleMark, Action::Down, Action::ToggleMark],
+    );
+    insta::assert_snapshot!("review_promote_80x24", screen(&app));
+    let chosen: Vec<String> = {
+        let p = app.review.promote.as_ref().unwrap();
+        p.tests
+            .iter()
+            .zip(&p.chosen)
+            .filter(|(_, c)| **c)
+            .map(|(t, _)| t.clone())
+            .collect()
+    };
+    assert_eq!(chosen.len(), 2, "{chosen:?}");
+    let effects = app.update(Action::Submit);
+    assert!(app.review.promote.is_none());
+    let (promoted, _) = run_editor(&mut app, "true", effects);
+    for t in &chosen {
+        assert!(promoted.contains(&format!("def {t}")), "{t}: {promoted}");
+    }
+    let method = promote.method.clone();
+    let on_disk = store::load(&store_path(dir.path())).unwrap();
+    let kept = on_disk.review("Sample_5").edits.methods[&method]
+        .public_tests
+        .clone()
+        .unwrap();
+    assert!(kept.contains(&format!("def {}", chosen[0])));
+
+    // Esc cancels the checklist.
+    drive(&mut app, [Action::ReviewPromote, Action::Back]);
+    assert!(app.review.promote.is_none());
+    assert_eq!(app.contexts()[0], Context::Review);
 }

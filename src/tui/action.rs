@@ -172,10 +172,14 @@ pub enum Action {
     ReviewDiff,
     /// Validate the selected task in the sandbox, in the background.
     ReviewValidate,
+    /// Draft public tests of the selected method from its doctests, then edit them.
+    ReviewDraftPublic,
+    /// Choose private tests of the selected method to promote to public tests.
+    ReviewPromote,
     /// The editor came back (the edited text, or why not).
     ReviewEdited {
         task_id: String,
-        field: String,
+        target: crate::curate::targets::Target,
         result: Result<String, String>,
     },
 
@@ -362,6 +366,21 @@ const NAMED: &[(&str, Action, &str)] = &[
         "mark every task of the filtered queue as needing work (asks first)",
     ),
     ("edit", Action::ReviewEdit, "edit the shown part in $EDITOR"),
+    (
+        "diff",
+        Action::ReviewDiff,
+        "show the shown part's diff against the original",
+    ),
+    (
+        "draft-public-tests",
+        Action::ReviewDraftPublic,
+        "draft the method's public tests from its doctests, then edit them",
+    ),
+    (
+        "promote-tests",
+        Action::ReviewPromote,
+        "choose private tests of the method to promote to public tests",
+    ),
     (
         "validate",
         Action::ReviewValidate,

@@ -57,11 +57,11 @@ pub enum Effect {
         req: u64,
         path: PathBuf,
     },
-    /// Suspend the TUI and edit `text` (a field of a task) in `$EDITOR`
+    /// Suspend the TUI and edit `text` (a part of a task) in `$EDITOR`
     /// (`Action::ReviewEdited`).
     EditPart {
         task_id: String,
-        field: String,
+        target: crate::curate::targets::Target,
         text: String,
     },
     /// Validate a task as edited in the store at `path` in the sandbox and record the outcome
@@ -365,6 +365,9 @@ impl App {
             Screen::Run | Screen::Step => self.run_contexts(),
             Screen::Review if self.review.input.is_some() => {
                 vec![Context::ReviewInput, Context::Global]
+            }
+            Screen::Review if self.review.promote.is_some() => {
+                vec![Context::ReviewPromote, Context::Global]
             }
             Screen::Review if self.review.confirm.is_some() => {
                 vec![Context::ReviewConfirm, Context::Global]

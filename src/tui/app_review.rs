@@ -63,7 +63,8 @@ pub struct ReviewUi {
     pub visible: Vec<usize>,
     pub selected: usize,
     pub offset: usize,
-    /// 0 skeleton, 1 solution, 2 tests.
+    /// What the code pane shows (Tab): 0 skeleton, 1 solution, 2 tests, then of the selected
+    /// method 3 its docstring, 4 its test class, 5 its public tests.
     pub part: usize,
     pub input: Option<Input>,
     /// A bulk decision waiting for a yes.
@@ -80,14 +81,17 @@ pub struct ReviewUi {
     pub validating: BTreeMap<String, u64>,
     /// The last validation request's number.
     pub validate_req: u64,
+    /// The checklist of private tests to promote to public tests.
+    pub promote: Option<super::app_review_edit::Promote>,
     /// What validation says about each dataset task as it now stands (refreshed with the
     /// queue).
     pub validation: Vec<Validation>,
 }
 
+/// The lint part of each task-level part (findings are marked in these).
 pub const PARTS: [Part; 3] = [Part::Skeleton, Part::Solution, Part::Tests];
-/// The store's field path of each part.
-pub const FIELDS: [&str; 3] = ["skeleton", "solution_code", "test"];
+/// Parts Tab cycles through: three task-level, three of the selected method.
+pub const KINDS: usize = 6;
 
 impl ReviewUi {
     /// The store of the dataset loaded from `origin`: `store_path`, else beside the dataset
@@ -285,6 +289,9 @@ impl App {
         if self.review.input.is_some() {
             return self.update_review_input(action);
         }
+        if self.review.promote.is_some() {
+            return self.update_promote(action);
+        }
         if let Some(bulk) = self.review.confirm {
             self.review.confirm = None;
             return match action {
@@ -297,8 +304,10 @@ impl App {
         }
         match action {
             Action::Back | Action::Close => self.screen = Screen::List,
-            Action::NextTab => self.review.part = (self.review.part + 1) % 3,
-            Action::PrevTab => self.review.part = (self.review.part + 2) % 3,
+            Action::NextTab => self.step_part(true),
+            Action::PrevTab => self.step_part(false),
+            Action::ReviewDraftPublic => return self.draft_public_tests(),
+            Action::ReviewPromote => self.open_promote(),
             Action::NextMethod => self.step_method(true),
             Action::PrevMethod => self.step_method(false),
             Action::CycleStatusFilter => {
@@ -398,7 +407,7 @@ impl App {
 
     /// Run `actions` (task index, action) through the machine on the in-memory store; the
     /// accepted ones are persisted together. Refusals are reported.
-    fn decide(&mut self, actions: Vec<(usize, ReviewAction)>) -> Vec<Effect> {
+    pub(super) fn decide(&mut self, actions: Vec<(usize, ReviewAction)>) -> Vec<Effect> {
         let stamp = curate::stamp_now();
         let Some(data) = self.review.data.as_mut() else {
             self.set_status(Level::Info, "the curation store is still loading");
@@ -510,147 +519,14 @@ impl App {
             .collect()
     }
 
-    /// The text of part `part` (0–2) of task `idx` as the reviewer has made it, and whether
-    /// it was edited.
-    pub fn review_source(&self, idx: usize, part: usize) -> (String, bool) {
-        let (text, edited, _) = self.review_texts(idx, part);
-        (text, edited)
-    }
-
-    /// The part's text as edited, whether it was, and the dataset's text.
-    pub fn review_texts(&self, idx: usize, part: usize) -> (String, bool, String) {
-        let tab = super::app::Tab::ALL[part.min(2)];
-        let original = self.code_source(idx, tab).to_string();
-        let edited = self.review.data.as_ref().and_then(|d| {
-            let task = self.data.dataset.tasks.get(idx)?;
-            let edits = &d.store.tasks.get(&task.id)?.review.edits;
-            edits
-                .fields()
-                .into_iter()
-                .find(|(path, _)| path == FIELDS[part.min(2)])
-                .map(|(_, text)| text.to_string())
-        });
-        match edited {
-            Some(text) => (text, true, original),
-            None => (original.clone(), false, original),
-        }
-    }
-
-    fn edit_selected(&mut self) -> Vec<Effect> {
-        let Some(idx) = self.review.selected_task() else {
-            return Vec::new();
-        };
-        if self.review.data.is_none() {
-            self.set_status(Level::Info, "the curation store is still loading");
-            return Vec::new();
-        }
-        let Some(task) = self.data.dataset.tasks.get(idx) else {
-            return Vec::new();
-        };
-        let (text, _) = self.review_source(idx, self.review.part);
-        vec![Effect::EditPart {
-            task_id: task.id.clone(),
-            field: FIELDS[self.review.part.min(2)].to_string(),
-            text,
-        }]
-    }
-
-    fn edited(&mut self, task_id: &str, field: &str, text: String) -> Vec<Effect> {
-        let Some(idx) = self.data.dataset.tasks.iter().position(|t| t.id == task_id) else {
-            return Vec::new();
-        };
-        let part = FIELDS.iter().position(|f| *f == field).unwrap_or(0);
-        if self.review_source(idx, part).0 == text {
-            self.set_status(Level::Info, "the editor changed nothing");
-            return Vec::new();
-        }
-        let (Some(data), Some(task)) = (&self.review.data, self.data.dataset.tasks.get(idx)) else {
-            return Vec::new();
-        };
-        let mut edits = data.store.review(task_id).edits;
-        if let Err(e) = edits.set(task, field, text) {
-            self.set_status(Level::Error, e);
-            return Vec::new();
-        }
-        self.decide(vec![(idx, ReviewAction::Edit { edits })])
-    }
-
-    /// Validate the selected task in the background.
-    fn validate_selected(&mut self) -> Vec<Effect> {
-        let Some(idx) = self.review.selected_task() else {
-            self.set_status(Level::Info, "no task selected");
-            return Vec::new();
-        };
-        if self.review.data.is_none() {
-            self.set_status(Level::Info, "the curation store is still loading");
-            return Vec::new();
-        }
-        let Some(id) = self.data.dataset.tasks.get(idx).map(|t| t.id.clone()) else {
-            return Vec::new();
-        };
-        self.set_status(
-            Level::Info,
-            format!("validating {id} in the background (the reference, twice)…"),
-        );
-        vec![self.validate_effect(id)]
-    }
-
-    /// The effect validating task `id` (the newest request for it wins).
-    fn validate_effect(&mut self, id: String) -> Effect {
-        self.review.validate_req += 1;
-        let req = self.review.validate_req;
-        self.review.validating.insert(id.clone(), req);
-        Effect::ValidateTask {
-            req,
-            task_id: id,
-            path: self.review.path(&self.data.dataset.origin),
-        }
-    }
-
-    /// A background validation ended: say how, and read the store it was recorded in.
-    fn validated(
-        &mut self,
-        req: u64,
-        task_id: String,
-        result: Result<super::review::validate::Validated, String>,
-    ) -> Vec<Effect> {
-        if self.review.validating.get(&task_id) != Some(&req) {
-            return Vec::new(); // a newer validation of the task is under way
-        }
-        self.review.validating.remove(&task_id);
-        match result {
-            Err(e) => self.set_status(Level::Error, format!("{task_id}: {e}")),
-            Ok(v) if !v.recorded => self.set_status(
-                Level::Warn,
-                format!("{task_id} was edited while it was validated: not recorded (v: again)"),
-            ),
-            Ok(v) if v.passed => self.set_status(
-                Level::Info,
-                format!("{task_id}: validation passed (every test twice, runs agree)"),
-            ),
-            Ok(v) => self.set_status(
-                Level::Warn,
-                format!(
-                    "{task_id}: validation failed: {}",
-                    v.summary.unwrap_or_default()
-                ),
-            ),
-        }
-        self.review.req += 1;
-        vec![Effect::LoadReview {
-            req: self.review.req,
-            path: self.review.path(&self.data.dataset.origin),
-        }]
-    }
-
     pub(super) fn update_review_background(&mut self, action: Action) -> Vec<Effect> {
         match action {
             Action::ReviewEdited {
                 task_id,
-                field,
+                target,
                 result,
             } => match result {
-                Ok(text) => return self.edited(&task_id, &field, text),
+                Ok(text) => return self.edited(&task_id, &target, text),
                 Err(e) => self.set_status(Level::Error, e),
             },
             Action::ReviewLoaded { req, loaded } if req == self.review.req => {

@@ -49,6 +49,8 @@ pub enum Context {
     ReviewInput,
     /// A bulk decision waiting for a yes.
     ReviewConfirm,
+    /// Choosing private tests to promote to public tests.
+    ReviewPromote,
 }
 
 impl Context {
@@ -79,6 +81,7 @@ impl Context {
             Context::Review => "Review queue",
             Context::ReviewInput => "Review queue: typing",
             Context::ReviewConfirm => "Review queue: confirm",
+            Context::ReviewPromote => "Review queue: tests to promote",
         }
     }
 

@@ -16,7 +16,9 @@ pub(super) fn add_defaults(add: &mut Add) {
         C::Review,
         &[KeyChord::plain(K::Tab)],
         A::NextTab,
-        Some("next part (skeleton, solution, tests)"),
+        Some(
+            "next part (skeleton, solution, tests; the method's docstring, test class, public tests)",
+        ),
     );
     add(
         C::Review,
@@ -51,6 +53,8 @@ pub(super) fn add_defaults(add: &mut Add) {
     add(C::Review, &[ch('W')], A::ReviewBulk(Bulk::NeedsWork), None);
     add(C::Review, &[ch('e')], A::ReviewEdit, None);
     add(C::Review, &[ch('v')], A::ReviewValidate, None);
+    add(C::Review, &[ch('p')], A::ReviewDraftPublic, None);
+    add(C::Review, &[ch('P')], A::ReviewPromote, None);
     add(C::Review, &[ch('d')], A::ReviewDiff, None);
     add(C::Review, &[ch('s')], A::CycleStatusFilter, None);
     add(C::Review, &[ch('f')], A::CycleSeverityFilter, None);
@@ -86,6 +90,26 @@ pub(super) fn add_defaults(add: &mut Add) {
         None,
     );
     add(C::ReviewInput, &[KeyChord::ctrl('u')], A::ClearInput, None);
+
+    nav(add, C::ReviewPromote, false, false);
+    add(
+        C::ReviewPromote,
+        &[ch(' '), ch('x')],
+        A::ToggleMark,
+        Some("choose / drop the test"),
+    );
+    add(
+        C::ReviewPromote,
+        &[KeyChord::plain(K::Enter)],
+        A::Submit,
+        Some("promote the chosen tests, then edit them"),
+    );
+    add(
+        C::ReviewPromote,
+        &[KeyChord::plain(K::Esc), ch('q')],
+        A::Back,
+        Some("cancel"),
+    );
 
     add(
         C::ReviewConfirm,

@@ -13,6 +13,8 @@ mod app_detail;
 mod app_eval;
 mod app_list;
 pub mod app_review;
+pub mod app_review_edit;
+mod app_review_validate;
 mod app_run;
 mod app_step;
 mod app_task;
@@ -217,13 +219,14 @@ fn step(app: &mut App, jobs: &mut Jobs, guard: &mut terminal::Guard, action: Act
             Effect::Quit => quit = true,
             Effect::EditPart {
                 task_id,
-                field,
+                target,
                 text,
             } => {
                 // The TUI steps aside while the editor has the terminal.
                 terminal::suspend();
                 let editor = review::editor::editor_command();
-                let result = review::editor::edit_with(&editor, &text, &task_id);
+                let name = format!("{task_id}-{}", target.file_stem());
+                let result = review::editor::edit_with(&editor, &text, &name);
                 if let Err(e) = terminal::resume(guard) {
                     app.status = Some(app::Status {
                         text: format!("terminal: {e}"),
@@ -232,7 +235,7 @@ fn step(app: &mut App, jobs: &mut Jobs, guard: &mut terminal::Guard, action: Act
                 }
                 let edited = Action::ReviewEdited {
                     task_id,
-                    field,
+                    target,
                     result,
                 };
                 quit |= step(app, jobs, guard, edited);

@@ -47,8 +47,9 @@ pub fn validate_task(
     let Some(v) = results.first() else {
         return Err(format!("the validation of {task_id} gave no result"));
     };
-    let stale = curate::record_validations(path, &[original], &[edited.clone()], &results)
-        .map_err(|e| format!("not recorded: {e}"))?;
+    let stale =
+        curate::record_validations(path, &[original], std::slice::from_ref(&edited), &results)
+            .map_err(|e| format!("not recorded: {e}"))?;
     let record = curate::validation_record(v, String::new());
     Ok(Validated {
         passed: record.passed,

@@ -11,6 +11,7 @@ pub mod help;
 pub mod layout;
 pub mod methods;
 pub mod overlays;
+pub mod review_promote;
 pub mod review_view;
 pub mod run_dialog;
 pub mod run_task;
@@ -329,6 +330,11 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
         (None, Screen::Review) if app.review.input.is_some() => vec![
             (C::ReviewInput, A::Submit, "ok"),
             (C::ReviewInput, A::Back, "cancel"),
+        ],
+        (None, Screen::Review) if app.review.promote.is_some() => vec![
+            (C::ReviewPromote, A::ToggleMark, "choose"),
+            (C::ReviewPromote, A::Submit, "promote"),
+            (C::ReviewPromote, A::Back, "cancel"),
         ],
         (None, Screen::Review) if app.review.confirm.is_some() => vec![
             (C::ReviewConfirm, A::Submit, "yes"),

@@ -9,9 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Clear, Paragraph, Row, Table, Widget};
 
 use super::{fit_lines, pane, render_selectable, truncate};
-use crate::analysis::lint::Severity;
+use crate::analysis::lint::{Part, Severity};
 use crate::curate::Status;
 use crate::curate::review::Validation;
+use crate::curate::targets::Target;
 use crate::tui::app::App;
 use crate::tui::app_review::{Ask, PARTS, counts};
 
@@ -37,6 +38,9 @@ impl Widget for &ReviewView<'_> {
         let (table, detail) = split(area);
         render_queue(self.app, table, buf);
         render_detail(self.app, detail, buf);
+        if let Some(p) = &self.app.review.promote {
+            super::review_promote::render(self.app, p, area, buf);
+        }
         if let Some(input) = &self.app.review.input {
             let label = match input.ask {
                 Ask::Reject { bulk: false } => "reject: reason",
@@ -279,12 +283,15 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
     let [top, bottom] =
         Layout::vertical([Constraint::Length(top_h), Constraint::Min(0)]).areas(area);
     Paragraph::new(fit_lines(lines, width))
-        .block(pane(app, format!(" {} · {} ", task.id, task.class_name)))
+        .block(pane(app, detail_title(app, task, usize::from(top.width))))
         .render(top, buf);
 
-    // The code of the chosen part, its offending lines marked.
-    let part = PARTS[r.part.min(2)];
-    let (source, edited, original) = app.review_texts(idx, r.part);
+    // The text of the chosen part, the offending lines of a task-level part marked.
+    let Some(target) = app.review_target() else {
+        return;
+    };
+    let label = target.label();
+    let (source, edited, original) = app.review_texts(idx, &target);
     if edited && r.diff {
         let width = usize::from(bottom.width.saturating_sub(2));
         let lines = fit_lines(diff_lines(app, &original, &source), width);
@@ -292,25 +299,25 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
         Paragraph::new(lines.into_iter().take(page).collect::<Vec<_>>())
             .block(pane(
                 app,
-                format!(
-                    " {} · diff against the original (d) ",
-                    PARTS[r.part.min(2)].as_str()
-                ),
+                format!(" {label} · diff against the original (d) "),
             ))
             .render(bottom, buf);
         return;
     }
-    let marked: Vec<usize> = findings
-        .iter()
-        .filter(|f| f.part == part)
-        .filter_map(|f| f.line)
-        .collect();
+    let marked: Vec<usize> = match PARTS.get(r.part) {
+        Some(part) => findings
+            .iter()
+            .filter(|f| f.part == *part)
+            .filter_map(|f| f.line)
+            .collect(),
+        None => mapped_marks(app, idx, &target, findings, &source),
+    };
     let page = usize::from(bottom.height.saturating_sub(2));
     let total = source.lines().count();
     let first = marked.iter().min().copied().unwrap_or(1);
     let start = first.saturating_sub(3).min(total.saturating_sub(page));
     let digits = total.max(1).to_string().len();
-    let code: Vec<Line<'static>> = source
+    let mut code: Vec<Line<'static>> = source
         .lines()
         .enumerate()
         .skip(start)
@@ -327,27 +334,102 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
             ])
         })
         .collect();
-    let tabs: Vec<String> = PARTS
+    if source.trim().is_empty() {
+        let empty = match &target {
+            Target::PublicTests(_) => {
+                "no public tests (e: write · p: draft from doctests · P: promote private tests)"
+            }
+            _ => "empty (e: write it)",
+        };
+        code = vec![Line::styled(empty, theme.muted())];
+    }
+    let title = code_title(app, &label, edited, usize::from(bottom.width));
+    Paragraph::new(fit_lines(code, width))
+        .block(pane(app, title))
+        .render(bottom, buf);
+}
+
+/// The lines of a method's docstring or test class that findings point at: a finding of the
+/// method in the skeleton or the test module marks the line with the same text.
+fn mapped_marks(
+    app: &App,
+    idx: usize,
+    target: &Target,
+    findings: &[crate::analysis::lint::Finding],
+    shown: &str,
+) -> Vec<usize> {
+    let (part, whole) = match target {
+        Target::Docstring(_) => (Part::Skeleton, Target::Skeleton),
+        Target::TestClass(_) => (Part::Tests, Target::Tests),
+        _ => return Vec::new(),
+    };
+    let whole = app.review_source(idx, &whole).0;
+    let whole: Vec<&str> = whole.lines().collect();
+    findings
+        .iter()
+        .filter(|f| f.part == part && f.method.as_deref() == target.method())
+        .filter_map(|f| {
+            let text = whole.get(f.line?.checked_sub(1)?)?.trim();
+            if text.is_empty() {
+                return None;
+            }
+            shown.lines().position(|l| l.trim() == text).map(|i| i + 1)
+        })
+        .collect()
+}
+
+/// The code pane's title: every part with the shown one in brackets when that fits, else
+/// just the shown one.
+fn code_title(app: &App, label: &str, edited: bool, width: usize) -> String {
+    let r = &app.review;
+    let edited = if edited { " · edited" } else { "" };
+    let mut names: Vec<String> = PARTS.iter().map(|p| p.as_str().to_string()).collect();
+    if let Some(m) = app.review_method() {
+        names.extend([
+            format!("{m}: docstring"),
+            "test class".into(),
+            "public tests".into(),
+        ]);
+    }
+    let tabs: Vec<String> = names
         .iter()
         .enumerate()
-        .map(|(i, p)| {
+        .map(|(i, n)| {
             if i == r.part {
-                format!("[{}]", p.as_str())
+                match n.split_once(": ") {
+                    Some((m, n)) => format!("{m}: [{n}]"),
+                    None => format!("[{n}]"),
+                }
             } else {
-                p.as_str().to_string()
+                n.clone()
             }
         })
         .collect();
-    Paragraph::new(fit_lines(code, width))
-        .block(pane(
-            app,
-            format!(
-                " {}{} (Tab · e: edit · d: diff) ",
-                tabs.join(" "),
-                if edited { " · edited" } else { "" }
-            ),
-        ))
-        .render(bottom, buf);
+    let full = format!(
+        " {}{edited} (Tab · ] method · e: edit · d: diff) ",
+        tabs.join(" ")
+    );
+    if full.chars().count() + 2 <= width {
+        full
+    } else {
+        format!(" [{label}]{edited} (Tab · e · d) ")
+    }
+}
+
+/// The detail's title: the task, its class and the selected method, as much as fits.
+fn detail_title(app: &App, task: &crate::model::Task, width: usize) -> String {
+    let (id, class) = (&task.id, &task.class_name);
+    let Some(m) = app.review_method() else {
+        return format!(" {id} · {class} ");
+    };
+    [
+        format!(" {id} · {class} · method {m} ([ ]) "),
+        format!(" {id} · {class} · {m} "),
+        format!(" {id} · {m} "),
+    ]
+    .into_iter()
+    .find(|t| t.chars().count() + 2 <= width)
+    .unwrap_or_else(|| format!(" {id} "))
 }
 
 /// The changes from `original` to `edited`, two lines of context around each.

@@ -1,0 +1,75 @@
+//! Validation from the review queue: `v` (or a saved edit) asks `jobs` to validate a task in
+//! the sandbox in the background ([`Effect::ValidateTask`]); the answer says how it went and
+//! the store it was recorded in is read again. The newest request per task wins.
+
+use super::app::{App, Effect, Level};
+
+impl App {
+    /// Validate the selected task in the background.
+    pub(super) fn validate_selected(&mut self) -> Vec<Effect> {
+        let Some(idx) = self.review.selected_task() else {
+            self.set_status(Level::Info, "no task selected");
+            return Vec::new();
+        };
+        if self.review.data.is_none() {
+            self.set_status(Level::Info, "the curation store is still loading");
+            return Vec::new();
+        }
+        let Some(id) = self.data.dataset.tasks.get(idx).map(|t| t.id.clone()) else {
+            return Vec::new();
+        };
+        self.set_status(
+            Level::Info,
+            format!("validating {id} in the background (the reference, twice)…"),
+        );
+        vec![self.validate_effect(id)]
+    }
+
+    /// The effect validating task `id` (the newest request for it wins).
+    pub(super) fn validate_effect(&mut self, id: String) -> Effect {
+        self.review.validate_req += 1;
+        let req = self.review.validate_req;
+        self.review.validating.insert(id.clone(), req);
+        Effect::ValidateTask {
+            req,
+            task_id: id,
+            path: self.review.path(&self.data.dataset.origin),
+        }
+    }
+
+    /// A background validation ended: say how, and read the store it was recorded in.
+    pub(super) fn validated(
+        &mut self,
+        req: u64,
+        task_id: String,
+        result: Result<super::review::validate::Validated, String>,
+    ) -> Vec<Effect> {
+        if self.review.validating.get(&task_id) != Some(&req) {
+            return Vec::new(); // a newer validation of the task is under way
+        }
+        self.review.validating.remove(&task_id);
+        match result {
+            Err(e) => self.set_status(Level::Error, format!("{task_id}: {e}")),
+            Ok(v) if !v.recorded => self.set_status(
+                Level::Warn,
+                format!("{task_id} was edited while it was validated: not recorded (v: again)"),
+            ),
+            Ok(v) if v.passed => self.set_status(
+                Level::Info,
+                format!("{task_id}: validation passed (every test twice, runs agree)"),
+            ),
+            Ok(v) => self.set_status(
+                Level::Warn,
+                format!(
+                    "{task_id}: validation failed: {}",
+                    v.summary.unwrap_or_default()
+                ),
+            ),
+        }
+        self.review.req += 1;
+        vec![Effect::LoadReview {
+            req: self.review.req,
+            path: self.review.path(&self.data.dataset.origin),
+        }]
+    }
+}
