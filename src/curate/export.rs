@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::gates::{FindingSummary, findings, task_digest};
-use super::review::Status;
+use super::review::{Gate, Status};
 use super::store::{CurationStore, TaskRecord};
 use crate::dataset::{Dataset, FORMAT_TAG, FORMAT_VERSION};
 use crate::model::{Task, TestLayout};
@@ -169,13 +169,17 @@ fn exported_value(t: &ExportedTask, format: ExportFormat) -> Value {
 
 /// The provenance keys one curation writes (besides the origin); when a curated export is
 /// curated again, the earlier round's move to [`EARLIER_CURATIONS`].
-const CURATION_KEYS: [&str; 5] = [
+const CURATION_KEYS: [&str; 6] = [
     "reviewer",
     "reviewed",
     "findings_resolved",
     "edited_fields",
     "gates_overridden",
+    FINDINGS_EXPLAINED,
 ];
+/// Provenance key: error findings a reviewer explained (finding key → reason), which the
+/// findings gate then counts as explained wherever the task is curated next.
+pub const FINDINGS_EXPLAINED: &str = "findings_explained";
 /// Provenance key: the curation rounds before this one, oldest first.
 pub const EARLIER_CURATIONS: &str = "earlier_curations";
 
@@ -235,6 +239,16 @@ fn provenance(t: &ExportedTask) -> Value {
         .collect();
     if !overrides.is_empty() {
         out.insert("gates_overridden".into(), Value::Object(overrides));
+    }
+    if let Some(o) = t.record.review.overrides.get(&Gate::Findings) {
+        let explained: Map<String, Value> = o
+            .covers
+            .iter()
+            .map(|key| (key.clone(), json!(o.reason)))
+            .collect();
+        if !explained.is_empty() {
+            out.insert(FINDINGS_EXPLAINED.into(), Value::Object(explained));
+        }
     }
     Value::Object(out)
 }

@@ -88,12 +88,34 @@ pub fn methods_without_public_tests(task: &Task) -> Vec<String> {
         .collect()
 }
 
-/// All three gates' inputs for the edited task.
+/// Finding keys an earlier curation explained, as its export recorded them in the task's
+/// provenance (`findings_explained`, in this round's record or an earlier one's).
+pub fn explained_in_provenance(task: &Task) -> Vec<String> {
+    use super::export::{EARLIER_CURATIONS, FINDINGS_EXPLAINED};
+    let extra = &task.provenance.extra;
+    let earlier = match extra.get(EARLIER_CURATIONS) {
+        Some(serde_json::Value::Array(rounds)) => rounds.iter().collect(),
+        _ => Vec::new(),
+    };
+    let current = serde_json::Value::Object(extra.clone());
+    std::iter::once(&current)
+        .chain(earlier)
+        .filter_map(|round| round.get(FINDINGS_EXPLAINED)?.as_object())
+        .flat_map(|explained| explained.keys().cloned())
+        .collect()
+}
+
+/// All three gates' inputs for the edited task. An error finding an earlier curation
+/// explained (see [`explained_in_provenance`]) is not unexplained.
 pub fn gates(edited: &Task, record: Option<&TaskRecord>) -> Gates {
+    let explained = explained_in_provenance(edited);
     Gates {
         validation: validation(edited, record),
         methods_without_public_tests: methods_without_public_tests(edited),
-        error_findings: error_findings(edited),
+        error_findings: error_findings(edited)
+            .into_iter()
+            .filter(|key| !explained.contains(key))
+            .collect(),
     }
 }
 
@@ -159,6 +181,35 @@ mod tests {
         assert_eq!(task_digest(a), task_digest(&a.clone()));
         assert_ne!(task_digest(a), task_digest(b));
         assert_eq!(task_digest(a).len(), 64);
+    }
+
+    #[test]
+    fn findings_explained_in_provenance_do_not_block() {
+        let sample = dataset::sample();
+        let mut task = sample
+            .tasks
+            .iter()
+            .find(|t| t.id == "Sample_5")
+            .unwrap()
+            .clone();
+        let errors = error_findings(&task);
+        assert!(!errors.is_empty(), "the planted task has error findings");
+        assert_eq!(gates(&task, None).error_findings, errors);
+        let first = errors[0].clone();
+        let why = serde_json::json!({ first.clone(): "checked by hand" });
+        // In an earlier round's record …
+        task.provenance.extra.insert(
+            "earlier_curations".into(),
+            serde_json::json!([{ "findings_explained": why }]),
+        );
+        let left: Vec<String> = errors.iter().filter(|k| **k != first).cloned().collect();
+        assert_eq!(gates(&task, None).error_findings, left);
+        // … or this round's.
+        task.provenance.extra.clear();
+        task.provenance
+            .extra
+            .insert("findings_explained".into(), why);
+        assert_eq!(gates(&task, None).error_findings, left);
     }
 
     #[test]

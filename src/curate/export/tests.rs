@@ -286,3 +286,39 @@ fn classeval_descriptions_apart_already_are_not_blamed_on_edits() {
         ["ClassEval_0.is_start_with", "ClassEval_5.interpret"]
     );
 }
+
+#[test]
+fn an_explained_finding_stays_explained_when_the_export_is_curated_again() {
+    use crate::curate::gates::{error_findings, gates};
+    use crate::curate::review::Override;
+    let sample = dataset::sample();
+    let task = sample.tasks.iter().find(|t| t.id == "Sample_5").unwrap();
+    let errors = error_findings(task);
+    assert!(!errors.is_empty());
+    let mut store = CurationStore::default();
+    approved(&mut store, task, TaskEdits::default());
+    let o = Override {
+        reason: "the docstring's name is deliberate".into(),
+        who: "ada".into(),
+        when: "2026-11-21T12:00:00Z".into(),
+        covers: errors.clone(),
+    };
+    let review = &mut store.tasks.get_mut(&task.id).unwrap().review;
+    review.overrides.insert(Gate::Findings, o);
+    let text = |ds: &Dataset, store: &CurationStore| {
+        let out = export(ds, store, ExportFormat::Classlab, "2026-11-22T00:00:00Z");
+        serde_json::to_string(&out.value).unwrap()
+    };
+    let once = parse_text("once.json", &text(&sample, &store)).unwrap();
+    let t = &once.tasks[0];
+    assert_eq!(error_findings(t), errors, "the findings are still there");
+    assert!(gates(t, None).error_findings.is_empty(), "but explained");
+    // Curated again with no override of its own: the explanation moves to the earlier
+    // round's record and still counts.
+    let mut again = CurationStore::default();
+    approved(&mut again, t, TaskEdits::default());
+    let twice = parse_text("twice.json", &text(&once, &again)).unwrap();
+    let t = &twice.tasks[0];
+    assert!(t.provenance.extra.get(FINDINGS_EXPLAINED).is_none());
+    assert!(gates(t, None).error_findings.is_empty());
+}
