@@ -64,11 +64,7 @@ fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect
 /// The editor of the scripted-editor test: a shell script that deletes the first line (the
 /// unused `import math` of Sample_5's solution).
 fn scripted_editor(dir: &Path) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let script = dir.join("editor.sh");
-    std::fs::write(&script, "#!/bin/sh\nsed -i '1d' \"$1\"\n").unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    script.display().to_string()
+    sed_editor(dir, "1d")
 }
 
 fn store_path(dir: &Path) -> PathBuf {

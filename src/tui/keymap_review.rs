@@ -16,9 +16,7 @@ pub(super) fn add_defaults(add: &mut Add) {
         C::Review,
         &[KeyChord::plain(K::Tab)],
         A::NextTab,
-        Some(
-            "next part (skeleton, solution, tests; the method's docstring, test class, public tests)",
-        ),
+        Some("next part (the task's, then the method's docstring and tests)"),
     );
     add(
         C::Review,
