@@ -1045,21 +1045,11 @@ mod tests {
         t.methods = vec![
             crate::model::Method {
                 name: "a".into(),
-                description: String::new(),
-                test_class: None,
-                test_code: String::new(),
-                solution: String::new(),
-                annotated: None,
-                public_tests: None,
+                ..Default::default()
             },
             crate::model::Method {
                 name: "b".into(),
-                description: String::new(),
-                test_class: None,
-                test_code: String::new(),
-                solution: String::new(),
-                annotated: None,
-                public_tests: None,
+                ..Default::default()
             },
         ];
         let raw = vec![

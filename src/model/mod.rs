@@ -117,7 +117,7 @@ pub enum TestLayout {
 }
 
 /// One target method of a task.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Method {
     pub name: String,
     /// Signature and docstring, as in the skeleton.
@@ -155,6 +155,20 @@ pub struct Provenance {
     /// Free-form provenance notes (reviewer, date, findings resolved …).
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
     pub extra: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A method name as ClassEval's test classes spell it in `<Class>Test<Method>`:
+/// `add_grade` → `AddGrade`, `__normalize` → `Normalize`.
+pub fn camel_case(name: &str) -> String {
+    name.split('_')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let mut c = p.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 impl Task {
@@ -230,3 +244,13 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 
 pub mod results;
 pub use results::{Outcome, SuiteFailure, SuiteResult, TestResult};
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn camel_case_as_classeval_names_test_classes() {
+        assert_eq!(super::camel_case("add_grade"), "AddGrade");
+        assert_eq!(super::camel_case("__normalize"), "Normalize");
+        assert_eq!(super::camel_case(""), "");
+    }
+}

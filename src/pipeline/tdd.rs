@@ -441,12 +441,7 @@ mod tests {
             class_name: "A".into(),
             methods: vec![crate::model::Method {
                 name: "f".into(),
-                description: String::new(),
-                test_class: None,
-                test_code: String::new(),
-                solution: String::new(),
-                annotated: None,
-                public_tests: None,
+                ..Default::default()
             }],
             ..Task::default()
         };

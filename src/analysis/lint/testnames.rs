@@ -9,6 +9,7 @@ use tree_sitter::Node;
 
 use super::syntax::{Call, calls, edit_distance, find_all, line, squash, text};
 use super::{At, Ctx, Part};
+use crate::model::camel_case as camel;
 
 /// A top-level class of the test module with its methods.
 #[derive(Debug, Clone)]
@@ -145,19 +146,6 @@ pub(super) fn check(ctx: &mut Ctx<'_>) {
         }
         typos(ctx, tc, m);
     }
-}
-
-/// `add_grade` → `AddGrade`, `__normalize` → `Normalize`.
-fn camel(name: &str) -> String {
-    name.split('_')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect()
 }
 
 /// Does the class reference the method (`x.m`, `Class.m`, `x._Class__m`, `getattr(x, "m")`)?

@@ -1,7 +1,6 @@
 //! T7, T8, T9, T10, T13, T14 firing and not firing on minimal tasks.
 
 use super::super::testutil::{codes_for, task};
-use super::camel;
 
 const SOL: &str = "class Box:\n    def __init__(self):\n        self.items = []\n\n    def put(self, x):\n        self.items.append(x)\n\n    def count_items(self):\n        return len(self.items)\n";
 
@@ -93,11 +92,4 @@ fn t14_method_without_a_test_class() {
     let f = codes_for(&with_tests(&tests), "T14");
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].method.as_deref(), Some("count_items"));
-}
-
-#[test]
-fn camel_names() {
-    assert_eq!(camel("add_grade"), "AddGrade");
-    assert_eq!(camel("__normalize"), "Normalize");
-    assert_eq!(camel(""), "");
 }

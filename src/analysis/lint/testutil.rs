@@ -18,12 +18,7 @@ pub(crate) fn task(skeleton: &str, solution: &str, tests: &str) -> Task {
                 .filter(|n| *n != "__init__")
                 .map(|n| Method {
                     name: n.to_string(),
-                    description: String::new(),
-                    test_class: None,
-                    test_code: String::new(),
-                    solution: String::new(),
-                    annotated: None,
-                    public_tests: None,
+                    ..Default::default()
                 })
                 .collect()
         })

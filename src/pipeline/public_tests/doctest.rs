@@ -13,20 +13,7 @@ use tree_sitter::Node;
 
 use super::PublicTests;
 use crate::analysis::parse::{Class, Doctest, parse_module, parse_tree, text};
-use crate::model::Task;
-
-/// `add_item` → `AddItem`; `__normalize` → `Normalize`.
-pub(super) fn camel(name: &str) -> String {
-    name.split('_')
-        .filter(|p| !p.is_empty())
-        .map(|p| {
-            let mut c = p.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                .unwrap_or_default()
-        })
-        .collect()
-}
+use crate::model::{Task, camel_case as camel};
 
 /// The class as the skeleton has it, else as the method descriptions give it.
 fn class_of(task: &Task, method: &str) -> Option<Class> {

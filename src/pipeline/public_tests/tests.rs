@@ -1,6 +1,7 @@
-use super::doctest::{camel, py_str};
+use super::doctest::py_str;
 use super::*;
 use crate::model::Method;
+use crate::model::camel_case as camel;
 
 const SKELETON: &str = r#"import re
 
