@@ -243,10 +243,10 @@ pub fn gate_failure(gate: Gate, gates: &Gates) -> Option<GateFailure> {
             Validation::Passed => return None,
             Validation::Failed(why) => format!("the reference failed validation: {why}"),
             Validation::Stale => {
-                "the task was edited since it was validated; run `classlab validate` again".into()
+                "the task was edited since it was validated; validate it again (v in the review queue, or `classlab validate`)".into()
             }
             Validation::Unknown => {
-                "not validated yet; run `classlab validate` (the reference must pass every test twice)".into()
+                "not validated yet (v in the review queue, or `classlab validate`: the reference must pass every test twice)".into()
             }
         },
         Gate::PublicTests if gates.methods_without_public_tests.is_empty() => return None,
