@@ -1,6 +1,8 @@
 //! `classlab curate`, as a researcher would script it: decisions and refusals, overrides,
 //! edits, export loaded back, and the store surviving SIGKILL and concurrent writers.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Std, Stdio};
@@ -22,13 +24,7 @@ fn classlab(store: &Path) -> Command {
 }
 
 fn status_json(store: &Path) -> Value {
-    let out = classlab(store).args(["status", "--json"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::ok_json(classlab(store).args(["status", "--json"]).output().unwrap())
 }
 
 fn task_row<'a>(status: &'a Value, id: &str) -> &'a Value {

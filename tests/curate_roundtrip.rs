@@ -52,14 +52,7 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let out = classlab().arg("--json").args(args).output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+    common::ok_json(classlab().arg("--json").args(args).output().unwrap())
 }
 
 /// `classlab --dataset D curate --store S ARGS…`.
@@ -73,16 +66,12 @@ fn curate(dataset: &Path, store: &Path) -> Command {
 }
 
 fn status(dataset: &Path, store: &Path) -> Value {
-    let out = curate(dataset, store)
-        .args(["status", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    common::ok_json(
+        curate(dataset, store)
+            .args(["status", "--json"])
+            .output()
+            .unwrap(),
+    )
 }
 
 fn row<'a>(v: &'a Value, id: &str) -> &'a Value {
@@ -250,7 +239,7 @@ fn approve_edit_export_reload_validate_and_evaluate() {
     );
 
     // 2. Edits: public tests for every method of the tasks to approve; the docstring fix of
-    // ClassEval_37 in its skeleton and in its method description.
+    // ClassEval_37 in its skeleton, which the edit carries to its method description.
     let mut written: BTreeMap<(String, String), String> = BTreeMap::new();
     for id in APPROVED {
         for m in &task(id).methods {
@@ -278,6 +267,8 @@ fn approve_edit_export_reload_validate_and_evaluate() {
         .arg(edit_file("skeleton.py", &skeleton))
         .assert()
         .success();
+    // The skeleton's docstring was carried to the method description: setting the
+    // description to the same fix changes nothing more.
     curate(ds, &store)
         .args([
             "edit",
@@ -286,7 +277,8 @@ fn approve_edit_export_reload_validate_and_evaluate() {
         ])
         .arg(edit_file("description.py", &description))
         .assert()
-        .success();
+        .failure()
+        .stderr(predicates::str::contains("the edit changes nothing"));
     // The edit fixed the finding; the edited tasks must be validated again before approval.
     let s = status(ds, &store);
     for id in APPROVED {

@@ -1,6 +1,8 @@
 //! `classlab validate` end to end: the bundled sample validates clean; small inline datasets
 //! with one planted defect each yield T11, T5, T8/T9 and I2.
 
+mod common;
+
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -12,14 +14,7 @@ fn validate(dataset: Option<&Path>, args: &[&str]) -> Value {
     if let Some(d) = dataset {
         cmd.arg("--dataset").arg(d);
     }
-    let out = cmd.output().expect("run classlab");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+    common::ok_json(cmd.output().expect("run classlab"))
 }
 
 fn task<'a>(v: &'a Value, id: &str) -> &'a Value {

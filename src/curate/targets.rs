@@ -469,18 +469,24 @@ fn line_prefix(src: &str, at: usize) -> &str {
     if prefix.trim().is_empty() { prefix } else { "" }
 }
 
-/// The function definition `name` directly in `scope` (a module or a class body), and the
-/// node that starts it (the decorated definition when there are decorators).
-fn find_def<'t>(scope: Node<'t>, src: &str, name: &str) -> Option<(Node<'t>, Node<'t>)> {
+/// The definition of kind `kind` (`function_definition`, `class_definition`) named `name`
+/// directly in `scope` (a module or a class body), and the node that starts it (the
+/// decorated definition when there are decorators).
+fn find_named<'t>(
+    scope: Node<'t>,
+    src: &str,
+    kind: &str,
+    name: &str,
+) -> Option<(Node<'t>, Node<'t>)> {
     let mut cursor = scope.walk();
     let children: Vec<Node<'t>> = scope.named_children(&mut cursor).collect();
     children.into_iter().find_map(|n| {
         let def = match n.kind() {
             "decorated_definition" => n.child_by_field_name("definition")?,
-            "function_definition" => n,
+            k if k == kind => n,
             _ => return None,
         };
-        (def.kind() == "function_definition"
+        (def.kind() == kind
             && def
                 .child_by_field_name("name")
                 .is_some_and(|x| &src[x.byte_range()] == name))
@@ -488,22 +494,14 @@ fn find_def<'t>(scope: Node<'t>, src: &str, name: &str) -> Option<(Node<'t>, Nod
     })
 }
 
-/// The top-level class `name` of a module.
+/// The method `name` directly in a class body: its definition and the node that starts it.
+fn find_def<'t>(scope: Node<'t>, src: &str, name: &str) -> Option<(Node<'t>, Node<'t>)> {
+    find_named(scope, src, "function_definition", name)
+}
+
+/// The top-level class `name` of a module (the decorated definition when decorated).
 fn find_class<'t>(root: Node<'t>, src: &str, name: &str) -> Option<Node<'t>> {
-    let mut cursor = root.walk();
-    let children: Vec<Node<'t>> = root.named_children(&mut cursor).collect();
-    children.into_iter().find_map(|n| {
-        let def = match n.kind() {
-            "decorated_definition" => n.child_by_field_name("definition")?,
-            "class_definition" => n,
-            _ => return None,
-        };
-        (def.kind() == "class_definition"
-            && def
-                .child_by_field_name("name")
-                .is_some_and(|x| &src[x.byte_range()] == name))
-        .then_some(n)
-    })
+    find_named(root, src, "class_definition", name).map(|(_, outer)| outer)
 }
 
 fn class_body<'t>(class: Node<'t>) -> Option<Node<'t>> {

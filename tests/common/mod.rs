@@ -53,3 +53,14 @@ pub fn eval_json(python: Option<&Path>, dataset: &Path, predictions: &Path) -> s
     );
     serde_json::from_slice(&out.stdout).expect("eval --json prints JSON")
 }
+
+/// The JSON a classlab command printed, after checking it exited 0 (its stderr otherwise).
+pub fn ok_json(out: std::process::Output) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
