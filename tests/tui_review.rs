@@ -380,10 +380,11 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
     );
     let (shown, edited) = app.review_source(idx, &Target::Solution);
     assert!(edited && !shown.contains("import math"));
-    insta::assert_snapshot!("review_after_edit_80x24", screen(&app));
-    drive(&mut app, [Action::ReviewDiff]);
+    // On return the pane shows the diff against the original; `d` the edited text.
+    assert!(app.review.diff);
     insta::assert_snapshot!("review_edit_diff_80x24", screen(&app));
     drive(&mut app, [Action::ReviewDiff]);
+    insta::assert_snapshot!("review_after_edit_80x24", screen(&app));
 
     // A failing editor changes nothing.
     let failed = classlab::tui::review::editor::edit_with("false", "x", "Sample_5");
@@ -679,7 +680,7 @@ fn a_method_docstring_is_shown_and_edited_in_the_skeleton_and_the_description() 
     assert_eq!(app.review.findings(idx).len(), before - 1);
     let (shown, edited) = app.review_source(idx, &Target::Docstring("add_grade".into()));
     assert!(edited && shown.contains(":param score:"));
-    drive(&mut app, [Action::ReviewDiff]);
+    assert!(app.review.diff, "the diff is shown on return");
     insta::assert_snapshot!("review_docstring_diff_80x24", screen(&app));
 }
 

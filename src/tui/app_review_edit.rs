@@ -273,6 +273,9 @@ impl App {
                 self.review.method = i;
             }
         }
-        self.decide(vec![(idx, ReviewAction::Edit { edits })])
+        let effects = self.decide(vec![(idx, ReviewAction::Edit { edits })]);
+        // What the edit changed, first: the diff against the dataset (`d` toggles back).
+        self.review.diff |= !effects.is_empty();
+        effects
     }
 }
