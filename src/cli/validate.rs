@@ -15,9 +15,9 @@ use serde_json::json;
 use super::eval::sandbox_and_cancel;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
+use crate::curate::validate::{self, Summary, TaskValidation, ValidateOptions};
 use crate::curate::{edited_task, record_validations, store};
 use crate::model::Task;
-use crate::pipeline::validate::{self, Summary, TaskValidation, ValidateOptions};
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {

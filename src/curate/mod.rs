@@ -11,6 +11,7 @@ pub mod gates;
 pub mod review;
 pub mod store;
 pub mod targets;
+pub mod validate;
 
 pub use edits::TaskEdits;
 pub use review::{Effect, Gate, Gates, Refusal, ReviewAction, Stamp, Status, TaskReview};
@@ -19,7 +20,7 @@ pub use store::{CurationStore, TaskRecord, TestCount, ValidationRecord};
 use std::path::Path;
 
 use crate::model::Task;
-use crate::pipeline::validate::TaskValidation;
+use validate::TaskValidation;
 
 /// A stamp for now, by the OS user.
 pub fn stamp_now() -> Stamp {
@@ -75,7 +76,7 @@ pub fn record_validated(store: &mut CurationStore, original: &Task, record: Vali
 /// why, the reference's counts, coverage, the findings' keys.
 pub fn validation_record(v: &TaskValidation, when: String) -> ValidationRecord {
     let r = &v.reference;
-    let count = |c: crate::pipeline::validate::Count| TestCount {
+    let count = |c: validate::Count| TestCount {
         passed: c.passed,
         total: c.total,
     };
@@ -253,7 +254,7 @@ mod tests {
 
     #[test]
     fn a_validation_keeps_counts_coverage_and_finding_keys() {
-        use crate::pipeline::validate::{Count, CoverageOut, Finding, Reference, Severity};
+        use crate::curate::validate::{Count, CoverageOut, Finding, Reference, Severity};
         let sample = dataset::sample();
         let task = &sample.tasks[0];
         let finding = |code: &'static str, method: Option<&str>| Finding {

@@ -10,4 +10,3 @@ pub mod schedule;
 pub mod strategy;
 pub mod task_io;
 pub mod tdd;
-pub mod validate;

@@ -1,15 +1,15 @@
 //! Validating one task of the review queue, run by `jobs` on its own thread (and by tests):
 //! the task as edited in the store runs in the sandbox exactly as `classlab validate` runs it
-//! (`pipeline::validate`), and the outcome is recorded under the store's lock through the
+//! (`curate::validate`), and the outcome is recorded under the store's lock through the
 //! same function (`curate::record_validations`), so a task edited meanwhile is not recorded.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::curate::validate::{self, ValidateOptions};
 use crate::curate::{self, edited_task};
 use crate::dataset::Dataset;
 use crate::pipeline::eval;
-use crate::pipeline::validate::{self, ValidateOptions};
 
 /// What a validation of one task came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
