@@ -44,11 +44,20 @@ fn finding<'a>(t: &'a Value, code: &str) -> &'a Value {
 
 #[test]
 fn the_sample_passes_twice_without_findings() {
-    // A fresh sessions dir: no curation store of the sample's is read or written.
+    // A fresh sessions dir: the sample's curation store is started there, with every result.
     let sessions = tempfile::tempdir().expect("tempdir");
     let sessions_arg = sessions.path().to_string_lossy().into_owned();
     let v = validate(None, &["--sessions", &sessions_arg]);
-    assert_eq!(v["store"], Value::Null);
+    let store_file = sessions.path().join("sample.curation.json");
+    assert_eq!(v["store"], json!(store_file));
+    let stored = classlab::curate::store::load(&store_file).expect("the store was written");
+    assert_eq!(stored.tasks.len(), 8);
+    assert!(
+        stored
+            .tasks
+            .values()
+            .all(|r| r.validation.as_ref().is_some_and(|v| v.passed))
+    );
     let tasks = v["tasks"].as_array().expect("tasks");
     assert_eq!(tasks.len(), 8);
     for t in tasks {

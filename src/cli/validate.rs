@@ -65,7 +65,11 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         ctx.dataset_path.as_deref(),
         ctx.sessions.as_deref(),
     );
-    let store_path = (args.store.is_some() || store_path.is_file()).then_some(store_path);
+    // The bundled sample's store lives in the sessions directory (ours): always kept. Beside
+    // a dataset file, a store is only written once curation has started there (or --store).
+    let keep = args.store.is_some() || ctx.dataset_path.is_none() || store_path.is_file();
+    let unrecorded = (!keep).then(|| store_path.clone());
+    let store_path = keep.then_some(store_path);
     let edited: Vec<Task> = match &store_path {
         Some(path) => {
             let st = store::load(path)?;
@@ -106,6 +110,13 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         if human {
             eprintln!("validation recorded in {}", path.display());
         }
+    }
+    if let (Some(path), true) = (unrecorded, human) {
+        eprintln!(
+            "not recorded for the approval gate: no curation store at {} yet (the first \
+             `classlab curate` decision or edit starts one; or pass --store)",
+            path.display()
+        );
     }
     match ctx.output {
         Output::Json => print_json(&json!({
