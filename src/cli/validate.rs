@@ -196,8 +196,8 @@ fn print_task(v: &TaskValidation) {
         let mut f = Table::new(&["code", "severity", "method", "where", "message"]);
         for x in &v.findings {
             let whr = match x.line {
-                Some(l) => format!("{}:{l}", x.part),
-                None => x.part.to_string(),
+                Some(l) => format!("{}:{l}", x.part.as_str()),
+                None => x.part.as_str().to_string(),
             };
             f.row(vec![
                 x.code.into(),

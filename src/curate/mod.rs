@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn a_validation_keeps_counts_coverage_and_finding_keys() {
-        use crate::curate::validate::{Count, CoverageOut, Finding, Reference, Severity};
+        use crate::curate::validate::{Count, CoverageOut, Finding, Part, Reference, Severity};
         let sample = dataset::sample();
         let task = &sample.tasks[0];
         let finding = |code: &'static str, method: Option<&str>| Finding {
@@ -262,7 +262,7 @@ mod tests {
             code,
             severity: Severity::Warning,
             method: method.map(String::from),
-            part: "tests",
+            part: Part::Tests,
             line: None,
             message: String::new(),
             fix: None,

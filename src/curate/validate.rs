@@ -41,19 +41,9 @@ use crate::pipeline::tdd::public_suite;
 pub use compare::{suite_findings, test_line};
 pub use coverage::{CoverageOut, task_coverage};
 
-/// One finding, in the shape `classlab lint --json` prints. `part` is `tests` (the private
-/// test module), `public_tests` (the method's public tests) or `solution`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    pub task_id: String,
-    pub code: &'static str,
-    pub severity: Severity,
-    pub method: Option<String>,
-    pub part: &'static str,
-    pub line: Option<usize>,
-    pub message: String,
-    pub fix: Option<String>,
-}
+/// Validation's findings are the linter's: same shape, same JSON. Their part is `tests` (the
+/// private test module), `public_tests` (the method's public tests) or `solution`.
+pub use crate::analysis::lint::{Finding, Part};
 
 /// Which suite of a task: the private tests, or one method's public tests.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]

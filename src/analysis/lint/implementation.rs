@@ -270,6 +270,7 @@ fn commented_out_code(ctx: &mut Ctx<'_>, part: Part) {
         Part::Skeleton => ctx.sk_tree.clone(),
         Part::Solution => ctx.sol_tree.clone(),
         Part::Tests => ctx.test_tree.clone(),
+        Part::PublicTests => None,
     };
     let Some(tree) = tree else { return };
     let src = ctx.text(part);

@@ -55,6 +55,9 @@ pub enum Part {
     Skeleton,
     Solution,
     Tests,
+    /// The method's public tests (validation's findings; the linter does not read them).
+    #[serde(rename = "public_tests")]
+    PublicTests,
 }
 
 impl Part {
@@ -63,6 +66,7 @@ impl Part {
             Part::Skeleton => "skeleton",
             Part::Solution => "solution",
             Part::Tests => "tests",
+            Part::PublicTests => "public_tests",
         }
     }
 }
@@ -119,6 +123,7 @@ impl<'a> Ctx<'a> {
             Part::Skeleton => &self.task.skeleton,
             Part::Solution => &self.task.solution,
             Part::Tests => &self.task.test_module,
+            Part::PublicTests => "",
         }
     }
 

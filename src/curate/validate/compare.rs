@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Count, Finding, Severity, SuiteKey, SuiteRuns, traces};
+use super::{Count, Finding, Part, Severity, SuiteKey, SuiteRuns, traces};
 use crate::analysis::parse_module;
 use crate::metrics::fingerprint::{EnvCause, EnvContext, env_cause};
 use crate::model::{Outcome, SuiteFailure, SuiteResult, Task};
@@ -122,7 +122,7 @@ pub(super) fn method_of(task: &Task, key: &SuiteKey, id: &str) -> Option<String>
 pub(super) struct Builder<'a> {
     pub task: &'a Task,
     pub runs: &'a SuiteRuns,
-    pub part: &'static str,
+    pub part: Part,
     pub out: Vec<Finding>,
 }
 
@@ -142,7 +142,7 @@ impl Builder<'_> {
         code: &'static str,
         severity: Severity,
         method: Option<String>,
-        at: (&'static str, Option<usize>),
+        at: (Part, Option<usize>),
         message: String,
     ) {
         self.out.push(Finding {
@@ -182,8 +182,8 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
         .into_iter()
         .collect();
     let part = match s.key {
-        SuiteKey::Private => "tests",
-        SuiteKey::Public(_) => "public_tests",
+        SuiteKey::Private => Part::Tests,
+        SuiteKey::Public(_) => Part::PublicTests,
     };
     let mut bld = Builder {
         task,
@@ -253,7 +253,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
             _ => None,
         };
         let at = if line.is_some() {
-            ("solution", line)
+            (Part::Solution, line)
         } else {
             (part, None)
         };
@@ -309,7 +309,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
             })
             .collect();
         let at = match code_line {
-            Some(l) => ("solution", Some(l)),
+            Some(l) => (Part::Solution, Some(l)),
             None => (part, bld.first_line(&tests)),
         };
         let timed_out = tests.iter().any(|id| {

@@ -116,7 +116,7 @@ fn outcomes_that_differ_are_t11_naming_the_tests() {
     assert_eq!(codes(&v), ["T11"]);
     let f = &v.findings[0];
     assert_eq!(f.method.as_deref(), Some("add"));
-    assert_eq!((f.part, f.line), ("tests", Some(7)));
+    assert_eq!((f.part.as_str(), f.line), ("tests", Some(7)));
     assert!(
         f.message.contains("BoxTestAdd.test_b (pass → fail)"),
         "{}",
@@ -156,7 +156,7 @@ fn failing_in_both_runs_is_i2_at_the_code_line() {
     assert_eq!(codes(&v), ["I2"]);
     let f = &v.findings[0];
     assert_eq!(
-        (f.part, f.line, f.method.as_deref()),
+        (f.part.as_str(), f.line, f.method.as_deref()),
         ("solution", Some(12), Some("size"))
     );
     assert!(
@@ -184,7 +184,7 @@ fn an_import_failure_is_one_i2() {
     let v = task_validation(&task(), &[private(a, b)], vec![]);
     assert_eq!(codes(&v), ["I2"]);
     assert_eq!(
-        (v.findings[0].part, v.findings[0].line),
+        (v.findings[0].part.as_str(), v.findings[0].line),
         ("solution", Some(3))
     );
     assert_eq!(
@@ -273,7 +273,7 @@ fn traced_calls_give_t8_and_t9() {
         );
         assert_eq!(codes(&v), *want, "calls {calls:?}");
         for f in &v.findings {
-            assert_eq!((f.part, f.line), ("public_tests", Some(2)));
+            assert_eq!((f.part.as_str(), f.line), ("public_tests", Some(2)));
             assert_eq!(f.method.as_deref(), Some("size"));
         }
         assert_eq!(
