@@ -479,6 +479,24 @@ fn strings(args: &[&str]) -> Vec<String> {
     args.iter().map(|s| s.to_string()).collect()
 }
 
+/// A one-job TDD run against the scripted model served at `base_url`, plus `extra`.
+fn tdd_with(base_url: &str, extra: &[&str]) -> Vec<String> {
+    let mut args = strings(&[
+        "--strategy",
+        "tdd",
+        "--provider",
+        "openai",
+        "--base-url",
+        base_url,
+        "--model",
+        "scripted",
+        "--jobs",
+        "1",
+    ]);
+    args.extend(strings(extra));
+    args
+}
+
 /// The scripted model: the reference's answers, except that methods with a name of even
 /// length are wrong at first (one repair), and those with a name length divisible by 4 are
 /// wrong in the first repair too (two repairs). Deterministic, so every run asks the same.
@@ -501,18 +519,7 @@ fn scripted_model(hold: Hold) -> MockLlm {
 fn killed_scripted_run_resumes_to_the_same_session_without_asking_again() {
     let hold = Hold::new(|call| matches!(call.purpose, Purpose::Repair { .. }));
     let llm = scripted_model(hold.clone());
-    let args = strings(&[
-        "--strategy",
-        "tdd",
-        "--provider",
-        "openai",
-        "--base-url",
-        &llm.base_url(),
-        "--model",
-        "scripted",
-        "--jobs",
-        "1",
-    ]);
+    let args = tdd_with(&llm.base_url(), &[]);
     let whole = uninterrupted(&args, Some(&llm));
     let n = whole.events.len();
     let repaired = &whole.report["repair"];
@@ -626,22 +633,7 @@ fn resume_keeps_the_recorded_test_budget() {
         };
         model_hold.reply(&call, text)
     });
-    let args = strings(&[
-        "--strategy",
-        "tdd",
-        "--provider",
-        "openai",
-        "--base-url",
-        &llm.base_url(),
-        "--model",
-        "scripted",
-        "--jobs",
-        "1",
-        "--tasks",
-        "Sample_7",
-        "--timeout",
-        "1",
-    ]);
+    let args = tdd_with(&llm.base_url(), &["--tasks", "Sample_7", "--timeout", "1"]);
     let whole = uninterrupted(&args, Some(&llm));
     let summary = |f: &Finished| {
         f.events
