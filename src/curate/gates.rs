@@ -30,8 +30,13 @@ pub struct FindingSummary {
 
 /// The linter's findings on a task, one per key.
 pub fn findings(task: &Task) -> Vec<FindingSummary> {
+    summaries(lint::lint_task(task))
+}
+
+/// Findings already linted, one per key.
+fn summaries(findings: Vec<lint::Finding>) -> Vec<FindingSummary> {
     let mut out: Vec<FindingSummary> = Vec::new();
-    for f in lint::lint_task(task) {
+    for f in findings {
         let key = match &f.method {
             Some(m) => format!("{}:{m}", f.code),
             None => f.code.to_string(),
@@ -50,7 +55,11 @@ pub fn findings(task: &Task) -> Vec<FindingSummary> {
 
 /// Keys of the error-severity findings: what the findings gate looks at.
 pub fn error_findings(task: &Task) -> Vec<String> {
-    findings(task)
+    error_keys(findings(task))
+}
+
+fn error_keys(findings: Vec<FindingSummary>) -> Vec<String> {
+    findings
         .into_iter()
         .filter(|f| f.severity == Severity::Error.as_str())
         .map(|f| f.key)
@@ -108,11 +117,17 @@ pub fn explained_in_provenance(task: &Task) -> Vec<String> {
 /// All three gates' inputs for the edited task. An error finding an earlier curation
 /// explained (see [`explained_in_provenance`]) is not unexplained.
 pub fn gates(edited: &Task, record: Option<&TaskRecord>) -> Gates {
+    gates_from(edited, validation(edited, record), lint::lint_task(edited))
+}
+
+/// The gates of the edited task from what is already known of it: its validation state and
+/// its lint findings (the review queue keeps both, so drawing it lints nothing).
+pub fn gates_from(edited: &Task, validation: Validation, findings: Vec<lint::Finding>) -> Gates {
     let explained = explained_in_provenance(edited);
     Gates {
-        validation: validation(edited, record),
+        validation,
         methods_without_public_tests: methods_without_public_tests(edited),
-        error_findings: error_findings(edited)
+        error_findings: error_keys(summaries(findings))
             .into_iter()
             .filter(|key| !explained.contains(key))
             .collect(),

@@ -507,12 +507,17 @@ impl App {
         self.decide(actions)
     }
 
-    /// The gates that block the approval of task `idx` now, one line each.
+    /// The gates that block the approval of task `idx` now, one line each; from the queue's
+    /// findings and validation states (drawn every frame: nothing is linted or hashed here).
     pub fn review_blocking(&self, idx: usize) -> Vec<String> {
         let (Some(data), Some(task)) = (&self.review.data, self.data.dataset.tasks.get(idx)) else {
             return Vec::new();
         };
-        let gates = curate::task_gates(&data.store, task);
+        let validation = (self.review.validation.get(idx).cloned())
+            .unwrap_or(curate::review::Validation::Unknown);
+        let findings = self.review.findings(idx).to_vec();
+        let edited = curate::edited_task(&data.store, task);
+        let gates = curate::gates::gates_from(&edited, validation, findings);
         curate::review::blocking(&data.store.review(&task.id), &gates)
             .into_iter()
             .map(|f| f.to_string())
