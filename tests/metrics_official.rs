@@ -245,6 +245,7 @@ fn rebuild_suite(sample: &Value) -> SuiteResult {
                 message: exc["message"].as_str().unwrap_or("").to_string(),
                 line: None,
                 traceback: None,
+                origin: None,
             });
         }
         if timed_out && failure.is_none() {
@@ -266,6 +267,7 @@ fn rebuild_suite(sample: &Value) -> SuiteResult {
                 traceback: None,
                 code_line: None,
                 duration_s: 0.0,
+                origin: None,
             });
         }
     }

@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use crate::model::results::{Outcome, SuiteFailure, SuiteResult, TestResult};
+use crate::model::results::{Origin, Outcome, SuiteFailure, SuiteResult, TestResult};
 
 use super::spec::SuiteSpec;
 
@@ -23,6 +23,7 @@ pub(crate) enum Record {
         line: Option<usize>,
         traceback: Option<String>,
         env: bool,
+        origin: Option<Origin>,
     },
     Missing {
         class: String,
@@ -146,6 +147,15 @@ fn parse_outcome(o: &str) -> Option<Outcome> {
     })
 }
 
+fn parse_origin(v: &Value) -> Option<Origin> {
+    match v.get("origin")?.as_str()? {
+        "code" => Some(Origin::Code),
+        "tests" => Some(Origin::Tests),
+        "library" => Some(Origin::Library),
+        _ => None,
+    }
+}
+
 fn parse_record(v: &Value) -> Option<Record> {
     Some(match v.get("t")?.as_str()? {
         "start" => Record::Start,
@@ -157,6 +167,7 @@ fn parse_record(v: &Value) -> Option<Record> {
             traceback: s(v, "tb").filter(|t| !t.is_empty()),
             code_line: v.get("line").and_then(Value::as_u64).map(|l| l as usize),
             duration_s: v.get("d").and_then(Value::as_f64).unwrap_or(0.0),
+            origin: parse_origin(v),
         }),
         "import" => Record::Import {
             exc_type: s(v, "et")?,
@@ -164,6 +175,7 @@ fn parse_record(v: &Value) -> Option<Record> {
             line: v.get("line").and_then(Value::as_u64).map(|l| l as usize),
             traceback: s(v, "tb").filter(|t| !t.is_empty()),
             env: v.get("env").and_then(Value::as_bool).unwrap_or(false),
+            origin: parse_origin(v),
         },
         "missing" => Record::Missing {
             class: s(v, "cls").unwrap_or_default(),
@@ -324,6 +336,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
                 line,
                 traceback,
                 env,
+                origin,
             } => {
                 import_env = *env;
                 import.get_or_insert(SuiteFailure::Import {
@@ -331,6 +344,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
                     message: message.clone(),
                     line: *line,
                     traceback: traceback.clone(),
+                    origin: *origin,
                 });
             }
             Record::Missing { .. } => {}
@@ -386,6 +400,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
                 traceback: None,
                 code_line: None,
                 duration_s: 0.0,
+                origin: None,
             });
         } else {
             for i in params {
@@ -689,7 +704,8 @@ mod tests {
                 exc_type: "SyntaxError".into(),
                 message: "bad".into(),
                 line: Some(4),
-                traceback: None
+                traceback: None,
+                origin: None,
             })
         );
         assert_eq!(r.tests[0].outcome, Outcome::NotRun);

@@ -745,6 +745,7 @@ mod tests {
             traceback: None,
             code_line: None,
             duration_s: 0.0,
+            origin: None,
         }
     }
 
@@ -758,6 +759,7 @@ mod tests {
             message: msg.into(),
             line: None,
             traceback: None,
+            origin: None,
         }
     }
 

@@ -332,7 +332,7 @@ pub fn suite_class_counts(suite: &SuiteResult, test_classes: &[String]) -> Sampl
             match t.outcome {
                 Outcome::NotRun => continue,
                 Outcome::Fail | Outcome::Xpass => counts.failures += 1,
-                Outcome::Error => counts.errors += 1,
+                Outcome::Error | Outcome::Tampered => counts.errors += 1,
                 Outcome::Pass | Outcome::Skip | Outcome::Xfail => {}
             }
             if seen.insert(t.id.as_str()) {
@@ -547,6 +547,7 @@ mod tests {
             message: "bad".into(),
             line: Some(3),
             traceback: None,
+            origin: None,
         };
         let got = suite_class_counts(&suite(tests.clone(), Some(import)), &names);
         assert!(got.iter().all(|(_, c)| *c == ClassCounts::default()));

@@ -243,7 +243,7 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 pub mod results;
-pub use results::{Outcome, SuiteFailure, SuiteResult, TestResult};
+pub use results::{Origin, Outcome, SuiteFailure, SuiteResult, TestResult};
 
 #[cfg(test)]
 mod tests {

@@ -19,6 +19,21 @@ pub enum Outcome {
     /// Expected by the parent but never reported (the suite died, or the code under test
     /// prevented it from running).
     NotRun,
+    /// The harness saw the test run tampered with (its verdict cannot be trusted): a failure.
+    Tampered,
+}
+
+/// Where the exception that failed a test (or an import) was raised: the innermost exception's
+/// last traceback frame. Environment errors need evidence outside the model's code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// In the code under test (the model's code).
+    Code,
+    /// In the test module.
+    Tests,
+    /// Anywhere else: the standard library, an installed package, the import system.
+    Library,
 }
 
 /// One test's result.
@@ -36,6 +51,9 @@ pub struct TestResult {
     /// Line in the code under test where the failure arose, when it did arise there.
     pub code_line: Option<usize>,
     pub duration_s: f64,
+    /// Where the exception was raised (harness records from before this field: unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<Origin>,
 }
 
 impl TestResult {
@@ -49,6 +67,7 @@ impl TestResult {
             traceback: None,
             code_line: None,
             duration_s: 0.0,
+            origin: None,
         }
     }
 
@@ -72,6 +91,9 @@ pub enum SuiteFailure {
         /// Line in the code under test, when known (SyntaxError, or the raising frame).
         line: Option<usize>,
         traceback: Option<String>,
+        /// Where the exception was raised (unknown in sessions from before this field).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        origin: Option<Origin>,
     },
     /// Killed at the wall-clock or CPU-time limit.
     Timeout { limit_s: f64 },
@@ -86,6 +108,9 @@ pub enum SuiteFailure {
     /// The result channel carried something the harness cannot have sent (bad nonce,
     /// duplicated or unexpected ids, records after the final one).
     Protocol { detail: String },
+    /// The harness, the test files or the result channel were tampered with: no verdict of the
+    /// suite stands, and it counts as a failure (the model's).
+    Tampered { detail: String },
 }
 
 /// Everything one sandboxed suite run returns.

@@ -404,6 +404,7 @@ fn outcome_word(o: Outcome) -> &'static str {
         Outcome::Xfail => "expected failure",
         Outcome::Xpass => "unexpected success",
         Outcome::NotRun => "did not run",
+        Outcome::Tampered => "tampered with (verdict discarded)",
     }
 }
 

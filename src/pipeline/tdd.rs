@@ -384,6 +384,9 @@ fn describe_failure(f: &SuiteFailure) -> String {
         SuiteFailure::Memory => "ran out of memory".into(),
         SuiteFailure::Crashed { detail, .. } => format!("crashed: {detail}"),
         SuiteFailure::Protocol { detail } => format!("the test harness was disturbed: {detail}"),
+        SuiteFailure::Tampered { detail } => {
+            format!("the code tampered with the tests or the test harness: {detail}")
+        }
     }
 }
 

@@ -165,6 +165,7 @@ pub fn model_tasks() -> Vec<TaskFixture> {
                         "  File \"/tmp/classlab-sbx/test_classeval.py\", line 3\n        self.items = {}\nIndentationError: unexpected indent\n"
                             .into(),
                     ),
+                    origin: None,
                 }),
             ),
             summary(Some(Bucket::SyntaxErr), 0, 2, &[(ExcKind::SyntaxError, 2)], &[]),

@@ -46,6 +46,7 @@ fn outcome_word(o: Option<Outcome>) -> &'static str {
         Some(Outcome::Xfail) => "xfail",
         Some(Outcome::Xpass) => "xpass",
         Some(Outcome::NotRun) | None => "not run",
+        Some(Outcome::Tampered) => "tampered",
     }
 }
 
@@ -61,6 +62,7 @@ fn ending(f: Option<&SuiteFailure>) -> Option<String> {
         SuiteFailure::Protocol { detail } => {
             format!("disturbed the harness ({})", clip(detail, 160))
         }
+        SuiteFailure::Tampered { detail } => format!("tampered ({})", clip(detail, 160)),
     })
 }
 

@@ -177,6 +177,7 @@ fn an_import_failure_is_one_i2() {
         message: "invalid syntax".into(),
         line: Some(3),
         traceback: None,
+        origin: None,
     };
     let (mut a, mut b) = (run(0, &not_run), run(1, &not_run));
     a.result.failure = Some(fail());

@@ -178,6 +178,7 @@ pub fn failure_brief(f: &SuiteFailure) -> String {
             _ => "crashed".into(),
         },
         SuiteFailure::Protocol { .. } => "protocol violation".into(),
+        SuiteFailure::Tampered { .. } => "TAMPERED".into(),
     }
 }
 

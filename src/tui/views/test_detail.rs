@@ -70,6 +70,10 @@ pub fn banner_lines(run: &TaskRun) -> Vec<String> {
             "✗ Results rejected (protocol violation): {}",
             first_line(detail)
         )),
+        Some(SuiteFailure::Tampered { detail }) => out.push(format!(
+            "✗ TAMPERED — every verdict of this suite is discarded: {}",
+            first_line(detail)
+        )),
         None => {}
     }
     if !result.leftovers.is_empty() {
@@ -96,6 +100,7 @@ pub fn outcome_label(o: Outcome) -> (&'static str, &'static str) {
         Outcome::Xfail => ("✓", "xfail"),
         Outcome::Xpass => ("✗", "xpass"),
         Outcome::NotRun => ("∅", "not run"),
+        Outcome::Tampered => ("!", "tampered"),
     }
 }
 
@@ -104,7 +109,7 @@ pub fn outcome_style(theme: &Theme, o: Outcome) -> Style {
         Outcome::Pass | Outcome::Xfail => theme.ok(),
         Outcome::Skip => theme.muted(),
         Outcome::NotRun => theme.warn(),
-        Outcome::Fail | Outcome::Error | Outcome::Xpass => theme.error(),
+        Outcome::Fail | Outcome::Error | Outcome::Xpass | Outcome::Tampered => theme.error(),
     }
 }
 
