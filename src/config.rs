@@ -26,12 +26,15 @@
 //!
 //! Unknown top-level keys are ignored so later sections can be added without breaking older
 //! binaries; an unknown key inside an endpoint profile is an error (a typo there would
-//! silently change which server or model answers). A malformed file is an error naming the file, line and
-//! column; callers decide whether to go on with the defaults (the TUI does, and says so).
+//! silently change which server or model answers). A malformed file is an error naming the file,
+//! line and column, for every command: the CLI loads the file once, first ([`init`]), and stops
+//! there with that error; everything after reads the loaded value ([`current`]). A missing file
+//! is the defaults.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
@@ -152,6 +155,34 @@ pub fn load() -> Result<Config, ConfigError> {
     }
 }
 
+/// The config of this process, once [`init`] has read it.
+static LOADED: OnceLock<Config> = OnceLock::new();
+
+/// The defaults, for [`current`] before [`init`].
+static DEFAULTS: Config = Config {
+    theme: None,
+    keys: BTreeMap::new(),
+    python: None,
+    endpoints: BTreeMap::new(),
+};
+
+/// Load the user's config for this process, once: the first successful call reads the file,
+/// later calls return the same value. The CLI calls this before any command runs, so a
+/// malformed file stops every command (and the TUI) with this error.
+pub fn init() -> Result<&'static Config, ConfigError> {
+    if let Some(config) = LOADED.get() {
+        return Ok(config);
+    }
+    let config = load()?;
+    Ok(LOADED.get_or_init(|| config))
+}
+
+/// The config [`init`] loaded. Until `init` has succeeded (the library used without the CLI:
+/// tests, benches) it is the defaults, never a silently half-read file.
+pub fn current() -> &'static Config {
+    LOADED.get().unwrap_or(&DEFAULTS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,6 +257,12 @@ mod tests {
     fn missing_file_is_the_defaults() {
         let c = load_from(Path::new("/nonexistent/classlab/config.toml")).unwrap();
         assert_eq!(c, Config::default());
+    }
+
+    #[test]
+    fn current_is_the_defaults_before_init() {
+        // Unit tests never call `init` (it would read the developer's own config).
+        assert_eq!(current(), &Config::default());
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub struct EvalArgs {
 /// The interpreter: `--python`, else the config's `python`, else `python3` on PATH.
 pub(crate) fn python_choice(flag: Option<&Path>) -> Option<PathBuf> {
     flag.map(Path::to_path_buf)
-        .or_else(|| crate::config::load().ok().and_then(|c| c.python))
+        .or_else(|| crate::config::current().python.clone())
 }
 
 /// The sandbox a command runs suites in (its isolation warnings printed) and the flag Ctrl-C

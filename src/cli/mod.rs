@@ -1,6 +1,7 @@
 //! Headless subcommands. Every command takes `--dataset PATH` (default: the bundled sample) and
-//! `--json`. Exit codes: 0 success; 1 error (one line on stderr); 2 usage error; 3 the output is
-//! complete for what loaded, but the input had problems (listed on stderr, one per line).
+//! `--json`. Exit codes: 0 success; 1 error (one line on stderr); 2 usage error, or a config
+//! file that cannot be read or parsed; 3 the output is complete for what loaded, but the input
+//! had problems (listed on stderr, one per line).
 
 mod analyze;
 mod curate;
@@ -192,6 +193,14 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The config is read once, here, for every command: a malformed file is an error before
+    // anything runs (never a silent fall back to the defaults), a missing one is the defaults.
+    if let Err(err) = crate::config::init() {
+        eprintln!(
+            "classlab: error: {err} (fix the config file, or move it away to use the defaults)"
+        );
+        return ExitCode::from(2);
+    }
     let ctx = Context {
         dataset_path: cli.dataset.clone(),
         output: if cli.json {

@@ -35,7 +35,7 @@ pub const KINDS: [&str; 3] = ["openai", "reference", "replay"];
 pub fn build(choice: &ProviderChoice, dataset: &Dataset) -> Result<Arc<dyn Provider>, String> {
     match choice.kind.as_str() {
         "openai" => {
-            let config = crate::config::load().map_err(|e| e.to_string())?;
+            let config = crate::config::init().cloned().map_err(|e| e.to_string())?;
             let config_path = crate::config::config_path()
                 .map(|p| p.display().to_string())
                 .unwrap_or_else(|| "the config file".into());

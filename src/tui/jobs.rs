@@ -54,7 +54,7 @@ impl EvalSetup {
     /// The defaults without flags: `./sessions` or the XDG data directory, and the config's
     /// interpreter.
     pub fn from_config() -> EvalSetup {
-        let python = crate::config::load().ok().and_then(|c| c.python);
+        let python = crate::config::current().python.clone();
         EvalSetup::new(crate::session::sessions_root(None), python)
     }
 }

@@ -24,10 +24,8 @@ use crate::session::store;
 /// The config's endpoint profiles, and the generation sessions under `root` (newest first)
 /// as (label, directory).
 pub fn choices(root: &Path) -> (Vec<String>, Vec<(String, PathBuf)>) {
-    // A config that cannot be read offers no profiles; starting the run says why.
-    let endpoints = crate::config::load()
-        .map(|c| c.endpoints.into_keys().collect())
-        .unwrap_or_default();
+    // The config loaded at startup (a malformed one stopped classlab before the TUI opened).
+    let endpoints = crate::config::current().endpoints.keys().cloned().collect();
     let replays = store::list(root)
         .into_iter()
         .filter(|(_, meta)| meta.kind == "run")

@@ -67,14 +67,11 @@ pub struct TuiOptions {
     pub curation_store: Option<std::path::PathBuf>,
 }
 
-/// Read the config file, themes and `NO_COLOR`; every problem becomes a status message and
-/// the defaults are used instead.
-pub fn setup_from_config(theme_flag: Option<String>) -> UiSetup {
+/// The UI setup from the loaded config, the themes and `NO_COLOR`. A bad key binding or theme
+/// becomes a status message (that part falls back to the defaults); a config file that does
+/// not parse never gets here (see [`config::init`]).
+pub fn setup_from_config(config: &Config, theme_flag: Option<String>) -> UiSetup {
     let mut messages = Vec::new();
-    let config = config::load().unwrap_or_else(|e| {
-        messages.push(format!("{e} (using defaults)"));
-        Config::default()
-    });
     let shown =
         config::config_path().map_or_else(|| "config".to_string(), |p| p.display().to_string());
     let (keymap, errors) = Keymap::with_overrides(&config.keys);
@@ -92,7 +89,7 @@ pub fn setup_from_config(theme_flag: Option<String>) -> UiSetup {
     }
     UiSetup {
         themes,
-        theme: theme_flag.or(config.theme),
+        theme: theme_flag.or_else(|| config.theme.clone()),
         no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
         keymap,
         messages,
@@ -123,12 +120,14 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
 /// Open the TUI with the default evaluation setup (sessions in `./sessions` or the XDG data
 /// directory, the config's interpreter).
 pub fn run(opts: TuiOptions) -> anyhow::Result<()> {
+    config::init()?;
     run_with(opts, EvalSetup::from_config())
 }
 
-/// Open the TUI; evaluations started from it use `eval` (sessions root, interpreter).
+/// Open the TUI; evaluations started from it use `eval` (sessions root, interpreter). A
+/// config file that cannot be read or parsed is an error here, before the terminal changes.
 pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
-    let setup = setup_from_config(opts.theme);
+    let setup = setup_from_config(config::init()?, opts.theme);
     let data = Data::new(opts.dataset, opts.predictions, opts.truth);
     let mut guard = terminal::enter()?;
     let size = guard.terminal.size()?;
