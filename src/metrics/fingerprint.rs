@@ -4,6 +4,13 @@
 //! # Outcome spectrum
 //! One [`Bucket`] per class (or per method, judged on its test class's tests), decided in this
 //! order by [`classify_tests`]:
+//! 0. tampering: a suite the harness found tampered with ([`SuiteFailure::Tampered`]) or a
+//!    suite with any [`Outcome::Tampered`] test has no verdict that stands, and the class is
+//!    judged on the model: `RuntimeErr`, nothing passed (every judged test counts as failed),
+//!    never `EnvErr` nor `Timeout`. Every method of such a class is `RuntimeErr` too (the
+//!    whole run is untrustworthy, not just one test class). No bucket of its own: the
+//!    spectrum's JSON keeps its ten keys; reports list tampered tasks apart (see
+//!    [`tampering`]);
 //! 1. the suite failed to import: `EnvErr` when the cause is the environment (see below),
 //!    `SyntaxErr` for `SyntaxError`/`IndentationError`/`TabError`, `Timeout` for a timeout,
 //!    else `RuntimeErr`;
@@ -19,23 +26,40 @@
 //! 6. otherwise by pass rate with [`Thresholds`]: `Fail` (< weak), `Weak` (< strong),
 //!    `Strong` (< near_perfect), `NearPerf` (< 100 %), `Perfect` (all passed).
 //!
-//! # Environment errors ([`env_cause`])
-//! * `ModuleNotFoundError`/`ImportError` naming a module the **task** needs (imported by its
-//!   tests or its reference `import_statement`, [`EnvContext::task_modules`]); a module only
-//!   the model's code imports (`jwt`, `sklearn`) is the model's fault, as the official
-//!   evaluator counts it. `cannot import name 'X' from 'm'` counts by `m` (an API change of an
-//!   installed task package, like PyPDF2 3, is the environment's).
-//! * nltk's `LookupError` for missing data (`Resource … not found`).
-//! * Network: `URLError`, `ConnectionError` and its subclasses, `socket.gaierror`/`herror`,
-//!   `RemoteDisconnected`, urllib3/requests connection errors, and any `OSError` whose message
-//!   says the network or name resolution is unavailable.
-//! * `FileNotFoundError` for a file listed in [`EnvContext::data_files`] (data files the
-//!   tests expect to exist; the caller knows them).
-//! * An API a task module removed (`… was removed in the NumPy 2.0 release`, `PdfFileReader
-//!   is deprecated and was removed in PyPDF2 3.0.0`): whatever code called it was written for
-//!   the benchmark's versions.
-//! * nltk's `LookupError` is recognised by its message, or by the task importing nltk (a
-//!   harness keeping only the first message line sees a row of asterisks).
+//! # Environment errors ([`env_cause_at`])
+//! `EnvErr` needs evidence outside the model's code: a module or data file the tests or the
+//! reference need and the environment lacks, or a network failure the model's code had no part
+//! in. The harness says where each exception was raised ([`Origin`]: the innermost exception's
+//! last frame) and whether its traceback passes through the code under test (`code_line`, or
+//! `line` for an import failure); a [`Site`] carries both. With a known origin:
+//! * an exception raised in the code under test (`Origin::Code`) is the model's, whatever its
+//!   type — a `ConnectionError('Network is unreachable')` raised by the model's method is a
+//!   `RuntimeErr` like any other — with one exception: a missing module (next item), whose
+//!   evidence is the interpreter itself;
+//! * `ModuleNotFoundError`/`ImportError` `No module named 'm'`: only when `m` is a module the
+//!   **task** needs (imported by its tests or its reference `import_statement`,
+//!   [`EnvContext::task_modules`]) **and** the evaluation interpreter was verified to lack it
+//!   ([`EnvContext::missing_modules`], filled by the caller); a module not verified missing is
+//!   the model's (`import numpy.typo` with numpy installed). A module only the model's code
+//!   imports (`jwt`, `sklearn`) is the model's fault, as the official evaluator counts it;
+//! * `cannot import name 'X' from 'm'` (an API change of an installed task package, like
+//!   PyPDF2 3) counts by `m`, and only when raised outside the code under test (the tests or a
+//!   library importing it, not the model's own `from m import X`);
+//! * nltk's `LookupError` for missing data, `FileNotFoundError` of a listed data file
+//!   ([`EnvContext::data_files`]) and a removed API of a task module (`… was removed in the
+//!   NumPy 2.0 release`): only when raised outside the code (`Origin::Library`/`Tests`) — the
+//!   model's code may be on the stack (it called nltk, numpy);
+//! * network (`URLError`, `ConnectionError` and its subclasses, `socket.gaierror`/`herror`,
+//!   `RemoteDisconnected`, urllib3/requests connection errors, any `OSError` whose message says
+//!   the network or name resolution is unavailable): only when raised outside the code **and**
+//!   the traceback does not pass through the code under test — a model's method that opens a
+//!   connection (through urllib or not) fails on its own account.
+//!
+//! With no origin (results recorded before the harness told, [`env_cause`]) the rules are the
+//! older, type-and-message ones, kept for compatibility: any of the causes above counts,
+//! wherever raised, and a missing task module counts without verification. nltk's
+//! `LookupError` is then recognised by its message, or by the task importing nltk (a harness
+//! keeping only the first message line sees a row of asterisks).
 //!
 //! # Exception taxonomy ([`exc_kind`])
 //! The last dotted component of the exception type is mapped; well-known subclasses go to
@@ -47,14 +71,16 @@
 //! `TimeoutError`/`TimeoutExpired` → `Timeout`. Everything else (`OSError`, `OverflowError`,
 //! `LookupError`, `StopIteration`, `sqlite3.*` …) → `Other`.
 //! A failing test without an exception type is an `AssertionError` when it failed an
-//! assertion, `Other` otherwise. Tests that never ran because the module failed to import
-//! count once each with the import's exception (a timeout: `Timeout`; a crash: `Other`).
+//! assertion, `Other` otherwise (a `Tampered` test without one: `Other`). Tests that never ran
+//! because the module failed to import count once each with the import's exception (a
+//! timeout: `Timeout`; a crash or tampering: `Other`). Failures are split model/environment by
+//! the same rules as the spectrum; in a tampered suite every failure is the model's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
+use crate::model::{Origin, Outcome, SuiteFailure, SuiteResult, TestResult};
 
 /// The outcome spectrum's buckets; serde names as in domain.md.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -236,6 +262,11 @@ pub struct EnvContext {
     pub task_modules: BTreeSet<String>,
     /// Data files the tests expect to exist (file names or paths; matched by file name).
     pub data_files: BTreeSet<String>,
+    /// Top-level modules verified missing from the evaluation interpreter (asked by the
+    /// caller, see `pipeline::envcheck`). A task module not listed here is not the
+    /// environment's to lack: its `ModuleNotFoundError` is the model's (when the harness
+    /// told where it was raised).
+    pub missing_modules: BTreeSet<String>,
 }
 
 impl EnvContext {
@@ -253,12 +284,23 @@ impl EnvContext {
         EnvContext {
             task_modules,
             data_files: BTreeSet::new(),
+            missing_modules: BTreeSet::new(),
         }
     }
 
     /// The same context with these data files added.
     pub fn with_data_files<I: IntoIterator<Item = S>, S: Into<String>>(mut self, files: I) -> Self {
         self.data_files.extend(files.into_iter().map(Into::into));
+        self
+    }
+
+    /// The same context with these modules verified missing from the interpreter.
+    pub fn with_missing_modules<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        modules: I,
+    ) -> Self {
+        self.missing_modules
+            .extend(modules.into_iter().map(Into::into));
         self
     }
 }
@@ -358,7 +400,9 @@ fn removed_api_module(message: &str, ctx: &EnvContext) -> Option<String> {
         .cloned()
 }
 
-/// Whether an exception (type name and message) is the environment's fault for this task.
+/// Whether an exception (type name and message) is the environment's fault for this task,
+/// wherever it was raised: the rules for results without an origin (see the module
+/// documentation; [`env_cause_at`] applies the origin).
 pub fn env_cause(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<EnvCause> {
     let short = short_name(exc_type);
     match short {
@@ -403,6 +447,113 @@ pub fn env_cause(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<EnvC
     None
 }
 
+/// Where an exception arose, as far as the harness could tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Site {
+    /// The innermost exception's last frame; `None` for results recorded before the harness
+    /// told (the older rules of [`env_cause`] apply).
+    pub origin: Option<Origin>,
+    /// The traceback passes through the code under test (the result's `code_line`).
+    pub through_code: bool,
+}
+
+impl Site {
+    /// Where a test's exception arose.
+    pub fn of_test(t: &TestResult) -> Site {
+        Site {
+            origin: t.origin,
+            through_code: t.code_line.is_some(),
+        }
+    }
+
+    /// Where an import failure arose (`None` for other suite failures).
+    pub fn of_import(f: &SuiteFailure) -> Option<Site> {
+        match f {
+            SuiteFailure::Import { line, origin, .. } => Some(Site {
+                origin: *origin,
+                through_code: line.is_some(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Whether an exception is the environment's fault for this task, given where it was raised
+/// (see the module documentation). With no origin, the same as [`env_cause`].
+pub fn env_cause_at(
+    exc_type: &str,
+    message: &str,
+    site: Site,
+    ctx: &EnvContext,
+) -> Option<EnvCause> {
+    let cause = env_cause(exc_type, message, ctx)?;
+    let Some(origin) = site.origin else {
+        return Some(cause);
+    };
+    let outside = origin != Origin::Code;
+    let stands = match &cause {
+        // Evidence outside the model's code: the interpreter lacks a module the task needs.
+        EnvCause::MissingModule(m) if message.contains("No module named") => {
+            ctx.missing_modules.contains(m)
+        }
+        // `cannot import name 'X' from 'm'`: the tests' (or a library's) need, not the model's.
+        EnvCause::MissingModule(m) => ctx.missing_modules.contains(m) || outside,
+        EnvCause::MissingData(_) | EnvCause::IncompatibleVersion(_) => outside,
+        EnvCause::Network => outside && !site.through_code,
+    };
+    stands.then_some(cause)
+}
+
+/// Whether a failing test's exception is the environment's fault (never for a tampered one).
+pub fn test_env_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
+    if t.outcome == Outcome::Tampered {
+        return None;
+    }
+    env_cause_at(
+        t.exc_type.as_deref().unwrap_or(""),
+        t.message.as_deref().unwrap_or(""),
+        Site::of_test(t),
+        ctx,
+    )
+}
+
+/// Whether an import failure is the environment's fault (`None` for other suite failures).
+pub fn import_env_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> {
+    let site = Site::of_import(f)?;
+    match f {
+        SuiteFailure::Import {
+            exc_type, message, ..
+        } => env_cause_at(exc_type, message, site, ctx),
+        _ => None,
+    }
+}
+
+/// What the harness found tampered with in one suite: the suite's own detail, then each
+/// tampered test (`id: message`). Empty when nothing was.
+pub fn tampering(suite: &SuiteResult) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(SuiteFailure::Tampered { detail }) = &suite.failure {
+        out.push(detail.clone());
+    }
+    for t in suite
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Tampered)
+    {
+        out.push(match t.message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => format!("{}: {m}", t.id),
+            _ => format!("{}: verdict tampered with", t.id),
+        });
+    }
+    out
+}
+
+/// Whether the suite, or any of its tests, was tampered with.
+pub fn is_tampered(suite: &SuiteResult) -> bool {
+    matches!(suite.failure, Some(SuiteFailure::Tampered { .. }))
+        || suite.tests.iter().any(|t| t.outcome == Outcome::Tampered)
+}
+
 /// The verdict for one class or method.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Classified {
@@ -427,7 +578,10 @@ impl Classified {
 }
 
 fn is_failing(outcome: Outcome) -> bool {
-    matches!(outcome, Outcome::Fail | Outcome::Error | Outcome::Xpass)
+    matches!(
+        outcome,
+        Outcome::Fail | Outcome::Error | Outcome::Xpass | Outcome::Tampered
+    )
 }
 
 /// A test's exception type for the taxonomy (assertion failures without a type count as
@@ -440,8 +594,8 @@ fn test_exc_kind(t: &TestResult) -> ExcKind {
     }
 }
 
-fn import_bucket(exc_type: &str, message: &str, ctx: &EnvContext) -> Classified {
-    if let Some(cause) = env_cause(exc_type, message, ctx) {
+fn import_bucket(failure: &SuiteFailure, exc_type: &str, ctx: &EnvContext) -> Classified {
+    if let Some(cause) = import_env_cause(failure, ctx) {
         return Classified {
             env_cause: Some(cause),
             ..Classified::bucket(Bucket::EnvErr)
@@ -462,11 +616,14 @@ pub fn classify_tests(
     ctx: &EnvContext,
     thresholds: &Thresholds,
 ) -> Classified {
+    if matches!(failure, Some(SuiteFailure::Tampered { .. }))
+        || tests.iter().any(|t| t.outcome == Outcome::Tampered)
+    {
+        return tampered_verdict(tests);
+    }
     let unfinished = tests.is_empty() || tests.iter().any(|t| t.outcome == Outcome::NotRun);
     match failure {
-        Some(SuiteFailure::Import {
-            exc_type, message, ..
-        }) => return import_bucket(exc_type, message, ctx),
+        Some(f @ SuiteFailure::Import { exc_type, .. }) => return import_bucket(f, exc_type, ctx),
         Some(SuiteFailure::Timeout { .. }) if unfinished => {
             return Classified::bucket(Bucket::Timeout);
         }
@@ -478,13 +635,7 @@ pub fn classify_tests(
         _ => {}
     }
     let failing: Vec<&&TestResult> = tests.iter().filter(|t| is_failing(t.outcome)).collect();
-    if let Some(cause) = failing.iter().find_map(|t| {
-        env_cause(
-            t.exc_type.as_deref().unwrap_or(""),
-            t.message.as_deref().unwrap_or(""),
-            ctx,
-        )
-    }) {
+    if let Some(cause) = failing.iter().find_map(|t| test_env_cause(t, ctx)) {
         return Classified {
             env_cause: Some(cause),
             ..Classified::bucket(Bucket::EnvErr)
@@ -524,6 +675,14 @@ pub fn classify_tests(
     }
 }
 
+/// The verdict on tampered tests: the model's, nothing passed.
+fn tampered_verdict(tests: &[&TestResult]) -> Classified {
+    Classified {
+        judged: tests.iter().filter(|t| t.outcome != Outcome::Skip).count(),
+        ..Classified::bucket(Bucket::RuntimeErr)
+    }
+}
+
 /// Classify a whole evaluated class.
 pub fn classify_suite(
     suite: &SuiteResult,
@@ -542,6 +701,8 @@ pub fn classify_methods(
     ctx: &EnvContext,
     thresholds: &Thresholds,
 ) -> Vec<(String, Classified)> {
+    // A tampered test anywhere leaves no verdict of the suite standing, for any method.
+    let tampered = is_tampered(suite);
     methods
         .iter()
         .map(|(method, class)| {
@@ -550,10 +711,12 @@ pub fn classify_methods(
                 .iter()
                 .filter(|t| t.test_class() == Some(class.as_str()))
                 .collect();
-            (
-                method.clone(),
-                classify_tests(&tests, suite.failure.as_ref(), ctx, thresholds),
-            )
+            let verdict = if tampered {
+                tampered_verdict(&tests)
+            } else {
+                classify_tests(&tests, suite.failure.as_ref(), ctx, thresholds)
+            };
+            (method.clone(), verdict)
         })
         .collect()
 }
@@ -668,27 +831,22 @@ pub fn suite_exceptions(suite: &SuiteResult, ctx: &EnvContext) -> SuiteException
         .iter()
         .filter(|t| t.outcome == Outcome::NotRun)
         .count();
+    // In a tampered suite no failure is the environment's.
+    let tampered = is_tampered(suite);
     for t in suite.tests.iter().filter(|t| is_failing(t.outcome)) {
         let kind = test_exc_kind(t);
-        let env = env_cause(
-            t.exc_type.as_deref().unwrap_or(""),
-            t.message.as_deref().unwrap_or(""),
-            ctx,
-        );
-        if env.is_some() {
+        if !tampered && test_env_cause(t, ctx).is_some() {
             out.env.add(kind);
         } else {
             out.model.add(kind);
         }
     }
     match &suite.failure {
-        Some(SuiteFailure::Import {
-            exc_type, message, ..
-        }) => {
+        Some(f @ SuiteFailure::Import { exc_type, .. }) => {
             // An import failure with no expected tests still counts once.
             let n = not_run.max(1);
             let kind = exc_kind(exc_type);
-            if env_cause(exc_type, message, ctx).is_some() {
+            if !tampered && import_env_cause(f, ctx).is_some() {
                 out.env.add_n(kind, n);
             } else {
                 out.model.add_n(kind, n);
@@ -1335,5 +1493,383 @@ mod tests {
             .into_iter()
             .collect();
         assert_eq!((sp.get(Bucket::Perfect), sp.total()), (2, 3));
+    }
+
+    /// A failing test with an origin and, optionally, a line in the code under test.
+    fn at(
+        id: &str,
+        exc: &str,
+        msg: &str,
+        origin: Option<Origin>,
+        code_line: Option<usize>,
+    ) -> TestResult {
+        TestResult {
+            origin,
+            code_line,
+            ..t(id, Outcome::Error, Some(exc), msg)
+        }
+    }
+
+    #[test]
+    fn env_needs_evidence_outside_the_models_code() {
+        use Origin::*;
+        let c = ctx().with_missing_modules(["nltk"]);
+        let th = Thresholds::default();
+        let net = ("ConnectionError", "Network is unreachable");
+        let unreachable = ("OSError", "[Errno 101] Network is unreachable");
+        let nltk = ("ModuleNotFoundError", "No module named 'nltk'");
+        let numpy = ("ModuleNotFoundError", "No module named 'numpy'");
+        let numpy_sub = ("ModuleNotFoundError", "No module named 'numpy.typo'");
+        let lookup = ("LookupError", "Resource 'punkt' not found.");
+        let data = (
+            "FileNotFoundError",
+            "[Errno 2] No such file or directory: 'data/input.xlsx'",
+        );
+        let removed = (
+            "AttributeError",
+            "`np.mat` was removed in the NumPy 2.0 release.",
+        );
+        let cannot = (
+            "ImportError",
+            "cannot import name 'PdfFileReader' from 'PyPDF2' (/x/PyPDF2/__init__.py)",
+        );
+        // (name, (exception, message), origin, code line, bucket)
+        type Case<'a> = (
+            &'a str,
+            (&'a str, &'a str),
+            Option<Origin>,
+            Option<usize>,
+            Bucket,
+        );
+        let cases: &[Case] = &[
+            (
+                "network raised in the code",
+                net,
+                Some(Code),
+                Some(7),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "network raised in the code, no line",
+                net,
+                Some(Code),
+                None,
+                Bucket::RuntimeErr,
+            ),
+            (
+                "network raised in a library, code not on the stack",
+                net,
+                Some(Library),
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "network raised in the tests",
+                net,
+                Some(Tests),
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "network raised in a library the code called",
+                net,
+                Some(Library),
+                Some(7),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "network by message, in the code",
+                unreachable,
+                Some(Code),
+                Some(3),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "network by message, in a library",
+                unreachable,
+                Some(Library),
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "network, no origin (older sessions)",
+                net,
+                None,
+                Some(7),
+                Bucket::EnvErr,
+            ),
+            (
+                "task module verified missing",
+                nltk,
+                Some(Tests),
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "task module verified missing, imported by the code",
+                nltk,
+                Some(Code),
+                Some(1),
+                Bucket::EnvErr,
+            ),
+            (
+                "task module not verified missing",
+                numpy,
+                Some(Tests),
+                None,
+                Bucket::RuntimeErr,
+            ),
+            (
+                "task module not verified missing, in the code",
+                numpy,
+                Some(Code),
+                Some(1),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "a submodule the model invented",
+                numpy_sub,
+                Some(Code),
+                Some(1),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "task module, no origin (older sessions)",
+                numpy,
+                None,
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "nltk data, raised in nltk",
+                lookup,
+                Some(Library),
+                Some(4),
+                Bucket::EnvErr,
+            ),
+            (
+                "nltk-like LookupError raised in the code",
+                lookup,
+                Some(Code),
+                Some(4),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "listed data file, opened by the tests",
+                data,
+                Some(Tests),
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "listed data file, opened by the code",
+                data,
+                Some(Code),
+                Some(9),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "removed API, raised in numpy",
+                removed,
+                Some(Library),
+                Some(2),
+                Bucket::EnvErr,
+            ),
+            (
+                "removed API message raised by the code",
+                removed,
+                Some(Code),
+                Some(2),
+                Bucket::RuntimeErr,
+            ),
+            (
+                "a name the tests import is gone",
+                cannot,
+                Some(Tests),
+                None,
+                Bucket::EnvErr,
+            ),
+            (
+                "a name the model imports is gone",
+                cannot,
+                Some(Code),
+                Some(1),
+                Bucket::RuntimeErr,
+            ),
+        ];
+        for (name, (exc, msg), origin, line, want) in cases {
+            let failing = at("T.b", exc, msg, *origin, *line);
+            let s = suite(
+                vec![t("T.a", Outcome::Pass, None, ""), failing.clone()],
+                None,
+            );
+            let got = classify_suite(&s, &c, &th);
+            let want_bucket = if *want == Bucket::EnvErr {
+                Bucket::EnvErr
+            } else {
+                // One of two tests passed: the model's verdict by rate.
+                Bucket::Weak
+            };
+            assert_eq!(got.bucket, Some(want_bucket), "{name}");
+            assert_eq!(got.env_cause.is_some(), *want == Bucket::EnvErr, "{name}");
+            // Alone, the model's failure is a RuntimeErr.
+            let alone = classify_suite(&suite(vec![failing.clone()], None), &c, &th);
+            assert_eq!(alone.bucket, Some(*want), "{name}: alone");
+            // The taxonomy splits the same way.
+            let ex = suite_exceptions(&s, &c);
+            assert_eq!(
+                (ex.model.total(), ex.env.total()),
+                if *want == Bucket::EnvErr {
+                    (0, 1)
+                } else {
+                    (1, 0)
+                },
+                "{name}: taxonomy"
+            );
+            // And the same exception failing the import.
+            let f = SuiteFailure::Import {
+                exc_type: exc.to_string(),
+                message: msg.to_string(),
+                line: *line,
+                traceback: None,
+                origin: *origin,
+            };
+            let imported = classify_suite(&suite(vec![], Some(f)), &c, &th);
+            assert_eq!(imported.bucket, Some(*want), "{name}: at import");
+        }
+    }
+
+    #[test]
+    fn missing_modules_only_count_for_task_modules() {
+        // `jwt` verified missing, but only the model's code imports it.
+        let c = ctx().with_missing_modules(["jwt", "nltk"]);
+        let site = Site {
+            origin: Some(Origin::Code),
+            through_code: true,
+        };
+        assert_eq!(
+            env_cause_at("ModuleNotFoundError", "No module named 'jwt'", site, &c),
+            None
+        );
+        assert_eq!(
+            env_cause_at("ModuleNotFoundError", "No module named 'nltk'", site, &c),
+            Some(EnvCause::MissingModule("nltk".into()))
+        );
+        // An unknown site is the older rule.
+        assert_eq!(
+            env_cause_at(
+                "ModuleNotFoundError",
+                "No module named 'numpy'",
+                Site::default(),
+                &ctx()
+            ),
+            env_cause("ModuleNotFoundError", "No module named 'numpy'", &ctx())
+        );
+    }
+
+    #[test]
+    fn tampering_is_the_models_failure() {
+        use Outcome::*;
+        let c = ctx();
+        let th = Thresholds::default();
+        let tampered = || SuiteFailure::Tampered {
+            detail: "the test module was rewritten".into(),
+        };
+        let env = || {
+            t(
+                "T.c",
+                Error,
+                Some("LookupError"),
+                "Resource 'wordnet' not found.",
+            )
+        };
+        // (name, suite, passed, judged)
+        let cases: Vec<(&str, SuiteResult, usize, usize)> = vec![
+            (
+                "tampered suite, every test said pass",
+                suite(
+                    vec![t("T.a", Pass, None, ""), t("T.b", Pass, None, "")],
+                    Some(tampered()),
+                ),
+                0,
+                2,
+            ),
+            (
+                "tampered suite, nothing reported",
+                suite(vec![t("T.a", NotRun, None, "")], Some(tampered())),
+                0,
+                1,
+            ),
+            (
+                "one tampered test among passes",
+                suite(
+                    vec![
+                        t("T.a", Pass, None, ""),
+                        t("T.b", Tampered, None, ""),
+                        t("T.s", Skip, None, ""),
+                    ],
+                    None,
+                ),
+                0,
+                2,
+            ),
+            (
+                "tampering beats an environment error",
+                suite(
+                    vec![t("T.a", Tampered, None, "verdict rewritten"), env()],
+                    None,
+                ),
+                0,
+                2,
+            ),
+            (
+                "tampering beats a timeout",
+                suite(
+                    vec![t("T.a", Tampered, None, ""), t("T.b", NotRun, None, "")],
+                    Some(SuiteFailure::Timeout { limit_s: 5.0 }),
+                ),
+                0,
+                2,
+            ),
+        ];
+        for (name, s, passed, judged) in cases {
+            let got = classify_suite(&s, &c, &th);
+            assert_eq!(got.bucket, Some(Bucket::RuntimeErr), "{name}");
+            assert_eq!((got.passed, got.judged), (passed, judged), "{name}");
+            assert_eq!(got.env_cause, None, "{name}");
+            assert!(is_tampered(&s), "{name}");
+            assert!(!tampering(&s).is_empty(), "{name}");
+            let ex = suite_exceptions(&s, &c);
+            assert_eq!(ex.env.total(), 0, "{name}: nothing is the environment's");
+            let mut fp = Fingerprint::default();
+            fp.add_suite(&s, &c, &th);
+            assert_eq!(fp.spectrum.get(Bucket::RuntimeErr), 1, "{name}");
+            assert_eq!(fp.spectrum.model_total(), 1, "{name}");
+        }
+        // Every method of a class with one tampered test is judged on the model.
+        let s = suite(
+            vec![
+                t("TestAdd.test_1", Pass, None, ""),
+                t("TestSub.test_1", Tampered, None, ""),
+            ],
+            None,
+        );
+        let methods = vec![
+            ("add".to_string(), "TestAdd".to_string()),
+            ("sub".to_string(), "TestSub".to_string()),
+        ];
+        assert!(
+            classify_methods(&s, &methods, &c, &th)
+                .iter()
+                .all(|(_, v)| v.bucket == Some(Bucket::RuntimeErr))
+        );
+        assert_eq!(
+            tampering(&suite(vec![t("T.x", Tampered, None, "")], Some(tampered()))),
+            vec![
+                "the test module was rewritten".to_string(),
+                "T.x: verdict tampered with".to_string()
+            ]
+        );
+        assert!(!is_tampered(&rate_suite(3, 1)));
     }
 }

@@ -285,12 +285,16 @@ pub fn classeval_metrics(tasks: &[TaskCounts], k: usize) -> FunctionalMetrics {
 ///   exactly (a dataset name with a stray space, like ClassEval_97's `" Words2NumbersTest"`,
 ///   matches nothing and gets `0` run, as `getattr(module, name)` fails officially);
 /// * a suite that failed to import → every test class `0, 0, 0`;
+/// * a suite the harness found tampered with ([`SuiteFailure::Tampered`]) fails every test:
+///   each test class counts its tests (at least one) as run and failed (`fail`) — no verdict
+///   of the suite stands, and the failure is the model's;
 /// * a suite cut short (timeout, memory, crash, protocol violation) → a test class with a
 ///   test that never ran gets `0, 0, 0` (officially, a class whose run raised — the 5 s
 ///   timeout — records nothing); completed classes keep their counts;
 /// * otherwise `NotRun` tests are not counted; every other outcome counts as run
 ///   (skips and expected failures too, as in `unittest`); `Fail` and `Xpass` (a strict
-///   unexpected success) are failures; `Error` is an error;
+///   unexpected success) and `Tampered` (a verdict the harness found tampered with) are
+///   failures; `Error` is an error;
 /// * a class with a timed-out test counts as not run at all (ClassEval abandons a class at its
 ///   time budget and records nothing for it);
 /// * a test id reported twice counts as one test run but contributes every record to the
@@ -307,6 +311,19 @@ pub fn suite_class_counts(suite: &SuiteResult, test_classes: &[String]) -> Sampl
         out.push((name.clone(), ClassCounts::default()));
     }
     if matches!(suite.failure, Some(SuiteFailure::Import { .. })) {
+        return out;
+    }
+    if matches!(suite.failure, Some(SuiteFailure::Tampered { .. })) {
+        for (name, counts) in out.iter_mut() {
+            let ids: BTreeSet<&str> = suite
+                .tests
+                .iter()
+                .filter(|t| t.test_class() == Some(name.as_str()))
+                .map(|t| t.id.as_str())
+                .collect();
+            let n = ids.len().max(1);
+            *counts = ClassCounts::new(n, n, 0);
+        }
         return out;
     }
     let cut_short = suite.failure.is_some();
@@ -331,8 +348,8 @@ pub fn suite_class_counts(suite: &SuiteResult, test_classes: &[String]) -> Sampl
         for t in tests {
             match t.outcome {
                 Outcome::NotRun => continue,
-                Outcome::Fail | Outcome::Xpass => counts.failures += 1,
-                Outcome::Error | Outcome::Tampered => counts.errors += 1,
+                Outcome::Fail | Outcome::Xpass | Outcome::Tampered => counts.failures += 1,
+                Outcome::Error => counts.errors += 1,
                 Outcome::Pass | Outcome::Skip | Outcome::Xfail => {}
             }
             if seen.insert(t.id.as_str()) {
@@ -341,6 +358,35 @@ pub fn suite_class_counts(suite: &SuiteResult, test_classes: &[String]) -> Sampl
         }
     }
     out
+}
+
+/// The counts of a pytest module judged as one test class: `0, 0, 0` when the suite failed
+/// before any test ran; a tampered suite fails every test (at least one); otherwise every test
+/// that ran counts, `Fail`, `Xpass` and `Tampered` as failures and `Error` as an error.
+pub fn module_counts(suite: &SuiteResult) -> ClassCounts {
+    if matches!(suite.failure, Some(SuiteFailure::Tampered { .. })) {
+        let n = suite.tests.len().max(1);
+        return ClassCounts::new(n, n, 0);
+    }
+    if suite.failure.is_some() && suite.tests.iter().all(|t| t.outcome == Outcome::NotRun) {
+        return ClassCounts::default();
+    }
+    let run: Vec<_> = suite
+        .tests
+        .iter()
+        .filter(|t| t.outcome != Outcome::NotRun)
+        .collect();
+    let failures = run
+        .iter()
+        .filter(|t| {
+            matches!(
+                t.outcome,
+                Outcome::Fail | Outcome::Xpass | Outcome::Tampered
+            )
+        })
+        .count();
+    let errors = run.iter().filter(|t| t.outcome == Outcome::Error).count();
+    ClassCounts::new(run.len(), failures, errors)
 }
 
 #[cfg(test)]
@@ -579,5 +625,72 @@ mod tests {
             None,
         );
         assert_eq!(answer(suite_class_counts(&s, &names)[0].1), Answer::Error);
+    }
+
+    #[test]
+    fn tampering_fails() {
+        use Outcome::*;
+        let names: Vec<String> = ["A", "B", "C"].iter().map(|s| s.to_string()).collect();
+        let tests = vec![
+            t("A.test_1", Pass),
+            t("A.test_2", Tampered),
+            t("B.test_1", Pass),
+            t("B.test_2", NotRun),
+        ];
+        let tampered = || SuiteFailure::Tampered {
+            detail: "result channel written by the code under test".into(),
+        };
+        // (suite failure, counts per class, answers, module counts)
+        let cases: Vec<(
+            Option<SuiteFailure>,
+            [ClassCounts; 3],
+            [Answer; 3],
+            ClassCounts,
+        )> = vec![
+            (
+                None,
+                [
+                    ClassCounts::new(2, 1, 0),
+                    ClassCounts::new(1, 0, 0),
+                    ClassCounts::default(),
+                ],
+                [Answer::PartialSuccess, Answer::Success, Answer::Error],
+                ClassCounts::new(3, 1, 0),
+            ),
+            (
+                Some(tampered()),
+                [
+                    ClassCounts::new(2, 2, 0),
+                    ClassCounts::new(2, 2, 0),
+                    // A class without a test result still fails.
+                    ClassCounts::new(1, 1, 0),
+                ],
+                [Answer::Fail, Answer::Fail, Answer::Fail],
+                ClassCounts::new(4, 4, 0),
+            ),
+        ];
+        for (failure, counts, answers, module) in cases {
+            let s = suite(tests.clone(), failure.clone());
+            let got = suite_class_counts(&s, &names);
+            let got_counts: Vec<ClassCounts> = got.iter().map(|(_, c)| *c).collect();
+            assert_eq!(got_counts, counts, "{failure:?}");
+            let got_answers: Vec<Answer> = got_counts.iter().map(|c| answer(*c)).collect();
+            assert_eq!(got_answers, answers, "{failure:?}");
+            assert_eq!(module_counts(&s), module, "{failure:?}");
+        }
+        // A tampered suite never counts as a success, even when every test said it passed.
+        let all_pass = suite(vec![t("A.test_1", Pass)], Some(tampered()));
+        assert_eq!(
+            class_answer(
+                suite_class_counts(&all_pass, &names[..1])
+                    .iter()
+                    .map(|(_, c)| answer(*c))
+            ),
+            ClassAnswer::ClassFail
+        );
+        assert_eq!(answer(module_counts(&all_pass)), Answer::Fail);
+        // Nothing ran and no tampering: 0, 0, 0 as before.
+        let died = suite(vec![t("m.test_x", NotRun)], Some(SuiteFailure::Memory));
+        assert_eq!(module_counts(&died), ClassCounts::default());
     }
 }

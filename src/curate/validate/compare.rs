@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Count, Finding, Part, Severity, SuiteKey, SuiteRuns, traces};
 use crate::analysis::parse_module;
-use crate::metrics::fingerprint::{EnvCause, EnvContext, env_cause};
-use crate::model::{Outcome, SuiteFailure, SuiteResult, Task};
+use crate::metrics::fingerprint::{EnvCause, EnvContext, import_env_cause, test_env_cause};
+use crate::model::{Outcome, SuiteFailure, SuiteResult, Task, TestResult};
 use crate::pipeline::eval::env_context;
 
 /// What one suite's two runs say.
@@ -24,8 +24,8 @@ fn passing(o: Outcome) -> bool {
 
 /// Each test's outcome; a test reported more than once (an error in tearDown after the test)
 /// keeps its worst.
-fn outcomes(r: &SuiteResult) -> BTreeMap<&str, &crate::model::TestResult> {
-    let mut m: BTreeMap<&str, &crate::model::TestResult> = BTreeMap::new();
+fn outcomes(r: &SuiteResult) -> BTreeMap<&str, &TestResult> {
+    let mut m: BTreeMap<&str, &TestResult> = BTreeMap::new();
     for t in &r.tests {
         match m.get(t.id.as_str()) {
             Some(prev) if !passing(prev.outcome) => {}
@@ -62,7 +62,9 @@ fn ending(f: Option<&SuiteFailure>) -> Option<String> {
         SuiteFailure::Protocol { detail } => {
             format!("disturbed the harness ({})", clip(detail, 160))
         }
-        SuiteFailure::Tampered { detail } => format!("tampered ({})", clip(detail, 160)),
+        SuiteFailure::Tampered { detail } => {
+            format!("tampered with the harness ({})", clip(detail, 160))
+        }
     })
 }
 
@@ -85,14 +87,22 @@ fn clip(s: &str, n: usize) -> String {
 }
 
 /// Why a failure is the environment's (a missing module or nltk resource, no network, a
-/// removed API), in words; `None` when it is the task's own.
-fn env_note(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<String> {
-    Some(match env_cause(exc_type, message, ctx)? {
+/// removed API), in words; `None` when it is the task's own. The same rules as the
+/// fingerprint's: the reference is the code under test here, so what it raises itself is its
+/// own (see `metrics::fingerprint`, environment errors).
+fn env_note(cause: Option<EnvCause>) -> Option<String> {
+    Some(match cause? {
         EnvCause::MissingModule(m) => format!("missing module {m}"),
         EnvCause::MissingData(d) => format!("missing data {d}"),
         EnvCause::Network => "no network".into(),
         EnvCause::IncompatibleVersion(m) => format!("the installed {m} lacks this API"),
     })
+}
+
+/// The environment's part in a failing test (`None` for a test without an exception type).
+fn failing_env_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
+    t.exc_type.as_ref()?;
+    test_env_cause(t, ctx)
 }
 
 /// The 1-based line of `Class.test` (or a top-level `test`) in a test text.
@@ -193,8 +203,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
         part,
         out: Vec::new(),
     };
-    let get =
-        |m: &BTreeMap<&str, &crate::model::TestResult>, id: &str| m.get(id).map(|t| t.outcome);
+    let get = |m: &BTreeMap<&str, &TestResult>, id: &str| m.get(id).map(|t| t.outcome);
     let both_pass =
         |id: &str| get(&oa, id).is_some_and(passing) && get(&ob, id).is_some_and(passing);
     let count = Count {
@@ -260,10 +269,8 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
             (part, None)
         };
         let env = match &a.result.failure {
-            Some(SuiteFailure::Import {
-                exc_type, message, ..
-            }) => env_note(exc_type, message, &env_context(task)),
-            _ => None,
+            Some(f) => env_note(import_env_cause(f, &env_context(task))),
+            None => None,
         };
         let env = env.map_or(String::new(), |n| format!(" (environment: {n})"));
         let hint = match a.result.failure {
@@ -301,7 +308,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
                         Some(e) => e.clone(),
                         None => outcome_word(Some(t.outcome)).to_string(),
                     };
-                    if let Some(n) = t.exc_type.as_deref().and_then(|e| env_note(e, msg, &env)) {
+                    if let Some(n) = env_note(failing_env_cause(t, &env)) {
                         env_caused += 1;
                         why = format!("{why}; environment: {n}");
                     }
