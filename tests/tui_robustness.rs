@@ -188,3 +188,216 @@ fn dependencies_tab_marks_cycles_and_disagreement() {
     run(&mut app, [Action::GoTab(4)]);
     assert!(render(&app).contains("≠"));
 }
+
+/// The `classlab` TUI in a pseudo-terminal of its own (80×24), its output collected.
+mod pty {
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::process::CommandExt;
+    use std::process::{Child, Command, Stdio};
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    pub struct Tui {
+        pub child: Child,
+        /// The terminal side the TUI uses, kept open to read its modes after it exits.
+        pub slave: OwnedFd,
+        pub output: Arc<Mutex<Vec<u8>>>,
+        home: tempfile::TempDir,
+    }
+
+    impl Tui {
+        /// Start `classlab` on the bundled sample, with `env` set.
+        pub fn start(env: &[(&str, &str)]) -> Tui {
+            let (mut master, mut slave) = (-1, -1);
+            let size = libc::winsize {
+                ws_row: 24,
+                ws_col: 80,
+                ws_xpixel: 0,
+                ws_ypixel: 0,
+            };
+            // SAFETY: valid pointers to two ints and a winsize; null name and termios.
+            let rc = unsafe {
+                libc::openpty(
+                    &mut master,
+                    &mut slave,
+                    std::ptr::null_mut(),
+                    std::ptr::null(),
+                    &size,
+                )
+            };
+            assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+            // SAFETY: openpty just returned these two descriptors, owned by nobody else.
+            let (master, slave) =
+                unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+            let home = tempfile::tempdir().unwrap();
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_classlab"));
+            cmd.env("HOME", home.path())
+                .env("XDG_CONFIG_HOME", home.path().join("config"))
+                .env("XDG_DATA_HOME", home.path().join("data"))
+                .env("TERM", "xterm-256color")
+                .arg("--sessions")
+                .arg(home.path().join("sessions"))
+                .stdin(Stdio::from(slave.try_clone().unwrap()))
+                .stdout(Stdio::from(slave.try_clone().unwrap()))
+                .stderr(Stdio::from(slave.try_clone().unwrap()));
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                cmd.pre_exec(|| {
+                    // A session of its own, with the pseudo-terminal as its controlling tty.
+                    if libc::setsid() == -1 || libc::ioctl(0, libc::TIOCSCTTY, 0) == -1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+            let child = cmd.spawn().unwrap();
+            drop(cmd);
+            let output = Arc::new(Mutex::new(Vec::new()));
+            let sink = Arc::clone(&output);
+            let mut answers = std::fs::File::from(master.try_clone().unwrap());
+            let mut reader = std::fs::File::from(master);
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                let mut asked = 0;
+                // Ends with EIO once every descriptor of the terminal side is closed.
+                while let Ok(n) = reader.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut out = sink.lock().unwrap();
+                    out.extend_from_slice(&buf[..n]);
+                    // Answer cursor position requests (ratatui asks at start) as a terminal would.
+                    let now = out.windows(4).filter(|w| w == b"\x1b[6n").count();
+                    for _ in asked..now {
+                        let _ = answers.write_all(b"\x1b[1;1R");
+                    }
+                    asked = now;
+                }
+            });
+            Tui {
+                child,
+                slave,
+                output,
+                home,
+            }
+        }
+
+        pub fn text(&self) -> String {
+            String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned()
+        }
+
+        /// Wait until the output contains `needle`; false after `secs` seconds.
+        pub fn wait_for(&self, needle: &str, secs: u64) -> bool {
+            let end = Instant::now() + Duration::from_secs(secs);
+            while Instant::now() < end {
+                if self.text().contains(needle) {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            false
+        }
+
+        /// Wait for the process to end (killing it after `secs` seconds).
+        pub fn wait_exit(&mut self, secs: u64) -> std::process::ExitStatus {
+            let end = Instant::now() + Duration::from_secs(secs);
+            loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    return status;
+                }
+                if Instant::now() > end {
+                    let _ = self.child.kill();
+                    panic!("classlab did not exit; output:\n{:?}", self.text());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+
+        /// The terminal's local modes now (ICANON, ECHO: on in a cooked terminal).
+        pub fn local_modes(&self) -> libc::tcflag_t {
+            // SAFETY: a zeroed termios is a valid out-parameter for tcgetattr.
+            let mut t: libc::termios = unsafe { std::mem::zeroed() };
+            // SAFETY: the descriptor is open and `t` is a valid termios to fill.
+            let rc = unsafe { libc::tcgetattr(self.slave.as_raw_fd(), &mut t) };
+            assert_eq!(rc, 0, "tcgetattr: {}", std::io::Error::last_os_error());
+            t.c_lflag
+        }
+
+        pub fn signal(&self, signal: i32) {
+            let pid = i32::try_from(self.child.id()).unwrap();
+            // SAFETY: plain kill(2) of our own child.
+            assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        }
+
+        pub fn home(&self) -> &std::path::Path {
+            self.home.path()
+        }
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP leave the terminal as it was before the TUI: main screen,
+/// cursor shown, mouse reporting off, raw mode off; the exit status is 128 + the signal. Also
+/// when the UI thread is busy and never looks at the terminal again (CLASSLAB_TUI_DEBUG_BUSY).
+#[test]
+fn signals_restore_the_terminal_even_when_the_ui_thread_is_busy() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, busy) in [
+        (libc::SIGTERM, true),
+        (libc::SIGINT, true),
+        (libc::SIGHUP, true),
+        (libc::SIGTERM, false),
+    ] {
+        let env: &[(&str, &str)] = if busy {
+            &[("CLASSLAB_TUI_DEBUG_BUSY", "1")]
+        } else {
+            &[]
+        };
+        let mut tui = pty::Tui::start(env);
+        assert!(tui.home().is_dir());
+        // The first frame is on the alternate screen (the task list's title row).
+        assert!(
+            tui.wait_for("\x1b[?1049h", 20) && tui.wait_for("WordFrequencyReport", 20),
+            "the TUI never drew; output:\n{:?}",
+            tui.text()
+        );
+        assert_eq!(
+            tui.local_modes() & (libc::ICANON | libc::ECHO),
+            0,
+            "raw mode while the TUI runs"
+        );
+        let drawn = tui.text().len();
+        tui.signal(signal);
+        let status = tui.wait_exit(20);
+        assert_eq!(
+            (status.code(), status.signal()),
+            (Some(128 + signal), None),
+            "signal {signal}, busy {busy}: {status:?}"
+        );
+        let lflag = tui.local_modes();
+        assert_eq!(
+            lflag & (libc::ICANON | libc::ECHO),
+            libc::ICANON | libc::ECHO,
+            "signal {signal}: raw mode left on"
+        );
+        // Give the reader a moment to drain the last bytes.
+        let restored = ["\x1b[?1049l", "\x1b[?25h", "\x1b[?1000l"];
+        let after = |tui: &pty::Tui| tui.text().get(drawn..).unwrap_or_default().to_string();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while restored.iter().any(|s| !after(&tui).contains(s))
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let tail = after(&tui);
+        for seq in restored {
+            assert!(
+                tail.contains(seq),
+                "signal {signal}, busy {busy}: {seq:?} not written after the signal: {tail:?}"
+            );
+        }
+    }
+}

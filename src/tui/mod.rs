@@ -146,6 +146,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         jobs.execute(app::Effect::OpenSession { req, dir }, &app.data.dataset);
     }
     let debug_panic = std::env::var_os("CLASSLAB_TUI_DEBUG_PANIC").is_some();
+    let debug_busy = std::env::var_os("CLASSLAB_TUI_DEBUG_BUSY").is_some();
     let mut last_draw: Option<Instant> = None;
     loop {
         let since = last_draw.map_or(FRAME, |t| t.elapsed());
@@ -155,6 +156,12 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
             last_draw = Some(Instant::now());
             if debug_panic {
                 panic!("CLASSLAB_TUI_DEBUG_PANIC is set: testing terminal restoration");
+            }
+            if debug_busy {
+                // Testing restoration on a signal while the UI thread never comes back.
+                loop {
+                    std::thread::sleep(Duration::from_secs(60));
+                }
             }
         }
         let wait = if app.dirty {
