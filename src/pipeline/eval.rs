@@ -148,13 +148,9 @@ pub fn class_counts(task: &Task, result: &SuiteResult) -> SampleCounts {
 }
 
 /// What the environment provides the task: the modules its reference, skeleton and tests
-/// import (a module the given skeleton imports is the task's need, not the model's choice).
+/// import, and which of them the evaluation interpreter lacks (see `envcheck::task_context`).
 pub fn env_context(task: &Task) -> EnvContext {
-    EnvContext::from_sources(task.imports.iter().map(String::as_str).chain([
-        task.test_module.as_str(),
-        task.solution.as_str(),
-        task.skeleton.as_str(),
-    ]))
+    super::envcheck::task_context(task)
 }
 
 /// Verdicts of one finished suite.
@@ -216,11 +212,14 @@ impl<'a> EvalRequest<'a> {
 
 /// The sandbox evaluations use: warm (fork server) unless `cold`.
 pub fn sandbox(python: Option<PathBuf>, cold: bool) -> Result<Sandbox, crate::exec::ExecError> {
-    Sandbox::with_options(crate::exec::SandboxOptions {
+    let sandbox = Sandbox::with_options(crate::exec::SandboxOptions {
         python,
         warm: !cold,
         ..Default::default()
-    })
+    })?;
+    // Missing modules are verified against the interpreter the suites run in (`env_context`).
+    super::envcheck::use_interpreter(&sandbox.isolation().python.executable);
+    Ok(sandbox)
 }
 
 pub struct EvalOutcome {

@@ -1,0 +1,272 @@
+//! Which of a task's modules the evaluation interpreter cannot import: the evidence an
+//! `EnvErr` for a missing module needs (`metrics::fingerprint`, environment errors).
+//!
+//! A trusted query outside the sandbox, like `exec::PythonInfo::query`: a fixed probe runs
+//! `importlib.util.find_spec` on top-level names given as arguments (never as code), in
+//! isolated mode (`-I`: no user site, no `PYTHON*` variables, no current directory on the
+//! path — what the sandboxed suites see, minus the suite's own directory). Answers are cached
+//! per interpreter for the life of the process: an interpreter is asked again only about names
+//! it was never asked about, so an evaluation makes a handful of queries (the first tasks bring
+//! most names), never one per test. The interpreter is the one evaluations run in, recorded by
+//! [`use_interpreter`] when their sandbox is set up.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
+
+use crate::metrics::fingerprint::EnvContext;
+use crate::model::{Task, TestLayout};
+
+/// Prints the names among its arguments that have no spec (one JSON list).
+const PROBE: &str = r#"
+import importlib.util, json, sys
+missing = []
+for name in sys.argv[1:]:
+    try:
+        found = importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        missing.append(name)
+print(json.dumps(missing))
+"#;
+
+/// What one interpreter said: name → importable.
+type Answers = BTreeMap<String, bool>;
+
+struct State {
+    /// The interpreter evaluations use (the last sandbox set up).
+    current: Option<PathBuf>,
+    answers: BTreeMap<PathBuf, Answers>,
+}
+
+static STATE: Mutex<State> = Mutex::new(State {
+    current: None,
+    answers: BTreeMap::new(),
+});
+
+fn state() -> std::sync::MutexGuard<'static, State> {
+    STATE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Record the interpreter evaluations run in (called where their sandbox is set up).
+pub fn use_interpreter(python: &Path) {
+    state().current = Some(python.to_path_buf());
+}
+
+/// The interpreter recorded by [`use_interpreter`], if any.
+pub fn interpreter() -> Option<PathBuf> {
+    state().current.clone()
+}
+
+/// A top-level module name the probe may be asked about (an identifier; anything else is
+/// never a module a task imports).
+fn is_module_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Ask `python` which of `names` it cannot import (uncached).
+fn query(python: &Path, names: &[&str]) -> Result<BTreeSet<String>, String> {
+    let out = Command::new(python)
+        .args(["-I", "-c", PROBE])
+        .args(names)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| format!("{}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} failed: {}",
+            python.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("{}: unexpected answer ({e})", python.display()))
+}
+
+/// The names among `modules` (top-level names) that `python` cannot import. Only names it was
+/// never asked about are asked, all at once; the answers are kept for the process. Names that
+/// are not identifiers are never missing. An interpreter that cannot be asked is an error (and
+/// nothing is cached, so a later call asks again).
+pub fn missing_modules<'a, I>(python: &Path, modules: I) -> Result<BTreeSet<String>, String>
+where
+    I: IntoIterator<Item = &'a str>,
+{
+    let wanted: BTreeSet<&str> = modules.into_iter().filter(|m| is_module_name(m)).collect();
+    let unknown: Vec<&str> = {
+        let st = state();
+        let known = st.answers.get(python);
+        wanted
+            .iter()
+            .copied()
+            .filter(|m| known.is_none_or(|k| !k.contains_key(*m)))
+            .collect()
+    };
+    if !unknown.is_empty() {
+        // Asked without the lock held: a slow interpreter does not stall other lookups.
+        let missing = query(python, &unknown)?;
+        let mut st = state();
+        let known = st.answers.entry(python.to_path_buf()).or_default();
+        for m in &unknown {
+            known.insert(m.to_string(), !missing.contains(*m));
+        }
+    }
+    let st = state();
+    let known = st.answers.get(python);
+    Ok(wanted
+        .into_iter()
+        .filter(|m| known.and_then(|k| k.get(*m)) == Some(&false))
+        .map(str::to_string)
+        .collect())
+}
+
+/// What the environment provides a task, verified against the evaluation interpreter
+/// ([`use_interpreter`]): see [`context_in`].
+pub fn task_context(task: &Task) -> EnvContext {
+    context_in(task, interpreter().as_deref())
+}
+
+/// What the environment provides a task: the modules its reference, skeleton and tests import
+/// (a module the given skeleton imports is the task's need, not the model's choice; the code's
+/// own module, which the tests of a pytest layout import, is not one), and which of them
+/// `python` lacks. Without an interpreter, or one that cannot be asked, nothing is verified
+/// missing (so no missing module is the environment's, where the harness told the origin).
+pub fn context_in(task: &Task, python: Option<&Path>) -> EnvContext {
+    let mut ctx = EnvContext::from_sources(task.imports.iter().map(String::as_str).chain([
+        task.test_module.as_str(),
+        task.solution.as_str(),
+        task.skeleton.as_str(),
+    ]));
+    if let TestLayout::Module { code_module, .. } = &task.test_layout {
+        ctx.task_modules.remove(code_module);
+    }
+    let Some(python) = python else {
+        return ctx;
+    };
+    let missing =
+        missing_modules(python, ctx.task_modules.iter().map(String::as_str)).unwrap_or_default();
+    ctx.with_missing_modules(missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn python() -> Option<PathBuf> {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .map(|d| d.join("python3"))
+            .find(|p| p.is_file())
+    }
+
+    #[test]
+    fn module_names() {
+        let cases = [
+            ("numpy", true),
+            ("_thread", true),
+            ("PyPDF2", true),
+            ("", false),
+            ("1x", false),
+            ("a.b", false),
+            ("-c", false),
+            ("x; import os", false),
+        ];
+        for (name, want) in cases {
+            assert_eq!(is_module_name(name), want, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn asks_only_about_names_never_asked() {
+        use std::os::unix::fs::PermissionsExt;
+        // A stand-in interpreter that logs the names it is asked about and says `gone` is
+        // missing.
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("calls");
+        let fake = dir.path().join("python3");
+        std::fs::write(
+            &fake,
+            format!(
+                "#!/bin/sh\nshift 3\necho \"$*\" >> '{}'\necho '[\"gone\"]'\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let gone = BTreeSet::from(["gone".to_string()]);
+        // (names asked for, missing among them)
+        let cases: [(&[&str], BTreeSet<String>); 4] = [
+            (&["here", "gone", "here"], gone.clone()),
+            (&["gone", "here"], gone.clone()),
+            (&["new", "gone", "bad name"], gone.clone()),
+            (&["here"], BTreeSet::new()),
+        ];
+        for (names, want) in cases {
+            assert_eq!(
+                missing_modules(&fake, names.iter().copied()).unwrap(),
+                want,
+                "{names:?}"
+            );
+        }
+        let calls = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(calls, "gone here\nnew\n");
+    }
+
+    #[test]
+    fn a_tasks_context_is_verified_against_the_interpreter() {
+        use std::os::unix::fs::PermissionsExt;
+        // A stand-in interpreter that lacks nltk and whatever else it is asked about that
+        // starts with `snippet`.
+        let dir = tempfile::tempdir().unwrap();
+        let fake = dir.path().join("python3");
+        std::fs::write(
+            &fake,
+            "#!/bin/sh\nshift 3\nprintf '['\nsep=''\nfor m in \"$@\"; do case $m in nltk|snippet*) printf '%s\"%s\"' \"$sep\" \"$m\"; sep=',';; esac; done\necho ']'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let task = Task {
+            imports: vec!["import nltk".into(), "import numpy as np".into()],
+            test_module: "import unittest\nfrom snippet_3 import Thing\n".into(),
+            test_layout: TestLayout::Module {
+                code_module: "snippet_3".into(),
+                test_file: "test_snippet_3.py".into(),
+            },
+            ..Task::default()
+        };
+        let names = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>();
+        let ctx = context_in(&task, Some(&fake));
+        // The code's own module is not the task's need.
+        assert_eq!(names(&ctx.task_modules), ["nltk", "numpy", "unittest"]);
+        assert_eq!(names(&ctx.missing_modules), ["nltk"]);
+        // No interpreter: nothing verified missing.
+        let unverified = context_in(&task, None);
+        assert_eq!(unverified.task_modules, ctx.task_modules);
+        assert!(unverified.missing_modules.is_empty());
+        // An interpreter that cannot be asked verifies nothing either.
+        let broken = context_in(&task, Some(Path::new("/nonexistent/python3")));
+        assert!(broken.missing_modules.is_empty());
+    }
+
+    #[test]
+    fn a_real_interpreter() {
+        let Some(python) = python() else {
+            eprintln!("no python3 on PATH: skipped");
+            return;
+        };
+        let absent = "classlab_surely_absent_module_x9";
+        let got = missing_modules(&python, ["json", absent, "os"]).unwrap();
+        assert_eq!(got, BTreeSet::from([absent.to_string()]));
+    }
+
+    #[test]
+    fn an_interpreter_that_cannot_be_asked_verifies_nothing() {
+        let bogus = Path::new("/nonexistent/classlab/python3");
+        assert!(missing_modules(bogus, ["nltk"]).is_err());
+        assert!(!state().answers.contains_key(bogus));
+    }
+}
