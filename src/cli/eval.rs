@@ -208,6 +208,7 @@ fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value 
         "progress": {"done": state.progress().0, "total": state.progress().1},
         "metrics": state.metrics(),
         "fingerprint": fingerprint_json(&state.fingerprint()),
+        "tampered": crate::session::report::tampered_tasks(state),
     });
     if with_tasks {
         let mut tasks = BTreeMap::new();
@@ -317,6 +318,32 @@ pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
     println!(
         "(spectrum: evaluated classes per outcome bucket; then failing tests per exception type, environment failures excluded)"
     );
+    print_tampered(sessions);
+}
+
+/// The tasks whose runs the harness found tampered with, by session (nothing when none was).
+fn print_tampered(sessions: &[(&SessionLog, &EvalState)]) {
+    for (log, state) in sessions {
+        let tampered = crate::session::report::tampered_tasks(state);
+        if tampered.is_empty() {
+            continue;
+        }
+        let multi = state.samples > 1;
+        println!(
+            "\nTAMPERED with in {} ({} task{}, counted as failures):",
+            log.meta.model.as_deref().unwrap_or(&log.meta.id),
+            tampered.len(),
+            if tampered.len() == 1 { "" } else { "s" }
+        );
+        for t in tampered {
+            let id = if multi {
+                format!("{}/{}", t.task_id, t.sample)
+            } else {
+                t.task_id
+            };
+            println!("  {id}: {}", t.detail);
+        }
+    }
 }
 
 /// Sessions given by id or path, folded; their log problems and unfinished runs are warned

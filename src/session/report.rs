@@ -1,6 +1,8 @@
 //! A run's report (`classlab report`, `run --json`): the evaluation's functional metrics and
 //! fingerprint, the dependency metrics of a TDD run's predictions against the ground truth
-//! recorded beside them, the repair cost, and model usage — all folded from the session.
+//! recorded beside them, the repair cost, and model usage — all folded from the session —
+//! and the tasks whose runs the harness found tampered with, listed apart (they count as the
+//! model's failures in the metrics and the fingerprint, but a reader must see them by name).
 
 use serde::Serialize;
 
@@ -8,6 +10,7 @@ use super::reduce::{EvalState, FingerprintView};
 use super::store::Meta;
 use super::trace::{RepairCost, UsageTotals};
 use crate::metrics::deps::{self, DepReport, Prediction, TaskInput};
+use crate::metrics::fingerprint::tampering;
 use crate::metrics::functional::FunctionalMetrics;
 
 #[derive(Debug, Clone, Serialize)]
@@ -24,6 +27,18 @@ pub struct RunReport {
     /// `tdd` runs only (domain.md §5).
     pub repair: Option<RepairCost>,
     pub usage: UsageTotals,
+    /// Tasks whose final suite (or a public-test run) the harness found tampered with.
+    pub tampered: Vec<TamperedTask>,
+}
+
+/// One task whose run was tampered with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TamperedTask {
+    pub task_id: String,
+    pub sample: u32,
+    /// What was tampered with: the suite's detail and each tampered test (`id: message`);
+    /// public-test runs prefixed with their method.
+    pub detail: String,
 }
 
 /// `depcheck`'s shape, for the predictions a run made.
@@ -47,7 +62,47 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
         dependency: tdd.then(|| dependency(state)).flatten(),
         repair: tdd.then(|| state.trace.repair_cost()).flatten(),
         usage: state.trace.usage,
+        tampered: tampered_tasks(state),
     }
+}
+
+/// Tasks (and samples) whose runs were tampered with, in the run's task order.
+pub fn tampered_tasks(state: &EvalState) -> Vec<TamperedTask> {
+    let mut out = Vec::new();
+    let position = |id: &str| state.task_ids.iter().position(|t| t == id);
+    let mut runs: Vec<_> = state.runs.iter().collect();
+    // The run's order; tasks it did not announce after, in natural order.
+    runs.sort_by(|((a, sa), _), ((b, sb), _)| {
+        match (position(a), position(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => crate::model::natural_cmp(a, b),
+        }
+        .then(sa.cmp(sb))
+    });
+    for ((task_id, sample), run) in runs {
+        let mut details: Vec<String> = run.private.iter().flat_map(tampering).collect();
+        for (method, suite) in &run.public {
+            let prefix = match method {
+                Some(m) => format!("public tests of `{m}`"),
+                None => "public tests".to_string(),
+            };
+            details.extend(
+                tampering(suite)
+                    .into_iter()
+                    .map(|d| format!("{prefix}: {d}")),
+            );
+        }
+        if !details.is_empty() {
+            out.push(TamperedTask {
+                task_id: task_id.clone(),
+                sample: *sample,
+                detail: details.join("; "),
+            });
+        }
+    }
+    out
 }
 
 /// Scored over the tasks whose prediction was recorded, in the run's task order.
@@ -72,4 +127,159 @@ fn dependency(state: &EvalState) -> Option<DependencyReport> {
         ground_truth: "extracted",
         report: deps::score(&inputs),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::functional::ClassCounts;
+    use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
+    use crate::session::event::{Event, EventBody, Scope, TaskSummary};
+
+    fn finished(task: &str, result: SuiteResult) -> Vec<EventBody> {
+        vec![
+            EventBody::TaskStarted {
+                task_id: task.into(),
+                sample: 0,
+            },
+            EventBody::TestRun {
+                task_id: task.into(),
+                sample: 0,
+                scope: Scope::Private,
+                method: None,
+                round: None,
+                result,
+            },
+            EventBody::TaskFinished {
+                task_id: task.into(),
+                sample: 0,
+                summary: TaskSummary {
+                    outcome: None,
+                    passed: 0,
+                    judged: 0,
+                    test_classes: vec![("T".into(), ClassCounts::new(1, 1, 0))],
+                    exceptions: Default::default(),
+                    env_exceptions: Default::default(),
+                    methods: Vec::new(),
+                },
+            },
+        ]
+    }
+
+    fn state() -> EvalState {
+        let mut bodies = vec![EventBody::RunStarted {
+            tool_version: "t".into(),
+            tasks: vec![
+                "ClassEval_10".into(),
+                "ClassEval_2".into(),
+                "ClassEval_3".into(),
+            ],
+            samples: 1,
+            config: serde_json::Value::Null,
+        }];
+        // Finished out of the run's order: the list follows the run's order.
+        bodies.extend(finished(
+            "ClassEval_3",
+            SuiteResult::new(
+                vec![
+                    TestResult::new("T.test_a", Outcome::Pass),
+                    TestResult {
+                        message: Some("result record forged".into()),
+                        ..TestResult::new("T.test_b", Outcome::Tampered)
+                    },
+                ],
+                None,
+            ),
+        ));
+        bodies.extend(finished(
+            "ClassEval_2",
+            SuiteResult::new(vec![TestResult::new("T.test_a", Outcome::Pass)], None),
+        ));
+        bodies.extend(finished(
+            "ClassEval_10",
+            SuiteResult::new(
+                vec![TestResult::new("T.test_a", Outcome::NotRun)],
+                Some(SuiteFailure::Tampered {
+                    detail: "the test module changed on disk".into(),
+                }),
+            ),
+        ));
+        let events: Vec<Event> = bodies
+            .into_iter()
+            .enumerate()
+            .map(|(i, body)| Event {
+                seq: i as u64,
+                ts: 0.0,
+                body,
+            })
+            .collect();
+        EvalState::from_events(&events)
+    }
+
+    #[test]
+    fn tampered_tasks_are_listed_by_id_with_the_detail() {
+        let want = vec![
+            TamperedTask {
+                task_id: "ClassEval_10".into(),
+                sample: 0,
+                detail: "the test module changed on disk".into(),
+            },
+            TamperedTask {
+                task_id: "ClassEval_3".into(),
+                sample: 0,
+                detail: "T.test_b: result record forged".into(),
+            },
+        ];
+        let st = state();
+        assert_eq!(tampered_tasks(&st), want);
+        let meta: Meta = serde_json::from_value(serde_json::json!({
+            "schema": 1, "id": "s", "kind": "eval", "created": "2026-01-01T00:00:00Z",
+            "tool_version": "t",
+            "dataset": {"origin": "d.json", "name": "d", "tasks": 3, "digest": "0"},
+            "model": "m", "strategy": null, "source": null
+        }))
+        .unwrap();
+        let json = serde_json::to_value(report(&meta, &st)).unwrap();
+        assert_eq!(
+            json["tampered"],
+            serde_json::json!([
+                {"task_id": "ClassEval_10", "sample": 0, "detail": "the test module changed on disk"},
+                {"task_id": "ClassEval_3", "sample": 0, "detail": "T.test_b: result record forged"},
+            ])
+        );
+        // The keys reports had before are all still there.
+        for key in [
+            "session",
+            "strategy",
+            "model",
+            "provider",
+            "metrics",
+            "fingerprint",
+            "dependency",
+            "repair",
+            "usage",
+        ] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+        assert!(tampered_tasks(&EvalState::default()).is_empty());
+    }
+
+    #[test]
+    fn tampered_public_runs_name_their_method() {
+        let mut st = state();
+        let run = st.runs.get_mut(&("ClassEval_2".to_string(), 0)).unwrap();
+        run.public.push((
+            Some("add".into()),
+            SuiteResult::new(
+                Vec::new(),
+                Some(SuiteFailure::Tampered {
+                    detail: "harness replaced".into(),
+                }),
+            ),
+        ));
+        let got = tampered_tasks(&st);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[1].task_id, "ClassEval_2");
+        assert_eq!(got[1].detail, "public tests of `add`: harness replaced");
+    }
 }
