@@ -4,8 +4,11 @@
 use classlab::dataset::{self, Dataset, predictions};
 use classlab::depcheck::GroundTruth;
 use classlab::tui::action::Action;
+use classlab::tui::action::Delivered;
 use classlab::tui::app::{App, Effect, Overlay, Tab, UiSetup};
 use classlab::tui::data::Data;
+use classlab::tui::key::{INPUT_CAP, Typing};
+use classlab::tui::list;
 use classlab::tui::{action_for, views};
 use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::Terminal;
@@ -400,4 +403,156 @@ fn signals_restore_the_terminal_even_when_the_ui_thread_is_busy() {
             );
         }
     }
+}
+
+/// 100 KB of text: words and spaces, no line break.
+fn big_text() -> String {
+    "WordFrequency zeta ".repeat(100 * 1024 / 19 + 1)[..100 * 1024].to_string()
+}
+
+/// A bracketed paste is one event and one action; into the filter it is one filter run,
+/// cut to the input's cap (and the status line says so).
+#[test]
+fn pasting_100_kb_into_the_filter_is_one_action_one_filter_run_and_capped() {
+    let mut app = app_for(dataset::sample(), (80, 24));
+    press(&mut app, KeyCode::Char('/'));
+    assert!(app.list.filtering);
+    let runs = app.list.filter_runs;
+    let text = big_text();
+    let action = action_for(&app, &Event::Paste(text.clone())).unwrap();
+    assert_eq!(action, Action::InsertText(text));
+    assert!(app.update(action).is_empty());
+    assert_eq!(
+        app.list.filter_runs,
+        runs + 1,
+        "one filter run for the paste"
+    );
+    assert_eq!(app.list.filter.chars().count(), INPUT_CAP);
+    assert!(
+        app.list
+            .filter
+            .starts_with("WordFrequency zeta WordFrequency")
+    );
+    let status = app
+        .status
+        .as_ref()
+        .map(|s| s.text.clone())
+        .unwrap_or_default();
+    assert!(
+        status.contains(&format!("kept {INPUT_CAP} of {} characters", 100 * 1024)),
+        "{status}"
+    );
+    assert!(
+        render(&app).contains("filter: kept 4096"),
+        "{}",
+        render(&app)
+    );
+    // Full: more text changes nothing and filters nothing.
+    app.update(Action::InsertText("more".into()));
+    assert_eq!(app.list.filter_runs, runs + 1);
+    assert_eq!(app.list.filter.chars().count(), INPUT_CAP);
+    // The first line only of a multi-line paste.
+    app.update(Action::ClearInput);
+    let runs = app.list.filter_runs;
+    app.update(Action::InsertText("WordFreq\nimport os\nprint(1)\n".into()));
+    assert_eq!(app.list.filter, "WordFreq");
+    assert_eq!(app.list.filter_runs, runs + 1);
+    assert!(app.status.as_ref().unwrap().text.contains("one line"));
+    let task = app.list.selected_task().unwrap();
+    assert_eq!(app.data.rows[task].class, "WordFrequencyReport");
+    render(&app);
+}
+
+/// Keys typed faster than frames (or a paste a terminal sends as keys) go in as one text:
+/// one filter run for the burst, not one per key.
+#[test]
+fn a_burst_of_typed_keys_filters_once() {
+    let mut app = app_for(dataset::sample(), (80, 24));
+    press(&mut app, KeyCode::Char('/'));
+    let runs = app.list.filter_runs;
+    let mut typing = Typing::default();
+    for c in big_text().chars() {
+        let key = Event::Key(KeyEvent::new_with_kind(
+            KeyCode::Char(c),
+            KeyModifiers::NONE,
+            KeyEventKind::Press,
+        ));
+        let action = action_for(&app, &key).unwrap();
+        assert!(typing.feed(action).is_empty());
+    }
+    let burst = typing.flush().unwrap();
+    assert!(matches!(burst, Action::InsertText(_)));
+    app.update(burst);
+    assert_eq!(app.list.filter_runs, runs + 1);
+    assert_eq!(app.list.filter.chars().count(), INPUT_CAP);
+}
+
+/// The palette takes a paste the same way; elsewhere a paste is never taken for commands.
+#[test]
+fn pasting_into_the_palette_and_outside_inputs() {
+    let mut app = app_for(dataset::sample(), (80, 24));
+    press(&mut app, KeyCode::Char(':'));
+    let action = action_for(&app, &Event::Paste(big_text())).unwrap();
+    app.update(action);
+    let Some(Overlay::Palette(p)) = &app.overlay else {
+        panic!("palette closed")
+    };
+    assert_eq!(p.input.chars().count(), INPUT_CAP);
+    assert!(app.status.as_ref().unwrap().text.contains("palette: kept"));
+    render(&app);
+    app.update(Action::ClearInput);
+    app.update(Action::InsertText("theme light\n".into()));
+    let Some(Overlay::Palette(p)) = &app.overlay else {
+        panic!("palette closed")
+    };
+    assert_eq!(p.input, "theme light");
+    app.update(Action::Submit);
+    assert_eq!(app.theme().name, "light");
+    // In the task list (not filtering) a pasted "q" quits nothing and filters nothing.
+    app.update(Action::Back);
+    let runs = app.list.filter_runs;
+    let action = action_for(&app, &Event::Paste("q/x".into())).unwrap();
+    assert!(app.update(action).is_empty());
+    assert!(!app.list.filtering && app.list.filter.is_empty());
+    assert_eq!(app.list.filter_runs, runs);
+    // The other inputs take the first line as if typed.
+    app.update(Action::NewEval);
+    app.update(Action::InsertText("outputs/model.json\nrest".into()));
+    let Some(Overlay::NewEval(d)) = &app.overlay else {
+        panic!("no dialog")
+    };
+    assert_eq!(d.input, "outputs/model.json");
+}
+
+/// A long list is filtered off the UI thread: the filter change is a request, the answer an
+/// action; only the newest request's answer is shown.
+#[test]
+fn long_lists_filter_in_the_background_newest_request_wins() {
+    let mut app = app_for(dataset::sample(), (80, 24));
+    app.list.inline_rows = 0;
+    let shown = app.list.visible.clone();
+    press(&mut app, KeyCode::Char('/'));
+    app.update(Action::InsertText("Word".into()));
+    let (old, _) = app.list.pending.unwrap();
+    let old_query = app.list.query();
+    app.update(Action::InsertText("Freq".into()));
+    let (req, best) = app.list.pending.unwrap();
+    assert!(req > old && best);
+    assert_eq!(app.list.visible, shown, "the list waits for the answer");
+    render(&app);
+    let stale = list::find(&app.data.rows, &old_query);
+    app.update(Action::TasksFiltered {
+        req: old,
+        found: Delivered::new(stale),
+    });
+    assert_eq!(app.list.visible, shown, "an older answer is dropped");
+    let found = list::find(&app.data.rows, &app.list.query());
+    app.update(Action::TasksFiltered {
+        req,
+        found: Delivered::new(found),
+    });
+    assert_eq!(app.list.pending, None);
+    assert_eq!(app.list.visible.len(), 1);
+    let task = app.list.selected_task().unwrap();
+    assert_eq!(app.data.rows[task].class, "WordFrequencyReport");
 }

@@ -111,6 +111,9 @@ pub enum Action {
     SetTheme(String),
     /// Text input (filter, palette).
     Input(char),
+    /// Several characters at once: a bracketed paste, or typed characters read in one batch
+    /// (see `key::Typing`). A one-line input takes the first line, up to `key::INPUT_CAP`.
+    InsertText(String),
     Backspace,
     ClearInput,
     /// Enter in a text input.
@@ -246,6 +249,12 @@ pub enum Action {
         req: u64,
         task_id: String,
         result: Result<super::review::validate::Validated, String>,
+    },
+    /// The task list filtered and sorted off the UI thread; `req` is the request this answers
+    /// (only the newest is applied).
+    TasksFiltered {
+        req: u64,
+        found: Delivered<super::list::Found>,
     },
 }
 
@@ -417,6 +426,7 @@ impl Action {
                 | Action::ReviewLoaded { .. }
                 | Action::ReviewSaved { .. }
                 | Action::ReviewValidated { .. }
+                | Action::TasksFiltered { .. }
         )
     }
 
@@ -437,7 +447,7 @@ impl Action {
     pub fn describe(&self) -> String {
         match self {
             Action::SetTheme(t) => format!("theme {t}"),
-            Action::Input(_) => "type".into(),
+            Action::Input(_) | Action::InsertText(_) => "type".into(),
             Action::Scroll(_) => "scroll".into(),
             Action::Click { .. } => "click".into(),
             Action::Resize(..) => "resize".into(),

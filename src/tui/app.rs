@@ -419,6 +419,10 @@ impl App {
         ) {
             return self.update_review_background(action);
         }
+        if let Action::TasksFiltered { req, found } = action {
+            self.tasks_filtered(req, found.take());
+            return Vec::new();
+        }
         if action.is_background() {
             return self.update_background(action);
         }
@@ -462,6 +466,7 @@ impl App {
             Action::NewRun => return self.open_new_run(),
             Action::CancelRun => self.ask_cancel(),
             Action::ShowReview => return self.show_review(),
+            Action::InsertText(text) => return self.insert_text(&text),
             action if self.overlay.is_some() => return self.update_overlay(action),
             action => match self.screen {
                 Screen::List => return self.update_list(action),

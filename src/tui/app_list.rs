@@ -1,7 +1,10 @@
-//! `App::update` for the task list and the overlays (help, problems, command palette).
+//! `App::update` for the task list and the overlays (help, problems, command palette), and
+//! text that arrives at once (a paste, a burst of typed keys) for whichever input has focus.
 
 use super::action::Action;
-use super::app::{App, Effect, Overlay, Screen, TaskState, scrolled};
+use super::app::{App, Effect, Level, Overlay, Screen, TaskState, scrolled};
+use super::key::{self, INPUT_CAP};
+use super::list::Found;
 use super::views::{self, layout};
 
 impl App {
@@ -20,11 +23,7 @@ impl App {
             },
             Some(Overlay::Palette(p)) => match action {
                 Action::Back => self.overlay = None,
-                Action::Input(c) => {
-                    p.input.push(c);
-                    p.selected = 0;
-                    p.refresh(&self.commands);
-                }
+                Action::Input(c) => return self.insert_text(c.encode_utf8(&mut [0; 4])),
                 Action::Backspace => {
                     p.input.pop();
                     p.refresh(&self.commands);
@@ -56,10 +55,7 @@ impl App {
         let page = self.list_page();
         if self.list.filtering {
             match action {
-                Action::Input(c) => {
-                    self.list.filter.push(c);
-                    self.refilter();
-                }
+                Action::Input(c) => return self.insert_text(c.encode_utf8(&mut [0; 4])),
                 Action::Backspace => {
                     self.list.filter.pop();
                     self.refilter();
@@ -134,15 +130,79 @@ impl App {
         }
     }
 
+    /// After a filter change: the best match selected, shown from the top.
     fn refilter(&mut self) {
-        self.list.refilter(&self.data.rows);
-        self.list.offset = 0;
+        self.relist(true);
+    }
+
+    /// After a sort change: the selected task stays selected.
+    fn resort(&mut self) {
+        self.relist(false);
+    }
+
+    /// Filter and sort the list again: at once when it is short; else the request waits in
+    /// `list.pending` for the app loop to hand to its filter worker (`tui::run_with`), and
+    /// the answer comes back as `Action::TasksFiltered`.
+    fn relist(&mut self, select_best: bool) {
+        if self.list.request(&self.data.rows, select_best) {
+            self.shown_list(select_best);
+        }
+    }
+
+    /// The background answer to a filter or sort request (older answers are dropped).
+    pub(super) fn tasks_filtered(&mut self, req: u64, found: Found) {
+        if let Some(select_best) = self.list.receive(req, found) {
+            self.shown_list(select_best);
+        }
+    }
+
+    fn shown_list(&mut self, select_best: bool) {
+        if select_best {
+            self.list.offset = 0;
+        }
         self.list.scroll_into_view(self.list_page());
     }
 
-    fn resort(&mut self) {
-        self.list.refresh(&self.data.rows);
-        self.list.scroll_into_view(self.list_page());
+    /// Text that arrived at once, for the input that has focus: the filter and the palette
+    /// take its first line, up to [`INPUT_CAP`] characters in all, and filter once; the other
+    /// inputs get it character by character (as typed); elsewhere it is ignored (a paste is
+    /// never taken for commands).
+    pub(super) fn insert_text(&mut self, text: &str) -> Vec<Effect> {
+        let palette = matches!(self.overlay, Some(Overlay::Palette(_)));
+        let filter = self.overlay.is_none() && self.screen == Screen::List && self.list.filtering;
+        if !palette && !filter {
+            if !self.contexts().first().is_some_and(|c| c.is_text_input()) {
+                return Vec::new();
+            }
+            let line = key::one_line(text, INPUT_CAP);
+            let effects = line
+                .text
+                .chars()
+                .flat_map(|c| self.update(Action::Input(c)))
+                .collect();
+            if let Some(note) = line.note("input") {
+                self.set_status(Level::Warn, note);
+            }
+            return effects;
+        }
+        let (input, name) = match self.overlay.as_mut() {
+            Some(Overlay::Palette(p)) => (&mut p.input, "palette"),
+            _ => (&mut self.list.filter, "filter"),
+        };
+        let line = key::one_line(text, INPUT_CAP.saturating_sub(input.chars().count()));
+        input.push_str(&line.text);
+        if line.text.is_empty() {
+            // Nothing changed: nothing to filter again.
+        } else if let Some(Overlay::Palette(p)) = self.overlay.as_mut() {
+            p.selected = 0;
+            p.refresh(&self.commands);
+        } else {
+            self.refilter();
+        }
+        if let Some(note) = line.note(name) {
+            self.set_status(Level::Warn, note);
+        }
+        Vec::new()
     }
 
     pub(super) fn open_selected(&mut self) {

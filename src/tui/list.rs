@@ -1,14 +1,20 @@
 //! The task list's state: fuzzy filter (nucleo-matcher over "id class"), sort, selection.
+//! Filtering and sorting are proportional to the rows: a short list is done at once, a long
+//! one by a [`FilterWorker`] off the UI thread, where the newest request wins.
 
 use std::cmp::Ordering;
+use std::sync::mpsc::{self, Receiver, Sender};
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
-use super::action::SortColumn;
+use super::action::{Action, Delivered, SortColumn};
 use super::data::TaskRow;
 
-#[derive(Debug, Clone, Default)]
+/// Lists up to this long are filtered and sorted on the UI thread, at once.
+pub const INLINE_ROWS: usize = 2000;
+
+#[derive(Debug, Clone)]
 pub struct ListState {
     pub filter: String,
     /// Typing into the filter.
@@ -23,6 +29,45 @@ pub struct ListState {
     pub selected: usize,
     /// First visible row on screen.
     pub offset: usize,
+    /// Longer lists are filtered and sorted in the background ([`INLINE_ROWS`]).
+    pub inline_rows: usize,
+    /// The newest background request not answered yet, and whether its answer selects the
+    /// best match.
+    pub pending: Option<(u64, bool)>,
+    /// How many times the rows were filtered or asked to be (also numbers the requests).
+    pub filter_runs: u64,
+}
+
+impl Default for ListState {
+    fn default() -> Self {
+        ListState {
+            filter: String::new(),
+            filtering: false,
+            sort: SortColumn::default(),
+            reverse: false,
+            visible: Vec::new(),
+            matches: Vec::new(),
+            selected: 0,
+            offset: 0,
+            inline_rows: INLINE_ROWS,
+            pending: None,
+            filter_runs: 0,
+        }
+    }
+}
+
+/// What the list shows: the filter and the sort.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    pub filter: String,
+    pub sort: SortColumn,
+    pub reverse: bool,
+}
+
+/// The rows a query found, in display order: (task index, score, matched positions).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Found {
+    pub rows: Vec<(usize, u32, Vec<u32>)>,
 }
 
 pub use crate::model::natural_cmp;
@@ -41,6 +86,34 @@ fn compare(rows: &[TaskRow], column: SortColumn, a: usize, b: usize) -> Ordering
         .then(a.cmp(&b))
 }
 
+/// Filter and sort `rows` for `query` (the part proportional to the data).
+pub fn find(rows: &[TaskRow], query: &ListQuery) -> Found {
+    let mut found: Vec<(usize, u32, Vec<u32>)> = if query.filter.trim().is_empty() {
+        (0..rows.len()).map(|i| (i, 0, Vec::new())).collect()
+    } else {
+        let pattern = Pattern::parse(&query.filter, CaseMatching::Smart, Normalization::Smart);
+        let mut matcher = Matcher::new(Config::DEFAULT);
+        let mut buf = Vec::new();
+        rows.iter()
+            .enumerate()
+            .filter_map(|(i, row)| {
+                let hay = format!("{} {}", row.id, row.class);
+                let mut indices = Vec::new();
+                let score =
+                    pattern.indices(Utf32Str::new(&hay, &mut buf), &mut matcher, &mut indices)?;
+                indices.sort_unstable();
+                indices.dedup();
+                Some((i, score, indices))
+            })
+            .collect()
+    };
+    found.sort_by(|(a, _, _), (b, _, _)| {
+        let ord = compare(rows, query.sort, *a, *b);
+        if query.reverse { ord.reverse() } else { ord }
+    });
+    Found { rows: found }
+}
+
 impl ListState {
     pub fn new(rows: &[TaskRow]) -> ListState {
         let mut s = ListState::default();
@@ -51,6 +124,14 @@ impl ListState {
     /// The selected task index, if any row is shown.
     pub fn selected_task(&self) -> Option<usize> {
         self.visible.get(self.selected).copied()
+    }
+
+    pub fn query(&self) -> ListQuery {
+        ListQuery {
+            filter: self.filter.clone(),
+            sort: self.sort,
+            reverse: self.reverse,
+        }
     }
 
     /// Recompute the visible rows after a sort change, keeping the selected task selected when
@@ -66,33 +147,45 @@ impl ListState {
     }
 
     fn refresh_with(&mut self, rows: &[TaskRow], select_best: bool) {
+        self.filter_runs += 1;
+        let found = find(rows, &self.query());
+        self.apply(found, select_best);
+    }
+
+    /// After a filter (`select_best`) or sort change: recompute at once when the list is
+    /// short (true: done), else make a new request for the background worker (false), kept in
+    /// `pending` until its answer comes to [`ListState::receive`]; the query is the state's
+    /// own ([`ListState::query`]).
+    pub fn request(&mut self, rows: &[TaskRow], select_best: bool) -> bool {
+        if rows.len() <= self.inline_rows {
+            self.refresh_with(rows, select_best);
+            return true;
+        }
+        self.filter_runs += 1;
+        let req = self.filter_runs;
+        let best = select_best || self.pending.is_some_and(|(_, best)| best);
+        self.pending = Some((req, best));
+        false
+    }
+
+    /// A background answer: shown when it answers the newest request (then `Some`, with
+    /// whether the best match was selected), ignored otherwise.
+    pub fn receive(&mut self, req: u64, found: Found) -> Option<bool> {
+        match self.pending {
+            Some((newest, best)) if newest == req => {
+                self.pending = None;
+                self.apply(found, best);
+                Some(best)
+            }
+            _ => None,
+        }
+    }
+
+    /// Show what a query found: the best match selected, or the selected task kept when it
+    /// is still shown.
+    pub fn apply(&mut self, found: Found, select_best: bool) {
         let keep = self.selected_task();
-        let mut found: Vec<(usize, u32, Vec<u32>)> = if self.filter.trim().is_empty() {
-            (0..rows.len()).map(|i| (i, 0, Vec::new())).collect()
-        } else {
-            let pattern = Pattern::parse(&self.filter, CaseMatching::Smart, Normalization::Smart);
-            let mut matcher = Matcher::new(Config::DEFAULT);
-            let mut buf = Vec::new();
-            rows.iter()
-                .enumerate()
-                .filter_map(|(i, row)| {
-                    let hay = format!("{} {}", row.id, row.class);
-                    let mut indices = Vec::new();
-                    let score = pattern.indices(
-                        Utf32Str::new(&hay, &mut buf),
-                        &mut matcher,
-                        &mut indices,
-                    )?;
-                    indices.sort_unstable();
-                    indices.dedup();
-                    Some((i, score, indices))
-                })
-                .collect()
-        };
-        found.sort_by(|(a, _, _), (b, _, _)| {
-            let ord = compare(rows, self.sort, *a, *b);
-            if self.reverse { ord.reverse() } else { ord }
-        });
+        let found = found.rows;
         // First row with the highest score.
         let best = found
             .iter()
@@ -136,6 +229,52 @@ impl ListState {
         }
         let max_offset = self.visible.len().saturating_sub(page);
         self.offset = self.offset.min(max_offset);
+    }
+}
+
+/// Filters and sorts a long task list on a thread of its own: requests queue up, only the
+/// newest waiting one is computed, and answers come back as [`Action::TasksFiltered`].
+pub struct FilterWorker {
+    requests: Sender<(u64, ListQuery)>,
+    results: Receiver<(u64, Found)>,
+}
+
+impl FilterWorker {
+    /// A worker over `rows` (the task list never changes while the TUI runs).
+    pub fn spawn(rows: Vec<TaskRow>) -> std::io::Result<FilterWorker> {
+        let (requests, inbox) = mpsc::channel::<(u64, ListQuery)>();
+        let (outbox, results) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("classlab-filter".into())
+            .spawn(move || {
+                while let Ok(mut next) = inbox.recv() {
+                    // The newest request wins; older ones waiting are dropped.
+                    while let Ok(newer) = inbox.try_recv() {
+                        next = newer;
+                    }
+                    let (req, query) = next;
+                    if outbox.send((req, find(&rows, &query))).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        Ok(FilterWorker { requests, results })
+    }
+
+    pub fn request(&self, req: u64, query: ListQuery) {
+        // A worker that is gone leaves the list as it is; nothing to report.
+        let _ = self.requests.send((req, query));
+    }
+
+    /// An answer, if one is ready.
+    pub fn try_recv(&self) -> Option<Action> {
+        self.results
+            .try_recv()
+            .ok()
+            .map(|(req, found)| Action::TasksFiltered {
+                req,
+                found: Delivered::new(found),
+            })
     }
 }
 
@@ -236,5 +375,40 @@ mod tests {
         assert_eq!((s.selected, s.offset), (5, 5));
         s.move_by(1000, 10);
         assert_eq!((s.selected, s.offset), (49, 40));
+    }
+
+    #[test]
+    fn long_lists_are_filtered_in_the_background_and_the_newest_answer_wins() {
+        let rows = rows();
+        let mut s = ListState::new(&rows);
+        s.inline_rows = 2;
+        s.select(2, 10); // T_10 Zeta
+        s.filter = "z".into();
+        assert!(!s.request(&rows, true));
+        let (old, _) = s.pending.unwrap();
+        s.filter = "zt".into();
+        assert!(!s.request(&rows, true));
+        let ((req, _), query) = (s.pending.unwrap(), s.query());
+        assert!(req > old);
+        assert_eq!(s.visible, [2, 1, 0], "nothing changes before the answer");
+        let worker = FilterWorker::spawn(rows.clone()).unwrap();
+        worker.request(req, query.clone());
+        let answer = loop {
+            if let Some(a) = worker.try_recv() {
+                break a;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        let Action::TasksFiltered { req: got, found } = answer else {
+            panic!("{answer:?}")
+        };
+        assert_eq!(got, req);
+        assert_eq!(*found.0, find(&rows, &query));
+        // An older answer is ignored, the newest one is shown.
+        assert_eq!(s.receive(old, Found::default()), None);
+        assert_eq!(s.receive(req, found.take()), Some(true));
+        assert_eq!(s.visible, [0]);
+        assert_eq!(s.matches[0], [5, 7]);
+        assert_eq!(s.pending, None);
     }
 }

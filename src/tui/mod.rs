@@ -97,9 +97,11 @@ pub fn setup_from_config(config: &Config, theme_flag: Option<String>) -> UiSetup
     }
 }
 
-/// The action for a terminal event, if any.
+/// The action for a terminal event, if any. A bracketed paste is one action, whatever its
+/// length (never keys, so never commands).
 pub fn action_for(app: &App, event: &Event) -> Option<Action> {
     match event {
+        Event::Paste(text) => Some(Action::InsertText(text.clone())),
         Event::Key(key) if key.kind == KeyEventKind::Press => app
             .keymap
             .lookup(&app.contexts(), KeyChord::from_event(key)),
@@ -140,6 +142,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     );
     app.review.store_path = opts.curation_store;
     let mut jobs = Jobs::new(eval);
+    let mut filter = ListFilter::default();
     if let Some(dir) = opts.open_session {
         let req = app.ev.next_request();
         app.ev.open_request = req;
@@ -166,6 +169,8 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         }
         let wait = if app.dirty {
             FRAME.saturating_sub(since)
+        } else if app.list.pending.is_some() {
+            Duration::from_millis(10)
         } else if app.ev.running || jobs.running() || jobs.validating() {
             Duration::from_millis(50)
         } else {
@@ -173,23 +178,33 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         };
         let mut quit = false;
         if event::poll(wait)? {
-            // Handle every event already waiting before drawing again (merges resize bursts).
+            // Handle every event already waiting before drawing again (merges resize bursts);
+            // characters typed meanwhile go in as one text (one filter run, not one per key).
+            let mut typing = key::Typing::default();
             loop {
                 let event = event::read()?;
-                if let Some(action) = action_for(&app, &event) {
-                    quit |= step(&mut app, &mut jobs, &mut guard, action);
+                for action in action_for(&app, &event).map_or_else(Vec::new, |a| typing.feed(a)) {
+                    if !quit {
+                        quit |= step(&mut app, &mut jobs, &mut guard, action);
+                    }
                 }
                 if quit || !event::poll(Duration::ZERO)? {
                     break;
                 }
             }
+            if let Some(action) = typing.flush().filter(|_| !quit) {
+                quit |= step(&mut app, &mut jobs, &mut guard, action);
+            }
         }
+        filter.send(&app)?;
         // Results of background work, a bounded batch per frame.
         for _ in 0..BATCH {
             if quit {
                 break;
             }
-            let Some(action) = jobs.try_recv() else { break };
+            let Some(action) = jobs.try_recv().or_else(|| filter.try_recv()) else {
+                break;
+            };
             quit |= step(&mut app, &mut jobs, &mut guard, action);
         }
         if quit {
@@ -209,6 +224,38 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
             drop(guard);
             return Ok(());
         }
+    }
+}
+
+/// The task list's filter worker, started on the first request (only a long list makes any,
+/// see `list::ListState::request`); the loop hands it the list's newest request.
+#[derive(Default)]
+struct ListFilter {
+    worker: Option<list::FilterWorker>,
+    sent: u64,
+}
+
+impl ListFilter {
+    /// Hand the list's newest request to the worker, once.
+    fn send(&mut self, app: &App) -> std::io::Result<()> {
+        let Some((req, _)) = app.list.pending else {
+            return Ok(());
+        };
+        if req == self.sent {
+            return Ok(());
+        }
+        let worker = match self.worker.take() {
+            Some(w) => w,
+            None => list::FilterWorker::spawn(app.data.rows.clone())?,
+        };
+        worker.request(req, app.list.query());
+        self.worker = Some(worker);
+        self.sent = req;
+        Ok(())
+    }
+
+    fn try_recv(&self) -> Option<Action> {
+        self.worker.as_ref().and_then(list::FilterWorker::try_recv)
     }
 }
 

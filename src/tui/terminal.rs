@@ -1,13 +1,16 @@
-//! Terminal setup and restoration: raw mode, alternate screen and mouse capture, undone on
-//! normal exit, on error (the guard's `Drop`), on panic (a hook that restores the terminal
-//! and then runs the previous hook) and on SIGTERM, SIGINT or SIGHUP (a thread of its own
-//! restores the terminal, even while the UI thread is busy, and exits with 128 + the signal).
+//! Terminal setup and restoration: raw mode, alternate screen, mouse capture and bracketed
+//! paste, undone on normal exit, on error (the guard's `Drop`), on panic (a hook that restores
+//! the terminal and then runs the previous hook) and on SIGTERM, SIGINT or SIGHUP (a thread of
+//! its own restores the terminal, even while the UI thread is busy, and exits with 128 + the
+//! signal).
 
 use std::io::{self, Stdout, Write, stdout};
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -27,11 +30,12 @@ pub const EXIT_SIGNALS: [i32; 3] = [SIGTERM, SIGINT, SIGHUP];
 
 pub type Term = Terminal<CrosstermBackend<Stdout>>;
 
-/// Write what takes the terminal out of TUI mode: mouse capture off, back to the main
-/// screen, cursor shown.
+/// Write what takes the terminal out of TUI mode: mouse capture and bracketed paste off, back
+/// to the main screen, cursor shown.
 pub fn write_restore(out: &mut impl Write) -> io::Result<()> {
     queue!(
         out,
+        DisableBracketedPaste,
         DisableMouseCapture,
         LeaveAlternateScreen,
         crossterm::cursor::Show
@@ -112,7 +116,12 @@ pub fn suspend() {
 pub fn resume(guard: &mut Guard) -> io::Result<()> {
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
-    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )?;
     guard.terminal.clear()
 }
 
@@ -122,8 +131,14 @@ pub fn enter() -> io::Result<Guard> {
     install_signal_handler()?;
     enable_raw_mode()?;
     ACTIVE.store(true, Ordering::SeqCst);
-    let setup = execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)
-        .and_then(|()| Terminal::new(CrosstermBackend::new(stdout())));
+    // Bracketed paste: a paste arrives as one event, not as keys (which could be commands).
+    let setup = execute!(
+        stdout(),
+        EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste
+    )
+    .and_then(|()| Terminal::new(CrosstermBackend::new(stdout())));
     match setup {
         Ok(mut terminal) => {
             terminal.clear()?;
@@ -145,7 +160,13 @@ mod tests {
         let mut out = Vec::new();
         write_restore(&mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
-        for seq in ["\x1b[?1049l", "\x1b[?25h", "\x1b[?1000l", "\x1b[?1006l"] {
+        for seq in [
+            "\x1b[?1049l",
+            "\x1b[?25h",
+            "\x1b[?1000l",
+            "\x1b[?1006l",
+            "\x1b[?2004l",
+        ] {
             assert!(text.contains(seq), "{seq:?} missing from {text:?}");
         }
     }
