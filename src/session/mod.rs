@@ -8,5 +8,8 @@ pub mod trace;
 
 pub use event::{Event, EventBody, MethodStatus, Scope, TaskSummary};
 pub use reduce::{EvalState, RunEnd, Status, TaskRun, differing_tasks};
-pub use store::{Meta, SessionError, SessionLog, SessionWriter, sessions_root};
+pub use store::{
+    InputRecord, Inputs, Meta, Resumable, SessionError, SessionLock, SessionLog, SessionWriter,
+    sessions_root,
+};
 pub use trace::{RepairCost, TaskTrace, Trace, UsageTotals};

@@ -1,13 +1,21 @@
 //! Session directories on disk: `meta.json` + `events.jsonl`, appended and fsynced per event,
 //! so a crash (even `kill -9`) loses at most the event being written. The reader tolerates a
 //! torn last line and says so; resuming truncates it before appending.
+//!
+//! `meta.json` also keeps the digests of the session's inputs ([`Inputs`]: dataset, model
+//! outputs, effective configuration), so that `--resume` with other inputs is refused with
+//! the difference named. Whoever appends holds an exclusive `flock` on `<session>/lock`
+//! ([`SessionLock`]) for its whole life: a second writer of the same session is refused at
+//! once, and the kernel releases the lock when the holder dies (even by `kill -9`).
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::event::{Event, EventBody};
 
@@ -15,6 +23,8 @@ use super::event::{Event, EventBody};
 pub const SCHEMA: u32 = 1;
 pub const META_FILE: &str = "meta.json";
 pub const EVENTS_FILE: &str = "events.jsonl";
+/// The writer's lock (see [`SessionLock`]); holds the writer's pid, for the message.
+pub const LOCK_FILE: &str = "lock";
 
 /// What a session is, written once at its start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,7 +45,8 @@ pub struct Meta {
 
 impl Meta {
     /// Whether this session can be resumed as a `kind` session on the dataset with `digest`;
-    /// the reason, in words, when not (`what` names the kind: "an evaluation").
+    /// the reason, in words, when not (`what` names the kind: "an evaluation"). The other
+    /// inputs are compared by [`Inputs::check_same`].
     pub fn check_resumable(&self, kind: &str, what: &str, digest: &str) -> Result<(), String> {
         if self.kind != kind {
             return Err(format!(
@@ -59,6 +70,159 @@ impl Meta {
     }
 }
 
+/// Hex SHA-256 of some bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// One input of a session, as it was when the session started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputRecord {
+    /// Where it came from: a file or directory as given, or `None` (the configuration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Hex SHA-256 of its content.
+    pub sha256: String,
+    /// What was digested, when it is small enough to keep (the configuration): a refusal
+    /// can then name the setting that changed, not only the digest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Value>,
+}
+
+impl InputRecord {
+    /// A file (or dataset) whose content digest is already known.
+    pub fn file(path: impl Into<String>, sha256: impl Into<String>) -> Self {
+        InputRecord {
+            path: Some(path.into()),
+            sha256: sha256.into(),
+            values: None,
+        }
+    }
+
+    /// A configuration: the digest of its canonical JSON (keys sorted), the values kept.
+    pub fn config(values: Value) -> Self {
+        let canonical = canonical_json(&values);
+        InputRecord {
+            path: None,
+            sha256: sha256_hex(canonical.to_string().as_bytes()),
+            values: Some(canonical),
+        }
+    }
+}
+
+/// `value` with every object's keys sorted, so that equal settings digest equally whatever
+/// order they were written in.
+fn canonical_json(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), canonical_json(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical_json).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The digests of everything a session's behaviour depends on, kept in `meta.json` under
+/// `inputs`. Sessions written before digests existed have none (see [`read_inputs`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inputs {
+    /// The dataset: its origin and the digest of its tasks (as `meta.dataset`).
+    pub dataset: InputRecord,
+    /// The model outputs: the predictions file an evaluation scores, or the session a
+    /// `--provider replay` run serves answers from (its event log). `None`: a model or the
+    /// dataset's reference answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<InputRecord>,
+    /// The effective configuration: interpreter, limits, thresholds, strategy, endpoint and
+    /// model, … (what the session's results depend on; not `--jobs` or streaming).
+    pub config: InputRecord,
+    /// Set (RFC 3339) when these digests were first recorded on resuming a session written
+    /// before digests existed: they describe that resume's inputs, not the session's start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_on_resume: Option<String>,
+}
+
+impl Inputs {
+    /// Whether inputs `now` are the ones this session was started with (`self`); when not,
+    /// every difference in words: which input, the old and new digests and paths, and for
+    /// the configuration which settings changed. `outputs_name` names the model outputs'
+    /// flag for the message (`--predictions`, `--from`).
+    pub fn check_same(&self, id: &str, now: &Inputs, outputs_name: &str) -> Result<(), String> {
+        let mut diffs = Vec::new();
+        let pairs = [
+            ("dataset", Some(&self.dataset), Some(&now.dataset)),
+            (outputs_name, self.outputs.as_ref(), now.outputs.as_ref()),
+            ("configuration", Some(&self.config), Some(&now.config)),
+        ];
+        for (name, old, new) in pairs {
+            if let Some(d) = difference(name, old, new) {
+                diffs.push(d);
+            }
+        }
+        if diffs.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "session {id} was started with other inputs, and resuming would mix their results: \
+             {}. Resume with the session's own inputs, or start a new session",
+            diffs.join("; ")
+        ))
+    }
+}
+
+/// `path (sha256 …)`, or `sha256 …` for an input without a path.
+fn shown(r: &InputRecord) -> String {
+    match &r.path {
+        Some(p) => format!("{p} (sha256 {})", r.sha256),
+        None => format!("sha256 {}", r.sha256),
+    }
+}
+
+/// One input's difference in words, `None` when it is the same.
+fn difference(name: &str, old: Option<&InputRecord>, new: Option<&InputRecord>) -> Option<String> {
+    match (old, new) {
+        (None, None) => None,
+        (Some(o), Some(n)) if o.sha256 == n.sha256 => None,
+        (Some(o), Some(n)) => {
+            let settings = match (&o.values, &n.values) {
+                (Some(Value::Object(a)), Some(Value::Object(b))) => {
+                    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+                    keys.sort();
+                    keys.dedup();
+                    let unset = Value::String("unset".into());
+                    let changed: Vec<String> = keys
+                        .into_iter()
+                        .filter(|k| a.get(*k) != b.get(*k))
+                        .map(|k| {
+                            let was = a.get(k).unwrap_or(&unset);
+                            let now = b.get(k).unwrap_or(&unset);
+                            format!("{k} {was} → {now}")
+                        })
+                        .collect();
+                    format!(" ({})", changed.join(", "))
+                }
+                _ => String::new(),
+            };
+            Some(format!(
+                "{name} differs{settings}: started with {}, given {}",
+                shown(o),
+                shown(n)
+            ))
+        }
+        (Some(o), None) => Some(format!("{name}: started with {}, none given", shown(o))),
+        (None, Some(n)) => Some(format!("{name}: started without any, given {}", shown(n))),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DatasetRef {
     pub origin: String,
@@ -78,6 +242,9 @@ pub enum SessionError {
     },
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
+    /// Another process holds the session's writer lock.
+    #[error("{message} (lock {path})")]
+    Locked { path: String, message: String },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SessionError + '_ {
@@ -154,22 +321,102 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), SessionError> {
     Ok(())
 }
 
-/// Appends events to a session, one fsynced line each.
+/// The exclusive right to append to a session: an advisory `flock` on `<session>/lock`, held
+/// as long as this value lives. Taking it never waits: a session another process is writing
+/// (a run, or a resume of it) is refused at once. The kernel drops the lock when its holder
+/// exits, however it exits, so a lock left by a killed process never blocks anyone.
+#[derive(Debug)]
+pub struct SessionLock {
+    _file: File,
+}
+
+impl SessionLock {
+    pub fn acquire(dir: &Path) -> Result<SessionLock, SessionError> {
+        let path = dir.join(LOCK_FILE);
+        // Not truncated before the lock is ours: the holder's pid stays readable.
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        match file.try_lock() {
+            Ok(()) => {
+                // Only for the message a refused writer prints; the lock is the flock.
+                let _ = file.set_len(0);
+                let _ = writeln!(file, "{}", std::process::id());
+                Ok(SessionLock { _file: file })
+            }
+            Err(TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = file.read_to_string(&mut holder);
+                let holder = holder.trim();
+                let who = if holder.is_empty() {
+                    "another classlab process".to_string()
+                } else {
+                    format!("another classlab process (pid {holder})")
+                };
+                let id = dir
+                    .file_name()
+                    .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into());
+                Err(SessionError::Locked {
+                    path: path.display().to_string(),
+                    message: format!(
+                        "session {id} is being written by {who}: two writers would interleave \
+                         their events; wait for it to end (or stop it) and resume then"
+                    ),
+                })
+            }
+            Err(TryLockError::Error(e)) => Err(io_err(&path)(e)),
+        }
+    }
+}
+
+/// Appends events to a session, one fsynced line each, holding the session's lock.
 pub struct SessionWriter {
     dir: PathBuf,
     file: File,
     next_seq: u64,
+    _lock: SessionLock,
 }
 
 impl SessionWriter {
-    /// Create `root/<meta.id>/` with its meta and an empty event log.
+    /// Create `root/<meta.id>/` with its meta and an empty event log (no input digests:
+    /// see [`SessionWriter::create_with_inputs`]).
     pub fn create(root: &Path, meta: &Meta) -> Result<Self, SessionError> {
+        Self::create_inner(root, meta, None)
+    }
+
+    /// Create `root/<meta.id>/` with its meta, the digests of its inputs, and an empty log.
+    pub fn create_with_inputs(
+        root: &Path,
+        meta: &Meta,
+        inputs: &Inputs,
+    ) -> Result<Self, SessionError> {
+        Self::create_inner(root, meta, Some(inputs))
+    }
+
+    fn create_inner(
+        root: &Path,
+        meta: &Meta,
+        inputs: Option<&Inputs>,
+    ) -> Result<Self, SessionError> {
         let dir = root.join(&meta.id);
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-        let bytes = serde_json::to_vec_pretty(meta).map_err(|e| SessionError::Invalid {
+        let lock = SessionLock::acquire(&dir)?;
+        let invalid = |e: serde_json::Error| SessionError::Invalid {
             path: dir.display().to_string(),
             message: e.to_string(),
-        })?;
+        };
+        let mut value = serde_json::to_value(meta).map_err(invalid)?;
+        if let (Some(inputs), Value::Object(map)) = (inputs, &mut value) {
+            map.insert(
+                "inputs".into(),
+                serde_json::to_value(inputs).map_err(invalid)?,
+            );
+        }
+        let bytes = serde_json::to_vec_pretty(&value).map_err(invalid)?;
         write_atomic(&dir.join(META_FILE), &bytes)?;
         let events = dir.join(EVENTS_FILE);
         let file = OpenOptions::new()
@@ -181,31 +428,15 @@ impl SessionWriter {
             dir,
             file,
             next_seq: 0,
+            _lock: lock,
         })
     }
 
-    /// Reopen a session to append to it: the log is read, a torn last line is cut off, and
-    /// numbering continues. Returns the writer and what was already there.
+    /// Reopen a session to append to it: the lock is taken, the log read, a torn last line
+    /// cut off, and numbering continues. Returns the writer and what was already there.
+    /// To check the session before anything is written, use [`Resumable`].
     pub fn resume(dir: &Path) -> Result<(Self, SessionLog), SessionError> {
-        let log = SessionLog::open(dir)?;
-        let events = dir.join(EVENTS_FILE);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&events)
-            .map_err(io_err(&events))?;
-        file.set_len(log.valid_bytes).map_err(io_err(&events))?;
-        file.seek(SeekFrom::End(0)).map_err(io_err(&events))?;
-        file.sync_all().map_err(io_err(&events))?;
-        let next_seq = log.events.last().map_or(0, |e| e.seq + 1);
-        Ok((
-            SessionWriter {
-                dir: dir.to_path_buf(),
-                file,
-                next_seq,
-            },
-            log,
-        ))
+        Resumable::open(dir)?.into_writer()
     }
 
     pub fn dir(&self) -> &Path {
@@ -230,6 +461,72 @@ impl SessionWriter {
         self.file.sync_data().map_err(io_err(&path))?;
         self.next_seq += 1;
         Ok(event)
+    }
+}
+
+/// A session opened to be resumed, not yet written to: its lock is held and its log and
+/// input digests read, so the caller can refuse (wrong kind, other inputs) before the log is
+/// touched; [`Resumable::into_writer`] then cuts a torn tail and appends.
+pub struct Resumable {
+    lock: SessionLock,
+    pub log: SessionLog,
+    /// The digests recorded in `meta.json`; `None` for a session from before digests.
+    pub inputs: Option<Inputs>,
+}
+
+impl Resumable {
+    pub fn open(dir: &Path) -> Result<Resumable, SessionError> {
+        // First the lock: another writer may be appending (or cutting a torn tail).
+        let lock = SessionLock::acquire(dir)?;
+        let log = SessionLog::open(dir)?;
+        let inputs = read_inputs(dir)?;
+        Ok(Resumable { lock, log, inputs })
+    }
+
+    /// Record `inputs` in `meta.json` (a session from before digests, resumed now), keeping
+    /// every other field as it is.
+    pub fn record_inputs(&mut self, inputs: &Inputs) -> Result<(), SessionError> {
+        let path = self.log.dir.join(META_FILE);
+        let mut value = read_meta_value(&path)?;
+        let invalid = |e: serde_json::Error| SessionError::Invalid {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        if let Value::Object(map) = &mut value {
+            map.insert(
+                "inputs".into(),
+                serde_json::to_value(inputs).map_err(invalid)?,
+            );
+        }
+        let bytes = serde_json::to_vec_pretty(&value).map_err(invalid)?;
+        write_atomic(&path, &bytes)?;
+        self.inputs = Some(inputs.clone());
+        Ok(())
+    }
+
+    /// Start appending: a torn last line is cut off and numbering continues.
+    pub fn into_writer(self) -> Result<(SessionWriter, SessionLog), SessionError> {
+        let Resumable { lock, log, .. } = self;
+        let dir = log.dir.clone();
+        let events = dir.join(EVENTS_FILE);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&events)
+            .map_err(io_err(&events))?;
+        file.set_len(log.valid_bytes).map_err(io_err(&events))?;
+        file.seek(SeekFrom::End(0)).map_err(io_err(&events))?;
+        file.sync_all().map_err(io_err(&events))?;
+        let next_seq = log.events.last().map_or(0, |e| e.seq + 1);
+        Ok((
+            SessionWriter {
+                dir,
+                file,
+                next_seq,
+                _lock: lock,
+            },
+            log,
+        ))
     }
 }
 
@@ -312,39 +609,56 @@ impl SessionLog {
     }
 }
 
-pub fn read_meta(dir: &Path) -> Result<Meta, SessionError> {
-    let path = dir.join(META_FILE);
-    let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| SessionError::Invalid {
+/// `meta.json` as JSON, its schema checked.
+fn read_meta_value(path: &Path) -> Result<Value, SessionError> {
+    let text = fs::read_to_string(path).map_err(io_err(path))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| SessionError::Invalid {
+        path: path.display().to_string(),
+        message: format!(
+            "invalid JSON at line {} column {}: {e}",
+            e.line(),
+            e.column()
+        ),
+    })?;
+    match value.get("schema").and_then(|s| s.as_u64()) {
+        Some(s) if s <= SCHEMA as u64 => Ok(value),
+        Some(s) => Err(SessionError::Invalid {
             path: path.display().to_string(),
             message: format!(
-                "invalid JSON at line {} column {}: {e}",
-                e.line(),
-                e.column()
+                "session schema {s} is newer than this classlab understands ({SCHEMA}); upgrade classlab"
             ),
-        })?;
-    match value.get("schema").and_then(|s| s.as_u64()) {
-        Some(s) if s <= SCHEMA as u64 => {}
-        Some(s) => {
-            return Err(SessionError::Invalid {
-                path: path.display().to_string(),
-                message: format!(
-                    "session schema {s} is newer than this classlab understands ({SCHEMA}); upgrade classlab"
-                ),
-            });
-        }
-        None => {
-            return Err(SessionError::Invalid {
-                path: path.display().to_string(),
-                message: "no `schema` field: not a classlab session".into(),
-            });
-        }
+        }),
+        None => Err(SessionError::Invalid {
+            path: path.display().to_string(),
+            message: "no `schema` field: not a classlab session".into(),
+        }),
     }
+}
+
+pub fn read_meta(dir: &Path) -> Result<Meta, SessionError> {
+    let path = dir.join(META_FILE);
+    let value = read_meta_value(&path)?;
     serde_json::from_value(value).map_err(|e| SessionError::Invalid {
         path: path.display().to_string(),
         message: e.to_string(),
     })
+}
+
+/// The input digests `meta.json` keeps; `None` for a session written before digests.
+pub fn read_inputs(dir: &Path) -> Result<Option<Inputs>, SessionError> {
+    let path = dir.join(META_FILE);
+    let mut value = read_meta_value(&path)?;
+    match value.get_mut("inputs").map(Value::take) {
+        None | Some(Value::Null) => Ok(None),
+        Some(inputs) => {
+            serde_json::from_value(inputs)
+                .map(Some)
+                .map_err(|e| SessionError::Invalid {
+                    path: path.display().to_string(),
+                    message: format!("`inputs`: {e}"),
+                })
+        }
+    }
 }
 
 /// Every session below `root`, newest first (ids sort by time). Unreadable ones are skipped.
@@ -459,6 +773,159 @@ mod tests {
             err.contains("schema 99") && err.contains("meta.json"),
             "{err}"
         );
+    }
+
+    fn inputs(predictions: &str, content: &str, budget: f64) -> Inputs {
+        Inputs {
+            dataset: InputRecord::file("data.json", "0"),
+            outputs: Some(InputRecord::file(
+                predictions,
+                sha256_hex(content.as_bytes()),
+            )),
+            config: InputRecord::config(serde_json::json!({"budget_s": budget, "hash_seed": 0})),
+            recorded_on_resume: None,
+        }
+    }
+
+    #[test]
+    fn inputs_are_kept_in_meta_and_older_metas_still_read() {
+        let root = tempfile::tempdir().unwrap();
+        let given = inputs("p.jsonl", "x", 5.0);
+        let w = SessionWriter::create_with_inputs(root.path(), &meta("s4"), &given).unwrap();
+        let dir = w.dir().to_path_buf();
+        drop(w);
+        assert_eq!(read_inputs(&dir).unwrap(), Some(given));
+        assert_eq!(read_meta(&dir).unwrap(), meta("s4"));
+        let raw: Value =
+            serde_json::from_str(&fs::read_to_string(dir.join(META_FILE)).unwrap()).unwrap();
+        assert_eq!(
+            raw["inputs"]["outputs"]["sha256"],
+            "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+        );
+        // A session from before digests: no `inputs`, read as none.
+        let w = SessionWriter::create(root.path(), &meta("s5")).unwrap();
+        assert_eq!(read_inputs(w.dir()).unwrap(), None);
+    }
+
+    #[test]
+    fn the_configuration_digest_ignores_key_order() {
+        let a = InputRecord::config(serde_json::json!({"a": 1, "b": {"c": 2, "d": 3}}));
+        let b = InputRecord::config(serde_json::json!({"b": {"d": 3, "c": 2}, "a": 1}));
+        assert_eq!(a.sha256, b.sha256);
+        assert_eq!(a.sha256.len(), 64);
+        let c = InputRecord::config(serde_json::json!({"a": 2, "b": {"c": 2, "d": 3}}));
+        assert_ne!(a.sha256, c.sha256);
+    }
+
+    #[test]
+    fn other_inputs_are_named_with_both_digests_and_paths() {
+        let old = inputs("gpt.jsonl", "one model", 5.0);
+        assert_eq!(
+            old.check_same("s", &old.clone(), "predictions file"),
+            Ok(())
+        );
+        // The same content under another name is the same input.
+        let moved = inputs("copy/gpt.jsonl", "one model", 5.0);
+        assert_eq!(old.check_same("s", &moved, "predictions file"), Ok(()));
+
+        let other = inputs("llama.jsonl", "another model", 5.0);
+        let err = old.check_same("s", &other, "predictions file").unwrap_err();
+        let (was, now) = (
+            &old.outputs.as_ref().unwrap().sha256,
+            &other.outputs.as_ref().unwrap().sha256,
+        );
+        assert!(
+            err.contains("predictions file differs")
+                && err.contains(&format!("gpt.jsonl (sha256 {was})"))
+                && err.contains(&format!("llama.jsonl (sha256 {now})"))
+                && !err.contains("configuration"),
+            "{err}"
+        );
+
+        let slower = inputs("gpt.jsonl", "one model", 10.0);
+        let err = old
+            .check_same("s", &slower, "predictions file")
+            .unwrap_err();
+        assert!(
+            err.contains("configuration differs (budget_s 5.0 → 10.0)")
+                && err.contains(&old.config.sha256)
+                && err.contains(&slower.config.sha256)
+                && !err.contains("predictions"),
+            "{err}"
+        );
+
+        let none = Inputs {
+            outputs: None,
+            ..old.clone()
+        };
+        let err = old.check_same("s", &none, "predictions file").unwrap_err();
+        assert!(
+            err.contains("predictions file: started with gpt.jsonl"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_until_the_first_is_gone() {
+        let root = tempfile::tempdir().unwrap();
+        let mut w = SessionWriter::create(root.path(), &meta("s6")).unwrap();
+        w.append(started("A")).unwrap();
+        let dir = w.dir().to_path_buf();
+        // Torn tail: a refused resume must not cut it (the writer may be mid-line).
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(dir.join(EVENTS_FILE))
+            .unwrap();
+        f.write_all(b"{\"seq\":1,").unwrap();
+        let before = fs::read(dir.join(EVENTS_FILE)).unwrap();
+        for _ in 0..2 {
+            let Err(err) = Resumable::open(&dir) else {
+                panic!("a second writer got the lock");
+            };
+            assert!(matches!(err, SessionError::Locked { .. }), "{err}");
+            let text = err.to_string();
+            assert!(
+                text.contains("session s6 is being written by another classlab process")
+                    && text.contains(&format!("pid {}", std::process::id()))
+                    && text.contains(LOCK_FILE),
+                "{text}"
+            );
+            assert!(SessionWriter::resume(&dir).is_err());
+        }
+        assert_eq!(fs::read(dir.join(EVENTS_FILE)).unwrap(), before);
+        drop(w);
+        let (mut w, log) = SessionWriter::resume(&dir).unwrap();
+        assert_eq!(log.events.len(), 1);
+        w.append(started("B")).unwrap();
+        // Held again by the resumed writer.
+        assert!(matches!(
+            Resumable::open(&dir),
+            Err(SessionError::Locked { .. })
+        ));
+    }
+
+    #[test]
+    fn inputs_recorded_on_resume_keep_every_other_field() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("s7");
+        fs::create_dir(&dir).unwrap();
+        let mut m = serde_json::to_value(meta("s7")).unwrap();
+        m["written_by_someone_else"] = "kept".into();
+        fs::write(dir.join(META_FILE), m.to_string()).unwrap();
+        fs::write(dir.join(EVENTS_FILE), "").unwrap();
+        let mut r = Resumable::open(&dir).unwrap();
+        assert_eq!(r.inputs, None);
+        let given = Inputs {
+            recorded_on_resume: Some(now_rfc3339()),
+            ..inputs("p.jsonl", "x", 5.0)
+        };
+        r.record_inputs(&given).unwrap();
+        drop(r);
+        assert_eq!(read_inputs(&dir).unwrap(), Some(given));
+        let raw: Value =
+            serde_json::from_str(&fs::read_to_string(dir.join(META_FILE)).unwrap()).unwrap();
+        assert_eq!(raw["written_by_someone_else"], "kept");
+        assert_eq!(read_meta(&dir).unwrap(), meta("s7"));
     }
 
     #[test]
