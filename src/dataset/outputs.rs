@@ -1,7 +1,12 @@
 //! Model outputs to evaluate: ClassEval's `model_output/*.json` (raw completions in `predict`),
 //! RealClassEval's `generated/<model>.csv` (column `<model>_generated_code`), or our JSONL
 //! (`{"task_id", "model", "strategy", "sample", "code"}` per line).
+//!
+//! A `(task_id, sample)` pair given twice is an input error naming both lines: which of the
+//! two to score is not ours to guess. [`Outputs::digest`] is the file's SHA-256, so a session
+//! can tell that it is being resumed with another file.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
@@ -44,6 +49,8 @@ pub struct Sample {
 #[derive(Debug, Clone)]
 pub struct Outputs {
     pub file: String,
+    /// Hex SHA-256 of the file's bytes.
+    pub digest: String,
     pub format: OutputsFormat,
     pub model: Option<String>,
     /// As far as the file tells.
@@ -74,7 +81,7 @@ pub fn load(path: &Path, format: Option<OutputsFormat>) -> Result<Outputs, LoadE
         None if is_csv => OutputsFormat::RealClassEval,
         None => {
             let text = read_text(path)?;
-            return match text.trim_start().chars().next() {
+            let out = match text.trim_start().chars().next() {
                 Some('[') => classeval(&shown, &text),
                 Some('{') => jsonl(&shown, &text),
                 _ => Err(LoadError::Unrecognized {
@@ -82,13 +89,124 @@ pub fn load(path: &Path, format: Option<OutputsFormat>) -> Result<Outputs, LoadE
                     message: "not model outputs: expected ClassEval model_output JSON (a list), JSONL, or a RealClassEval generated CSV".into(),
                 }),
             };
+            return out.map(|o| o.with_digest(text.as_bytes()));
         }
     };
     match format {
-        OutputsFormat::RealClassEval => realclasseval(path),
-        OutputsFormat::ClassEval => classeval(&shown, &read_text(path)?),
-        OutputsFormat::Jsonl => jsonl(&shown, &read_text(path)?),
+        OutputsFormat::RealClassEval => {
+            let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+                path: shown.clone(),
+                source,
+            })?;
+            realclasseval(path, &bytes).map(|o| o.with_digest(&bytes))
+        }
+        OutputsFormat::ClassEval => {
+            let text = read_text(path)?;
+            classeval(&shown, &text).map(|o| o.with_digest(text.as_bytes()))
+        }
+        OutputsFormat::Jsonl => {
+            let text = read_text(path)?;
+            jsonl(&shown, &text).map(|o| o.with_digest(text.as_bytes()))
+        }
     }
+}
+
+impl Outputs {
+    fn with_digest(self, bytes: &[u8]) -> Outputs {
+        Outputs {
+            digest: crate::session::store::sha256_hex(bytes),
+            ..self
+        }
+    }
+}
+
+/// Where each `(task_id, sample)` was found (line numbers), to refuse a pair given twice.
+#[derive(Default)]
+struct Seen(BTreeMap<(String, u32), Vec<usize>>);
+
+impl Seen {
+    fn add(&mut self, task_id: &str, sample: u32, line: usize) {
+        self.0
+            .entry((task_id.to_string(), sample))
+            .or_default()
+            .push(line);
+    }
+
+    /// An error naming the file, every repeated pair and the lines it is on.
+    fn check(self, file: &str) -> Result<(), LoadError> {
+        let repeated: Vec<String> = self
+            .0
+            .into_iter()
+            .filter(|(_, lines)| lines.len() > 1)
+            .map(|((task, sample), lines)| {
+                format!(
+                    "task `{task}` sample {sample} on lines {}",
+                    join_and(&lines)
+                )
+            })
+            .collect();
+        if repeated.is_empty() {
+            return Ok(());
+        }
+        Err(LoadError::Unrecognized {
+            path: file.into(),
+            message: format!(
+                "duplicate (task_id, sample): {}; each pair may appear once (which one to \
+                 score is ambiguous): remove or renumber the extra entries",
+                repeated.join("; ")
+            ),
+        })
+    }
+}
+
+/// `1, 5 and 9`.
+fn join_and(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().map(usize::to_string).collect();
+    match shown.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => shown.join(""),
+    }
+}
+
+/// The line on which each top-level element of a valid JSON text starts: the items of an
+/// array, the keys of an object. (serde_json keeps no positions; the text is already known
+/// to parse, so strings and nesting are all this needs to follow.)
+pub(super) fn top_level_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let (mut depth, mut line) = (0usize, 1usize);
+    let (mut in_string, mut escaped, mut expecting) = (false, false, false);
+    for c in text.chars() {
+        if c == '\n' {
+            line += 1;
+        }
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        if c.is_whitespace() {
+            continue;
+        }
+        if depth == 1 && expecting && c != ']' && c != '}' {
+            lines.push(line);
+            expecting = false;
+        }
+        match c {
+            '"' => in_string = true,
+            '[' | '{' => {
+                depth += 1;
+                expecting = depth == 1;
+            }
+            ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 1 => expecting = true,
+            _ => {}
+        }
+    }
+    lines
 }
 
 /// `GPT-4-Turbo_class_H_greedy.json` → (model `GPT-4-Turbo`, holistic).
@@ -114,8 +232,11 @@ fn classeval(file: &str, text: &str) -> Result<Outputs, LoadError> {
         });
     };
     let (model, strategy) = classeval_name(file);
+    let item_lines = top_level_lines(text);
+    let mut seen = Seen::default();
     let mut out = Outputs {
         file: file.into(),
+        digest: String::new(),
         format: OutputsFormat::ClassEval,
         model,
         strategy,
@@ -146,12 +267,16 @@ fn classeval(file: &str, text: &str) -> Result<Outputs, LoadError> {
                 }
                 for (i, p) in preds.iter().enumerate() {
                     match p {
-                        Value::String(s) => out.samples.push(Sample {
-                            task_id: id.clone(),
-                            sample: i as u32,
-                            text: s.clone(),
-                            raw: true,
-                        }),
+                        Value::String(s) => {
+                            let line = item_lines.get(index).copied().unwrap_or(0);
+                            seen.add(&id, i as u32, line);
+                            out.samples.push(Sample {
+                                task_id: id.clone(),
+                                sample: i as u32,
+                                text: s.clone(),
+                                raw: true,
+                            })
+                        }
                         other => problem(
                             &format!("predict[{i}]"),
                             format!("expected a string, found {}", kind_of(other)),
@@ -166,12 +291,15 @@ fn classeval(file: &str, text: &str) -> Result<Outputs, LoadError> {
             None => problem("predict", "missing".into()),
         }
     }
+    seen.check(file)?;
     Ok(out)
 }
 
 fn jsonl(file: &str, text: &str) -> Result<Outputs, LoadError> {
+    let mut seen = Seen::default();
     let mut out = Outputs {
         file: file.into(),
+        digest: String::new(),
         format: OutputsFormat::Jsonl,
         model: None,
         strategy: None,
@@ -223,6 +351,7 @@ fn jsonl(file: &str, text: &str) -> Result<Outputs, LoadError> {
             .and_then(Value::as_u64)
             .map_or(*next, |s| s as u32);
         *next = sample + 1;
+        seen.add(task_id, sample, line_no);
         out.samples.push(Sample {
             task_id: task_id.to_string(),
             sample,
@@ -238,24 +367,19 @@ fn jsonl(file: &str, text: &str) -> Result<Outputs, LoadError> {
             message: "no samples".into(),
         });
     }
+    seen.check(file)?;
     Ok(out)
 }
 
-/// `generated/<model>.csv`: `snippet_id` + `<model>_generated_code`.
-fn realclasseval(path: &Path) -> Result<Outputs, LoadError> {
+/// `generated/<model>.csv` (its bytes): `snippet_id` + `<model>_generated_code`.
+fn realclasseval(path: &Path, bytes: &[u8]) -> Result<Outputs, LoadError> {
     let file = path.display().to_string();
     let model = path.file_stem().map(|s| s.to_string_lossy().into_owned());
     let unrecognized = |message: String| LoadError::Unrecognized {
         path: file.clone(),
         message,
     };
-    let mut reader = csv::Reader::from_path(path).map_err(|e| match e.kind() {
-        csv::ErrorKind::Io(io) => LoadError::Io {
-            path: file.clone(),
-            source: std::io::Error::new(io.kind(), io.to_string()),
-        },
-        _ => unrecognized(e.to_string()),
-    })?;
+    let mut reader = csv::Reader::from_reader(bytes);
     let headers = reader
         .headers()
         .map_err(|e| unrecognized(format!("invalid CSV: {e}")))?
@@ -273,8 +397,10 @@ fn realclasseval(path: &Path) -> Result<Outputs, LoadError> {
         .and_then(|h| h.strip_suffix("_generated_code"))
         .map(String::from)
         .or(model);
+    let mut seen = Seen::default();
     let mut out = Outputs {
         file: file.clone(),
+        digest: String::new(),
         format: OutputsFormat::RealClassEval,
         model,
         strategy: Some(Strategy::Holistic),
@@ -294,6 +420,9 @@ fn realclasseval(path: &Path) -> Result<Outputs, LoadError> {
                     });
                     continue;
                 }
+                // The line the record starts on (a code field spans many).
+                let line = r.position().map_or(row + 2, |p| p.line() as usize);
+                seen.add(&id, 0, line);
                 out.samples.push(Sample {
                     task_id: id,
                     sample: 0,
@@ -309,6 +438,7 @@ fn realclasseval(path: &Path) -> Result<Outputs, LoadError> {
             }),
         }
     }
+    seen.check(&file)?;
     Ok(out)
 }
 
@@ -356,5 +486,93 @@ mod tests {
         assert_eq!(o.problems.len(), 2);
         assert!(o.problems[0].file.ends_with(":3"));
         assert_eq!(o.samples_per_task(), 2);
+    }
+
+    #[test]
+    fn a_repeated_task_and_sample_is_an_error_naming_both_lines() {
+        let line = |task: &str, sample: Option<u32>| {
+            let mut v = serde_json::json!({"task_id": task, "code": "c"});
+            if let Some(n) = sample {
+                v["sample"] = n.into();
+            }
+            format!("{v}\n")
+        };
+        // Implicit numbering (0, 1) is no repeat; an explicit sample 0 after them is.
+        let text = [
+            line("A", None),
+            line("A", None),
+            "\n".into(),
+            line("B", Some(0)),
+            line("A", Some(0)),
+            line("B", Some(0)),
+            line("B", Some(0)),
+        ]
+        .concat();
+        let err = jsonl("dir/o.jsonl", &text).unwrap_err().to_string();
+        assert!(
+            err.starts_with("dir/o.jsonl: duplicate (task_id, sample): ")
+                && err.contains("task `A` sample 0 on lines 1 and 5")
+                && err.contains("task `B` sample 0 on lines 4, 6 and 7"),
+            "{err}"
+        );
+        assert!(jsonl("o.jsonl", &[line("A", None), line("A", Some(0))].concat()).is_err());
+        assert!(jsonl("o.jsonl", &[line("A", Some(1)), line("A", None)].concat()).is_ok());
+        // Numbering goes on from the last sample given: here to 1 again.
+        let err = jsonl(
+            "o.jsonl",
+            &[line("A", Some(1)), line("A", Some(0)), line("A", None)].concat(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("task `A` sample 1 on lines 1 and 3"), "{err}");
+    }
+
+    #[test]
+    fn a_repeated_classeval_task_names_the_lines_its_entries_start_on() {
+        let text = "[\n  {\"task_id\": \"A\", \"predict\": [\"x\", \"y\"]},\n  {\"task_id\": \"B\",\n   \"predict\": [\"]}, {[\\\"\"]},\n  {\"task_id\": \"A\", \"predict\": [\"z\"]}\n]\n";
+        let err = classeval("m.json", text).unwrap_err().to_string();
+        assert!(
+            err.contains("task `A` sample 0 on lines 2 and 5") && !err.contains("sample 1"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn top_level_lines_follow_strings_and_nesting() {
+        let text = "[1,\n\"a,[\\\"\",\n\n  {\"k\": [1,\n2]}, [\n]\n]";
+        assert_eq!(top_level_lines(text), [1, 2, 4, 5]);
+        assert_eq!(top_level_lines("{\"a\": {\"b\": 1},\n \"c\": 2}"), [1, 2]);
+        assert_eq!(top_level_lines("[]"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_repeated_csv_snippet_names_the_lines_its_records_start_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gpt.csv");
+        let text = "snippet_id,gpt_generated_code\nsnippet_1,\"class A:\n    pass\n\"\nsnippet_2,x\nsnippet_1,y\n";
+        std::fs::write(&path, text).unwrap();
+        let err = load(&path, None).unwrap_err().to_string();
+        assert!(
+            err.contains("gpt.csv: duplicate")
+                && err.contains("task `snippet_1` sample 0 on lines 2 and 6"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn load_digests_the_file_it_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "{\"task_id\": \"A\", \"code\": \"c\"}\n";
+        let path = dir.path().join("o.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let o = load(&path, None).unwrap();
+        assert_eq!(o.digest, crate::session::store::sha256_hex(text.as_bytes()));
+        let csv = dir.path().join("m.csv");
+        std::fs::write(&csv, "snippet_id,m_generated_code\nsnippet_1,x\n").unwrap();
+        let o = load(&csv, None).unwrap();
+        assert_eq!(o.samples.len(), 1);
+        assert_eq!(o.digest.len(), 64);
+        let o = load(&path, Some(OutputsFormat::Jsonl)).unwrap();
+        assert_eq!(o.digest, crate::session::store::sha256_hex(text.as_bytes()));
     }
 }

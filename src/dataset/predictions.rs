@@ -1,5 +1,6 @@
 //! Dependency prediction files (and ground-truth files of the same shape):
 //! `{"<task_id>": {"dependencies": {"<method>": ["<method>", …]}, "order": ["<method>", …]}, …}`.
+//! A task given twice is an error naming both lines (JSON readers keep one silently).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -31,9 +32,64 @@ pub fn load(path: &Path) -> Result<DepFile, LoadError> {
     parse(&shown, &text)
 }
 
+/// A JSON object's entries in file order, repeated keys kept (a `Value` keeps only one).
+struct Entries(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Entries, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = m.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// An error naming every task given more than once and the lines its entries start on.
+fn check_repeated(file: &str, text: &str, keys: &[&str]) -> Result<(), LoadError> {
+    let lines = super::outputs::top_level_lines(text);
+    let mut at: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, key) in keys.iter().enumerate() {
+        at.entry(key)
+            .or_default()
+            .push(lines.get(i).copied().unwrap_or(0));
+    }
+    let repeated: Vec<String> = at
+        .into_iter()
+        .filter(|(_, l)| l.len() > 1)
+        .map(|(key, l)| {
+            let l: Vec<String> = l.iter().map(usize::to_string).collect();
+            format!("task `{key}` on lines {}", l.join(" and "))
+        })
+        .collect();
+    if repeated.is_empty() {
+        return Ok(());
+    }
+    Err(LoadError::Unrecognized {
+        path: file.into(),
+        message: format!(
+            "duplicate task: {}; each task may appear once (which entry to score is ambiguous)",
+            repeated.join("; ")
+        ),
+    })
+}
+
 pub fn parse(file: &str, text: &str) -> Result<DepFile, LoadError> {
     let value: Value = serde_json::from_str(text).map_err(|e| LoadError::json(file, &e))?;
-    let Value::Object(map) = value else {
+    if !value.is_object() {
         return Err(LoadError::Unrecognized {
             path: file.into(),
             message: format!(
@@ -41,7 +97,10 @@ pub fn parse(file: &str, text: &str) -> Result<DepFile, LoadError> {
                 kind_of(&value)
             ),
         });
-    };
+    }
+    let Entries(map) = serde_json::from_str(text).map_err(|e| LoadError::json(file, &e))?;
+    let keys: Vec<&str> = map.iter().map(|(k, _)| k.as_str()).collect();
+    check_repeated(file, text, &keys)?;
     let mut out = DepFile {
         file: file.into(),
         ..DepFile::default()
@@ -157,5 +216,15 @@ mod tests {
         assert!(err.starts_with("p.json:"), "{err}");
         let err = parse("p.json", "{").unwrap_err().to_string();
         assert!(err.starts_with("p.json:1:"), "{err}");
+    }
+
+    #[test]
+    fn a_repeated_task_is_an_error_naming_both_lines() {
+        let text = "{\n  \"T1\": {\"dependencies\": {\"a\": [\"b\"]}},\n  \"T2\": {\"dependencies\": {}},\n  \"T1\": {\"dependencies\": {}}\n}";
+        let err = parse("p.json", text).unwrap_err().to_string();
+        assert!(
+            err.starts_with("p.json: duplicate task: task `T1` on lines 2 and 4"),
+            "{err}"
+        );
     }
 }
