@@ -39,15 +39,16 @@ pub struct EvalArgs {
     /// Finish an interrupted evaluation: a session id or directory.
     #[arg(long, value_name = "SESSION")]
     pub resume: Option<String>,
-    /// Time budget of each test class (ClassEval's evaluator: 5 s); for pytest modules, of
-    /// each test. A class that overruns it counts as not run, and the next class runs.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0)]
-    pub timeout: f64,
+    /// Time budget of each test class (ClassEval's evaluator: 5 s; with --resume, the
+    /// session's); for pytest modules, of each test. A class that overruns it counts as not
+    /// run, and the next class runs.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
     /// Start a fresh interpreter per suite instead of forking a warm one (slower; the
     /// isolation is the same, see `classlab doctor`).
     #[arg(long)]
     pub cold: bool,
-    /// PYTHONHASHSEED for the suites (default 0: deterministic).
+    /// PYTHONHASHSEED for the suites (default 0: deterministic; with --resume, the session's).
     #[arg(long, value_name = "N")]
     pub hash_seed: Option<u32>,
 }
@@ -75,6 +76,17 @@ pub(crate) fn sandbox_and_cancel(
     Ok((sandbox, cancel))
 }
 
+/// The configuration a session recorded when it started (`run_started`), for `--resume`.
+pub(crate) fn recorded_config(log: &SessionLog) -> Value {
+    log.events
+        .iter()
+        .find_map(|e| match &e.body {
+            EventBody::RunStarted { config, .. } => Some(config.clone()),
+            _ => None,
+        })
+        .unwrap_or(Value::Null)
+}
+
 /// A session given by id (under the sessions root) or by path.
 pub(crate) fn resolve_session(root: &Path, given: &str) -> anyhow::Result<PathBuf> {
     let as_path = PathBuf::from(given);
@@ -99,7 +111,10 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         .as_deref()
         .map(|s| resolve_session(&root, s))
         .transpose()?;
-    let meta = resume.as_deref().map(store::read_meta).transpose()?;
+    let log = resume.as_deref().map(SessionLog::open).transpose()?;
+    let meta = log.as_ref().map(|l| l.meta.clone());
+    // On resume, settings not given again are the session's (a different one is refused).
+    let recorded = log.as_ref().map_or(Value::Null, recorded_config);
     // On resume the session names its dataset and outputs; flags override.
     let dataset_path = ctx.dataset_path.clone().or_else(|| {
         meta.as_ref()
@@ -128,30 +143,48 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     problems += warn_all(&outs.problems);
 
     let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let timeout = args
+        .timeout
+        .or_else(|| recorded.get("budget_s").and_then(Value::as_f64))
+        .unwrap_or(5.0);
+    let hash_seed = args.hash_seed.or_else(|| {
+        recorded
+            .get("hash_seed")
+            .and_then(Value::as_u64)
+            .map(|n| n as u32)
+    });
     let req = EvalRequest {
         resume,
         jobs: args.jobs.unwrap_or(0),
-        budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
-        hash_seed: args.hash_seed,
+        budget: Duration::from_secs_f64(timeout.clamp(0.1, 3600.0)),
+        hash_seed,
         ..EvalRequest::new(&ds, &outs, root)
     };
     let human = ctx.output == Output::Human;
-    let result = eval::run(&req, sandbox, &cancel, &mut |event, state| {
-        if let (
-            true,
+    let result = eval::run(
+        &req,
+        sandbox,
+        &cancel,
+        &mut |event, state| match &event.body {
             EventBody::TaskFinished {
                 task_id, summary, ..
-            },
-        ) = (human, &event.body)
-        {
-            let (done, total) = state.progress();
-            let bucket = summary.outcome.map_or("-", |b| b.as_str());
-            eprintln!(
-                "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
-                summary.passed, summary.judged
-            );
-        }
-    })?;
+            } if human => {
+                let (done, total) = state.progress();
+                let bucket = summary.outcome.map_or("-", |b| b.as_str());
+                eprintln!(
+                    "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
+                    summary.passed, summary.judged
+                );
+            }
+            // A run-level notice (a resume that could not check its inputs); the problems of
+            // the predictions name their task and are listed at the end.
+            EventBody::Error {
+                task_id: None,
+                message,
+            } => eprintln!("classlab: warning: {message}"),
+            _ => {}
+        },
+    )?;
     problems += warn_all(&result.problems);
     let log = SessionLog::open(&result.dir)?;
     match ctx.output {

@@ -8,7 +8,8 @@ use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
 use super::eval::{
-    load_folded, print_human as print_functional, resolve_session, sandbox_and_cancel,
+    load_folded, print_human as print_functional, recorded_config, resolve_session,
+    sandbox_and_cancel,
 };
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
@@ -85,15 +86,12 @@ pub struct RunArgs {
     pub cold: bool,
 }
 
-/// The recorded configuration of a session, for `--resume`.
-fn recorded_config(log: &SessionLog) -> Value {
-    log.events
-        .iter()
-        .find_map(|e| match &e.body {
-            EventBody::RunStarted { config, .. } => Some(config.clone()),
-            _ => None,
-        })
-        .unwrap_or(Value::Null)
+/// The tasks a session's run covers (`run_started`), for `--resume`.
+fn recorded_tasks(log: &SessionLog) -> Option<Vec<String>> {
+    log.events.iter().find_map(|e| match &e.body {
+        EventBody::RunStarted { tasks, .. } => Some(tasks.clone()),
+        _ => None,
+    })
 }
 
 fn text_of(v: &Value, key: &str) -> Option<String> {
@@ -107,10 +105,8 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         .as_deref()
         .map(|s| resolve_session(&root, s))
         .transpose()?;
-    let recorded = match &resume {
-        Some(dir) => recorded_config(&SessionLog::open(dir)?),
-        None => Value::Null,
-    };
+    let log = resume.as_deref().map(SessionLog::open).transpose()?;
+    let recorded = log.as_ref().map_or(Value::Null, recorded_config);
     let choice_rec = recorded
         .get("provider_choice")
         .cloned()
@@ -190,7 +186,12 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     let recorded_u32 = |key: &str| recorded.get(key).and_then(Value::as_u64).map(|n| n as u32);
     let req = RunRequest {
         resume,
-        tasks: (!args.tasks.is_empty()).then(|| args.tasks.clone()),
+        // On resume the session's tasks, unless others are given (and then refused).
+        tasks: if args.tasks.is_empty() {
+            log.as_ref().and_then(recorded_tasks)
+        } else {
+            Some(args.tasks.clone())
+        },
         jobs: args
             .jobs
             .or_else(|| {

@@ -20,7 +20,8 @@ use crate::metrics::functional::{self, ClassCounts, SampleCounts};
 use crate::model::{Outcome, SuiteResult, Task, TestLayout};
 use crate::session::store::{DatasetRef, Meta, SCHEMA, new_id, now_rfc3339};
 use crate::session::{
-    EvalState, Event, EventBody, Scope, SessionError, SessionWriter, TaskSummary,
+    EvalState, Event, EventBody, InputRecord, Inputs, Resumable, Scope, SessionError,
+    SessionWriter, TaskSummary,
 };
 
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -252,6 +253,58 @@ fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
     })
 }
 
+/// What an evaluation's results depend on, digested into the session's meta: the dataset,
+/// the predictions file, and the effective configuration — how the file was read, the test
+/// budget, the hash seed, the outcome thresholds and the interpreter (path and version).
+/// `--jobs` and warm/cold forking change how fast, not what, and are left out.
+pub fn inputs(req: &EvalRequest<'_>, sandbox: &Sandbox) -> Inputs {
+    let python = &sandbox.isolation().python;
+    Inputs {
+        dataset: InputRecord::file(&req.dataset.origin, &req.dataset_digest),
+        outputs: Some(InputRecord::file(&req.outputs.file, &req.outputs.digest)),
+        config: InputRecord::config(json!({
+            "format": req.outputs.format,
+            "budget_s": req.budget.as_secs_f64(),
+            "hash_seed": req.hash_seed.unwrap_or(0),
+            "thresholds": req.thresholds,
+            "python": python.executable,
+            "python_version": python.version,
+        })),
+        recorded_on_resume: None,
+    }
+}
+
+/// Check a session against the inputs given to resume it, before anything is written: the
+/// kind and dataset (every session), then every input digest. A session from before input
+/// digests cannot be checked beyond its dataset and predictions path: it is resumed with a
+/// warning (returned), and the digests given now are recorded so later resumes are checked.
+pub(crate) fn check_inputs(
+    resuming: &mut Resumable,
+    kind: &str,
+    what: &str,
+    outputs_name: &str,
+    now: &Inputs,
+) -> Result<Option<String>, String> {
+    let meta = &resuming.log.meta;
+    meta.check_resumable(kind, what, &now.dataset.sha256)?;
+    if let Some(recorded) = &resuming.inputs {
+        recorded.check_same(&meta.id, now, outputs_name)?;
+        return Ok(None);
+    }
+    let warning = format!(
+        "session {} predates input digests: only its dataset could be checked, not that the \
+         {outputs_name} and configuration are those it started with; the digests of this \
+         resume's inputs are recorded from now on",
+        meta.id
+    );
+    let inputs = Inputs {
+        recorded_on_resume: Some(now_rfc3339()),
+        ..now.clone()
+    };
+    resuming.record_inputs(&inputs).map_err(|e| e.to_string())?;
+    Ok(Some(warning))
+}
+
 /// Run (or resume) an evaluation. `on_event` sees every event as it is written; setting
 /// `cancel` stops the run cleanly (running suites are killed, the stop is recorded).
 pub fn run(
@@ -262,10 +315,16 @@ pub fn run(
 ) -> Result<EvalOutcome, EvalError> {
     let (items, problems) = prepare(req.dataset, req.outputs);
     let samples = req.outputs.samples_per_task().max(1);
+    let inputs = inputs(req, &sandbox);
+    let mut warnings = Vec::new();
     let (mut writer, mut state) = match &req.resume {
         Some(dir) => {
-            let (writer, log) = SessionWriter::resume(dir)?;
-            check_resumable(&log.meta, req)?;
+            // The lock first (a second writer is refused at once), then the checks, and only
+            // then is the log touched.
+            let mut resuming = Resumable::open(dir)?;
+            let legacy = check_resumable(&mut resuming, req, &inputs)?;
+            warnings.extend(legacy);
+            let (writer, log) = resuming.into_writer()?;
             (writer, EvalState::from_events(&log.events))
         }
         None => {
@@ -291,7 +350,7 @@ pub fn run(
                 source: Some(req.outputs.file.clone()),
             };
             (
-                SessionWriter::create(&req.sessions_root, &meta)?,
+                SessionWriter::create_with_inputs(&req.sessions_root, &meta, &inputs)?,
                 EvalState::default(),
             )
         }
@@ -343,6 +402,16 @@ pub fn run(
                 tasks,
                 samples,
                 config,
+            },
+        )?;
+    }
+    for message in warnings {
+        emit(
+            &mut writer,
+            &mut state,
+            EventBody::Error {
+                task_id: None,
+                message,
             },
         )?;
     }
@@ -452,7 +521,40 @@ pub fn run(
     })
 }
 
-fn check_resumable(meta: &Meta, req: &EvalRequest<'_>) -> Result<(), EvalError> {
+fn check_resumable(
+    resuming: &mut Resumable,
+    req: &EvalRequest<'_>,
+    inputs: &Inputs,
+) -> Result<Option<String>, EvalError> {
+    let meta = &resuming.log.meta;
     meta.check_resumable("eval", "an evaluation", &req.dataset_digest)
-        .map_err(EvalError::Mismatch)
+        .map_err(EvalError::Mismatch)?;
+    // A session from before digests names its predictions file: another file is refused.
+    if resuming.inputs.is_none()
+        && let Some(source) = &resuming.log.meta.source
+        && !same_path(source, &req.outputs.file)
+    {
+        return Err(EvalError::Mismatch(format!(
+            "session {} evaluated the predictions {source}; {} was given (resume with the \
+             session's own predictions, or start a new session)",
+            resuming.log.meta.id, req.outputs.file
+        )));
+    }
+    check_inputs(
+        resuming,
+        "eval",
+        "an evaluation",
+        "predictions file",
+        inputs,
+    )
+    .map_err(EvalError::Mismatch)
+}
+
+/// Two paths to the same file (as given, or once resolved).
+fn same_path(a: &str, b: &str) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
 }

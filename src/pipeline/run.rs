@@ -23,9 +23,10 @@ use crate::metrics::fingerprint::Thresholds;
 use crate::model::Strategy;
 use crate::session::event::{Event, EventBody};
 use crate::session::store::{
-    DatasetRef, Meta, SCHEMA, SessionError, SessionWriter, new_id, now_rfc3339,
+    DatasetRef, EVENTS_FILE, Meta, SCHEMA, SessionError, SessionWriter, new_id, now_rfc3339,
+    sha256_hex,
 };
-use crate::session::{EvalState, SessionLog};
+use crate::session::{EvalState, InputRecord, Inputs, Resumable, SessionLog};
 
 /// Everything a generation run needs.
 pub struct RunRequest<'a> {
@@ -140,6 +141,73 @@ fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
     })
 }
 
+/// The base URL requests go to: the flag, else the endpoint profile's (`None` for providers
+/// that ask no server).
+fn base_url(choice: Option<&ProviderChoice>) -> Option<String> {
+    let choice = choice.filter(|c| c.kind == "openai")?;
+    let resolved = crate::config::load().ok().and_then(|config| {
+        let path = crate::config::config_path()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let flags = crate::llm::endpoint::EndpointFlags {
+            endpoint: choice.endpoint.clone(),
+            base_url: choice.base_url.clone(),
+            model: choice.model.clone(),
+            api_key_env: choice.api_key_env.clone(),
+        };
+        crate::llm::endpoint::resolve(&config, &path, &flags).ok()
+    });
+    resolved.map(|e| e.base_url).or(choice.base_url.clone())
+}
+
+/// What a run's results depend on, digested into the session's meta: the dataset, the
+/// answers replayed (`--provider replay`: the source session's event log), and the effective
+/// configuration — strategy, provider, base URL and model, the tasks, repairs, schedule,
+/// public tests, sampling parameters, prompt templates, test budget, hash seed, thresholds
+/// and interpreter. `--jobs`, streaming and the API key's variable change how, not what.
+pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunError> {
+    let python = &sandbox.isolation().python;
+    let choice = req.provider_choice.as_ref();
+    let outputs = match choice.and_then(|c| c.replay_from.as_ref()) {
+        Some(from) if req.provider.kind() == "replay" => {
+            let log = from.join(EVENTS_FILE);
+            let bytes = std::fs::read(&log)
+                .map_err(|e| RunError::Invalid(format!("{}: {e}", log.display())))?;
+            Some(InputRecord::file(
+                from.display().to_string(),
+                sha256_hex(&bytes),
+            ))
+        }
+        _ => None,
+    };
+    let mut params = serde_json::to_value(&req.params).unwrap_or_default();
+    if let Some(p) = params.as_object_mut() {
+        p.remove("stream");
+    }
+    Ok(Inputs {
+        dataset: InputRecord::file(&req.dataset.origin, &req.dataset_digest),
+        outputs,
+        config: InputRecord::config(json!({
+            "strategy": req.strategy,
+            "provider": req.provider.kind(),
+            "base_url": base_url(choice),
+            "model": req.provider.model(),
+            "tasks": selected_tasks(req)?,
+            "max_repairs": req.max_repairs,
+            "schedule": req.schedule.to_string(),
+            "public_tests": req.public_tests.to_string(),
+            "params": params,
+            "prompts": req.prompts.fingerprint(),
+            "budget_s": req.budget.as_secs_f64(),
+            "hash_seed": req.hash_seed.unwrap_or(0),
+            "thresholds": req.thresholds,
+            "python": python.executable,
+            "python_version": python.version,
+        })),
+        recorded_on_resume: None,
+    })
+}
+
 /// The task ids a run covers, in dataset order; unknown ids are an error naming them.
 fn selected_tasks(req: &RunRequest<'_>) -> Result<Vec<String>, RunError> {
     let all: Vec<String> = req.dataset.tasks.iter().map(|t| t.id.clone()).collect();
@@ -190,19 +258,21 @@ pub fn run(
     cancel: &AtomicBool,
     on_update: &(dyn Fn(Update<'_>) + Sync),
 ) -> Result<RunOutcome, RunError> {
+    let inputs = inputs(req, &sandbox)?;
+    let mut warning = None;
     let (writer, prior) = match &req.resume {
         Some(dir) => {
-            let (writer, log) = SessionWriter::resume(dir)?;
-            check_resumable(&log, req)?;
+            // The lock first (a second writer is refused at once), then the checks, and only
+            // then is the log touched.
+            let mut resuming = Resumable::open(dir)?;
+            warning = check_resumable(&mut resuming, req, &inputs)?;
+            let (writer, log) = resuming.into_writer()?;
             (writer, log.events)
         }
-        None => {
-            selected_tasks(req)?;
-            (
-                SessionWriter::create(&req.sessions_root, &new_meta(req))?,
-                Vec::new(),
-            )
-        }
+        None => (
+            SessionWriter::create_with_inputs(&req.sessions_root, &new_meta(req), &inputs)?,
+            Vec::new(),
+        ),
     };
     let state = EvalState::from_events(&prior);
     let dir = writer.dir().to_path_buf();
@@ -235,6 +305,12 @@ pub fn run(
         })?;
         tasks
     };
+    if let Some(message) = warning {
+        sink.emit(EventBody::Error {
+            task_id: None,
+            message,
+        })?;
+    }
     let journals = journals_by_task(&prior);
 
     let next = AtomicUsize::new(0);
@@ -324,7 +400,29 @@ fn journals_by_task(prior: &[Event]) -> BTreeMap<String, VecDeque<EventBody>> {
     journals
 }
 
-fn check_resumable(log: &SessionLog, req: &RunRequest<'_>) -> Result<(), RunError> {
+/// Refuse to resume `resuming` with other inputs than it started with (see
+/// [`super::eval::check_inputs`]); a warning when the session predates input digests.
+fn check_resumable(
+    resuming: &mut Resumable,
+    req: &RunRequest<'_>,
+    inputs: &Inputs,
+) -> Result<Option<String>, RunError> {
+    if resuming.inputs.is_none() {
+        check_legacy(&resuming.log, req)?;
+    }
+    super::eval::check_inputs(
+        resuming,
+        "run",
+        "a generation run",
+        "replayed session (--from)",
+        inputs,
+    )
+    .map_err(RunError::Invalid)
+}
+
+/// What a session from before input digests lets us check: its kind, dataset, prompt
+/// templates (recorded in `run_started`) and strategy.
+fn check_legacy(log: &SessionLog, req: &RunRequest<'_>) -> Result<(), RunError> {
     let meta = &log.meta;
     meta.check_resumable("run", "a generation run", &req.dataset_digest)
         .map_err(RunError::Invalid)?;
