@@ -180,3 +180,162 @@ fn command_palette() {
     actions.extend(typed("th"));
     snap("palette", false, &actions);
 }
+
+/// What the evaluation screens show of tampering: an evaluation with two tasks the harness
+/// found tampered with — a whole suite, and one test's verdict — listed in red, and the test
+/// detail's red banner. Colours do not show in a text snapshot: these tests read them from
+/// the buffer.
+mod tampering {
+    use classlab::metrics::fingerprint::{self, Bucket, EnvContext, Thresholds};
+    use classlab::tui::action::Action;
+    use classlab::tui::app::{App, Screen};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::{Color, Modifier};
+
+    use super::SIZES;
+    use super::tui_fixtures::*;
+
+    /// The sessions screen over one finished evaluation of the tampered tasks.
+    fn tampered_app(size: (u16, u16)) -> (App, Fake) {
+        let mut app = app(size);
+        let mut fake = Fake::new();
+        fake.logs = vec![log(
+            meta(
+                "20261125-143000-eval-GPT-4-Turbo-7a1b",
+                Some("GPT-4-Turbo"),
+                Some("holistic"),
+                "2026-11-25T14:30:00Z",
+            ),
+            events(&tampered_tasks(), tampered_tasks().len(), Some(false)),
+            Vec::new(),
+        )];
+        fake.run(&mut app, [Action::ShowSessions]);
+        open_row(&mut app, &mut fake, 0);
+        assert_eq!(app.screen, Screen::Eval);
+        (app, fake)
+    }
+
+    /// The foreground colour and modifiers of the first cell of each row where `needle` starts
+    /// (in cells), over the whole screen, with whether the row is the selected one (`›`).
+    fn styles_of(app: &App, needle: &str) -> Vec<(bool, Option<Color>, Modifier)> {
+        let (w, h) = app.size;
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        terminal
+            .draw(|f| classlab::tui::views::render(app, f))
+            .unwrap();
+        let buf = terminal.backend().buffer();
+        let mut out = Vec::new();
+        for y in 0..h {
+            let row: Vec<&str> = (0..w).map(|x| buf[(x, y)].symbol()).collect();
+            let text: String = row.concat();
+            if let Some(byte) = text.find(needle) {
+                // Cells up to the match (every symbol here is one cell wide).
+                let x = text[..byte].chars().count() as u16;
+                let cell = &buf[(x, y)];
+                out.push((
+                    text.contains('›'),
+                    cell.style().fg,
+                    cell.style().add_modifier,
+                ));
+            }
+        }
+        out
+    }
+
+    /// The theme's red (its `error` slot), the colour tampering is shown in.
+    fn red(app: &App) -> Color {
+        app.theme().tampered().fg.expect("a colour theme")
+    }
+
+    #[test]
+    fn the_fixture_verdicts_are_what_the_fingerprint_says() {
+        for t in tampered_tasks()
+            .iter()
+            .filter(|t| t.id >= "ClassEval_6".to_string())
+        {
+            let c = fingerprint::classify_suite(
+                &t.suite,
+                &EnvContext::default(),
+                &Thresholds::default(),
+            );
+            assert_eq!(c.bucket, Some(Bucket::RuntimeErr), "{}", t.id);
+            assert_eq!(
+                (c.passed, c.judged),
+                (t.summary.passed, t.summary.judged),
+                "{}",
+                t.id
+            );
+            let ex = fingerprint::suite_exceptions(&t.suite, &EnvContext::default());
+            assert_eq!(ex.model, t.summary.exceptions, "{}", t.id);
+            assert_eq!(ex.env, t.summary.env_exceptions, "{}", t.id);
+        }
+    }
+
+    #[test]
+    fn an_evaluation_with_tampered_tasks() {
+        for size in SIZES {
+            let (mut app, mut fake) = tampered_app(size);
+            // The last rows in view, ClassEval_6 selected (ClassEval_7 shows its own style).
+            fake.run(
+                &mut app,
+                std::iter::repeat_n(Action::Down, 7).chain([Action::Up]),
+            );
+            let text = screen(&app);
+            insta::assert_snapshot!(format!("eval_tampered_{}x{}", size.0, size.1), text);
+            assert!(
+                text.contains("ClassEval_6") && text.contains("ClassEval_7"),
+                "{text}"
+            );
+            let tampered = styles_of(&app, "TAMPERED");
+            assert_eq!(tampered.len(), 2, "both tampered tasks say so: {text}");
+            // The selected row wears the selection's colours; the other one its own.
+            let unselected: Vec<_> = tampered.iter().filter(|(sel, _, _)| !sel).collect();
+            assert_eq!(unselected.len(), 1, "{text}");
+            for (_, fg, modifiers) in unselected {
+                assert_eq!(*fg, Some(red(&app)), "in red: {text}");
+                assert!(modifiers.contains(Modifier::BOLD), "in bold: {text}");
+            }
+            // Other notes stay muted.
+            let (_, fg, _) = styles_of(&app, "KeyError")[0];
+            assert_ne!(fg, Some(red(&app)));
+        }
+    }
+
+    #[test]
+    fn the_test_detail_of_a_tampered_test() {
+        for size in SIZES {
+            let (mut app, mut fake) = tampered_app(size);
+            // ClassEval_7 is the eighth row; its second test is the tampered one.
+            fake.run(
+                &mut app,
+                std::iter::repeat_n(Action::Down, 7).chain([Action::Open, Action::Down]),
+            );
+            assert_eq!(app.screen, Screen::TestDetail);
+            let text = screen(&app);
+            insta::assert_snapshot!(format!("detail_tampered_test_{}x{}", size.0, size.1), text);
+            let banner = styles_of(&app, "✗ TAMPERED");
+            assert_eq!(banner.len(), 1, "{text}");
+            assert_eq!(banner[0].1, Some(red(&app)));
+            // The selected test's message, in the outcome's red.
+            let head = styles_of(&app, "! tampered: verdict rewritten");
+            assert_eq!(head.len(), 1, "{text}");
+            assert_eq!(head[0].1, Some(red(&app)));
+        }
+    }
+
+    #[test]
+    fn the_test_detail_of_a_tampered_suite() {
+        let (mut app, mut fake) = tampered_app((80, 24));
+        fake.run(
+            &mut app,
+            std::iter::repeat_n(Action::Down, 6).chain([Action::Open]),
+        );
+        assert_eq!(app.screen, Screen::TestDetail);
+        let text = screen(&app);
+        insta::assert_snapshot!("detail_tampered_suite_80x24", text);
+        let banner = styles_of(&app, "✗ TAMPERED");
+        assert_eq!(banner.len(), 1, "{text}");
+        assert_eq!(banner[0].1, Some(red(&app)));
+    }
+}

@@ -266,6 +266,15 @@ impl Theme {
             Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
         )
     }
+    /// A run the harness found tampered with: the error colour, bold (reversed without
+    /// colours) — a failure that must not pass unnoticed.
+    pub fn tampered(&self) -> Style {
+        self.with_fg(
+            |p| p.error,
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::UNDERLINED),
+        )
+        .add_modifier(Modifier::BOLD)
+    }
     pub fn matched(&self) -> Style {
         self.with_fg(
             |p| p.matched,
@@ -373,6 +382,26 @@ mod tests {
         assert_eq!(themes[0].palette.as_ref().unwrap().fg, Color::Red);
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("broken.toml"));
+    }
+
+    #[test]
+    fn tampering_is_red_and_bold() {
+        for theme in Theme::builtin() {
+            let error = theme.palette.as_ref().unwrap().error;
+            assert_eq!(
+                theme.tampered(),
+                Style::new().fg(error).add_modifier(Modifier::BOLD),
+                "{}",
+                theme.name
+            );
+        }
+        assert_eq!(Palette::default().error, Color::Red);
+        assert!(
+            Theme::mono()
+                .tampered()
+                .add_modifier
+                .contains(Modifier::REVERSED | Modifier::BOLD)
+        );
     }
 
     #[test]

@@ -208,6 +208,47 @@ pub fn model_tasks() -> Vec<TaskFixture> {
     ]
 }
 
+/// The model's tasks and two more the harness found tampered with: ClassEval_6's whole suite
+/// (a rewritten test module), ClassEval_7's one test (a forged verdict). Both are the model's
+/// `RuntimeErr`, nothing passed.
+pub fn tampered_tasks() -> Vec<TaskFixture> {
+    let t = |id: &str, suite: SuiteResult, summary: TaskSummary| TaskFixture {
+        id: id.into(),
+        code: CODE.into(),
+        suite,
+        summary,
+    };
+    let mut tasks = model_tasks();
+    tasks.push(t(
+        "ClassEval_6",
+        suite(
+            vec![
+                test("InventoryTestAdd.test_add", Outcome::Pass),
+                test("InventoryTestTotal.test_total", Outcome::NotRun),
+            ],
+            Some(SuiteFailure::Tampered {
+                detail: "the test module was rewritten while the tests ran".into(),
+            }),
+        ),
+        summary(Some(Bucket::RuntimeErr), 0, 2, &[(ExcKind::Other, 1)], &[]),
+    ));
+    tasks.push(t(
+        "ClassEval_7",
+        suite(
+            vec![
+                test("InventoryTestAdd.test_add", Outcome::Pass),
+                TestResult {
+                    message: Some("verdict rewritten by the code under test".into()),
+                    ..test("InventoryTestTotal.test_total", Outcome::Tampered)
+                },
+            ],
+            None,
+        ),
+        summary(Some(Bucket::RuntimeErr), 0, 2, &[(ExcKind::Other, 1)], &[]),
+    ));
+    tasks
+}
+
 /// The same tasks as a reference solution would do them.
 pub fn reference_tasks() -> Vec<TaskFixture> {
     model_tasks()

@@ -8,6 +8,7 @@ use ratatui::widgets::{Cell, LineGauge, Paragraph, Row, Table, Widget, Wrap};
 
 use super::fingerprint::{self, bucket_span, exc_label, ranked};
 use super::{layout, pane, truncate};
+use crate::metrics::fingerprint as fingerprint_rules;
 use crate::metrics::functional::FunctionalMetrics;
 use crate::model::SuiteFailure;
 use crate::session::{Status, TaskRun};
@@ -178,12 +179,30 @@ pub fn failure_brief(f: &SuiteFailure) -> String {
             _ => "crashed".into(),
         },
         SuiteFailure::Protocol { .. } => "protocol violation".into(),
-        SuiteFailure::Tampered { .. } => "TAMPERED".into(),
+        SuiteFailure::Tampered { detail } => match detail.lines().next().map(str::trim) {
+            Some(d) if !d.is_empty() => format!("TAMPERED: {d}"),
+            _ => "TAMPERED".into(),
+        },
     }
+}
+
+/// Whether the harness found a task's final suite (or one of its tests) tampered with.
+pub fn is_tampered(run: &TaskRun) -> bool {
+    run.private
+        .as_ref()
+        .is_some_and(fingerprint_rules::is_tampered)
 }
 
 /// What went wrong in a task, in a few words.
 fn note(run: &TaskRun) -> String {
+    if let Some(r) = run
+        .private
+        .as_ref()
+        .filter(|r| fingerprint_rules::is_tampered(r))
+    {
+        // Before any other suite failure: tampering overrides every verdict.
+        return format!("TAMPERED: {}", fingerprint_rules::tampering(r).join("; "));
+    }
     if let Some(f) = run.private.as_ref().and_then(|r| r.failure.as_ref()) {
         return failure_brief(f);
     }
@@ -235,7 +254,14 @@ fn task_row(app: &App, s: &EvalSession, r: &TaskRef, multi: bool) -> Row<'static
         status_cell(app, s, r.run),
         Cell::from(outcome),
         Cell::from(Line::from(tests).right_aligned()),
-        Cell::from(Span::styled(note(r.run), app.theme().muted())),
+        Cell::from(Span::styled(
+            note(r.run),
+            if is_tampered(r.run) {
+                app.theme().tampered()
+            } else {
+                app.theme().muted()
+            },
+        )),
     ])
 }
 

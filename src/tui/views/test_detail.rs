@@ -76,6 +76,18 @@ pub fn banner_lines(run: &TaskRun) -> Vec<String> {
         )),
         None => {}
     }
+    let tampered: Vec<&str> = result
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Tampered)
+        .map(|t| t.id.as_str())
+        .collect();
+    if !tampered.is_empty() {
+        out.push(format!(
+            "✗ TAMPERED — the verdict of {} was tampered with: the class counts as failed",
+            tampered.join(", ")
+        ));
+    }
     if !result.leftovers.is_empty() {
         out.push(format!("⚠ left behind: {}", result.leftovers.join(", ")));
     }
@@ -109,7 +121,8 @@ pub fn outcome_style(theme: &Theme, o: Outcome) -> Style {
         Outcome::Pass | Outcome::Xfail => theme.ok(),
         Outcome::Skip => theme.muted(),
         Outcome::NotRun => theme.warn(),
-        Outcome::Fail | Outcome::Error | Outcome::Xpass | Outcome::Tampered => theme.error(),
+        Outcome::Fail | Outcome::Error | Outcome::Xpass => theme.error(),
+        Outcome::Tampered => theme.tampered(),
     }
 }
 
@@ -156,7 +169,9 @@ pub fn trace_doc(app: &App, run: &TaskRun, selected: usize, width: usize) -> Vec
         }
     }
     let own = test.is_some_and(|t| t.message.is_some() || t.traceback.is_some());
-    let failing = test.is_none_or(|t| super::super::evals::is_failing(t.outcome));
+    let failing = test.is_none_or(|t| {
+        super::super::evals::is_failing(t.outcome) || t.outcome == Outcome::Tampered
+    });
     if !own && failing {
         suite_trace(app, run, width, &mut out);
     }
@@ -199,6 +214,19 @@ fn suite_trace(app: &App, run: &TaskRun, width: usize, out: &mut Vec<Line<'stati
             out.push(Line::default());
             wrap_into(out, tb, width, theme.muted());
         }
+    }
+    if let Some(SuiteFailure::Tampered { detail }) = &result.failure {
+        if !out.is_empty() {
+            out.push(Line::default());
+        }
+        wrap_into(
+            out,
+            &format!(
+                "The harness found this run tampered with — {detail}\nNo verdict of the suite stands: every test counts as failed."
+            ),
+            width,
+            theme.tampered(),
+        );
     }
     if !result.stderr.trim().is_empty()
         && !matches!(result.failure, Some(SuiteFailure::Import { .. }))
@@ -252,11 +280,17 @@ fn render_tests(app: &App, d: &DetailState, run: &TaskRun, area: Rect, buf: &mut
         .iter()
         .filter(|t| matches!(t.outcome, Outcome::Pass | Outcome::Xfail))
         .count();
-    let block = focused_pane(
-        app,
-        format!(" Tests · {passed}/{} passed ", tests.len()),
-        d.pane == DetailPane::Tests,
-    );
+    let tampered = run
+        .private
+        .as_ref()
+        .is_some_and(crate::metrics::fingerprint::is_tampered);
+    let title = if tampered {
+        // What the tests reported does not count: the class failed.
+        format!(" Tests · {} · tampered: no verdict stands ", tests.len())
+    } else {
+        format!(" Tests · {passed}/{} passed ", tests.len())
+    };
+    let block = focused_pane(app, title, d.pane == DetailPane::Tests);
     if tests.is_empty() {
         let inner = block.inner(area);
         block.render(area, buf);
@@ -269,7 +303,13 @@ fn render_tests(app: &App, d: &DetailState, run: &TaskRun, area: Rect, buf: &mut
         return;
     }
     let exc_w: u16 = if area.width >= 70 { 20 } else { 13 };
-    let id_w = usize::from(area.width.saturating_sub(2 + 2 + 8 + exc_w + 3));
+    // `tampered` needs a column one wider than the other outcome names.
+    let outcome_w: u16 = if tests.iter().any(|t| t.outcome == Outcome::Tampered) {
+        8
+    } else {
+        7
+    };
+    let id_w = usize::from(area.width.saturating_sub(2 + 2 + outcome_w + 1 + exc_w + 3));
     let rows: Vec<Row> = tests
         .iter()
         .map(|t: &TestResult| {
@@ -291,7 +331,7 @@ fn render_tests(app: &App, d: &DetailState, run: &TaskRun, area: Rect, buf: &mut
         rows,
         [
             Constraint::Length(1),
-            Constraint::Length(7),
+            Constraint::Length(outcome_w),
             Constraint::Fill(1),
             Constraint::Length(exc_w),
         ],
@@ -332,7 +372,14 @@ impl Widget for &TestDetailView<'_> {
         if let Some(rect) = areas.banner {
             let lines: Vec<Line> = banner_lines(run)
                 .into_iter()
-                .map(|l| Line::styled(truncate(&format!(" {l}"), width), theme.error()))
+                .map(|l| {
+                    let style = if l.starts_with("✗ TAMPERED") {
+                        theme.tampered()
+                    } else {
+                        theme.error()
+                    };
+                    Line::styled(truncate(&format!(" {l}"), width), style)
+                })
                 .collect();
             Paragraph::new(lines).render(rect, buf);
         }
