@@ -233,9 +233,7 @@ fn repair(
     round: u32,
 ) -> Result<Option<Result<String, String>>, RunError> {
     let stub = splice::method_stub(io.task, method).unwrap_or_default();
-    let suite_error = result
-        .and_then(|r| r.failure.as_ref())
-        .map(describe_failure);
+    let suite_error = result.and_then(describe_suite);
     let messages = io.req.prompts.repair(&RepairContext {
         class_name: &io.task.class_name,
         partial_class: partial,
@@ -384,10 +382,35 @@ fn describe_failure(f: &SuiteFailure) -> String {
         SuiteFailure::Memory => "ran out of memory".into(),
         SuiteFailure::Crashed { detail, .. } => format!("crashed: {detail}"),
         SuiteFailure::Protocol { detail } => format!("the test harness was disturbed: {detail}"),
-        SuiteFailure::Tampered { detail } => {
-            format!("the code tampered with the tests or the test harness: {detail}")
-        }
+        SuiteFailure::Tampered { detail } => format!(
+            "the code tampered with the tests or the test harness ({detail}), so every test \
+             counts as failed; the method must leave the tests, the harness and its output alone"
+        ),
     }
+}
+
+/// Why a public suite's verdict does not stand, in words for the repair prompt: how it ended
+/// abnormally, or the tests whose verdict was tampered with (`None`: it ran normally).
+fn describe_suite(r: &SuiteResult) -> Option<String> {
+    if let Some(f) = &r.failure {
+        return Some(describe_failure(f));
+    }
+    let tampered: Vec<String> = r
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Tampered)
+        .map(|t| match t.message.as_deref().map(str::trim) {
+            Some(m) if !m.is_empty() => format!("{} ({m})", t.id),
+            _ => t.id.clone(),
+        })
+        .collect();
+    (!tampered.is_empty()).then(|| {
+        format!(
+            "the code tampered with the verdict of {}, so it counts as failed; the method must \
+             leave the tests, the harness and its output alone",
+            tampered.join(", ")
+        )
+    })
 }
 
 /// The partial class run against one method's public tests.
@@ -414,6 +437,52 @@ fn passed(result: &SuiteResult) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_is_told_about_tampering() {
+        use crate::model::TestResult;
+        let tampered_test = TestResult {
+            message: Some("result forged".into()),
+            ..TestResult::new("T.test_b", Outcome::Tampered)
+        };
+        // (suite, what the repair prompt is told, or nothing)
+        let cases: Vec<(SuiteResult, Option<&str>)> = vec![
+            (
+                SuiteResult::new(vec![TestResult::new("T.test_a", Outcome::Fail)], None),
+                None,
+            ),
+            (
+                SuiteResult::new(
+                    vec![TestResult::new("T.test_a", Outcome::Pass), tampered_test],
+                    None,
+                ),
+                Some(
+                    "the code tampered with the verdict of T.test_b (result forged), so it counts \
+                     as failed; the method must leave the tests, the harness and its output alone",
+                ),
+            ),
+            (
+                SuiteResult::new(
+                    vec![TestResult::new("T.test_a", Outcome::Pass)],
+                    Some(SuiteFailure::Tampered {
+                        detail: "runner.py changed".into(),
+                    }),
+                ),
+                Some(
+                    "the code tampered with the tests or the test harness (runner.py changed), so \
+                     every test counts as failed; the method must leave the tests, the harness \
+                     and its output alone",
+                ),
+            ),
+        ];
+        for (suite, want) in cases {
+            assert_eq!(describe_suite(&suite).as_deref(), want);
+            // A tampered run never passes.
+            if want.is_some() {
+                assert!(!passed(&suite));
+            }
+        }
+    }
 
     #[test]
     fn a_reply_without_decorators_keeps_the_skeletons() {
