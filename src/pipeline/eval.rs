@@ -16,8 +16,8 @@ use crate::dataset::outputs::{Outputs, OutputsFormat};
 use crate::dataset::{Dataset, Problem};
 use crate::exec::{Limits, Pool, Sandbox, SuiteSpec};
 use crate::metrics::fingerprint::{self, EnvContext, Thresholds};
-use crate::metrics::functional::{self, ClassCounts, SampleCounts};
-use crate::model::{Outcome, SuiteResult, Task, TestLayout};
+use crate::metrics::functional::{self, SampleCounts};
+use crate::model::{SuiteResult, Task, TestLayout};
 use crate::session::store::{DatasetRef, Meta, SCHEMA, new_id, now_rfc3339};
 use crate::session::{
     EvalState, Event, EventBody, InputRecord, Inputs, Resumable, Scope, SessionError,
@@ -129,21 +129,7 @@ pub fn class_counts(task: &Task, result: &SuiteResult) -> SampleCounts {
         TestLayout::Concatenated => functional::suite_class_counts(result, &task.test_classes),
         TestLayout::Module { test_file, .. } => {
             let name = test_file.trim_end_matches(".py").to_string();
-            if result.failure.is_some() && result.tests.iter().all(|t| t.outcome == Outcome::NotRun)
-            {
-                return vec![(name, ClassCounts::default())];
-            }
-            let run: Vec<_> = result
-                .tests
-                .iter()
-                .filter(|t| t.outcome != Outcome::NotRun)
-                .collect();
-            let failures = run
-                .iter()
-                .filter(|t| matches!(t.outcome, Outcome::Fail | Outcome::Xpass))
-                .count();
-            let errors = run.iter().filter(|t| t.outcome == Outcome::Error).count();
-            vec![(name, ClassCounts::new(run.len(), failures, errors))]
+            vec![(name, functional::module_counts(result))]
         }
     }
 }
