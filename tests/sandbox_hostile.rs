@@ -411,7 +411,8 @@ fn writing_files_outside_the_work_dir_fails() {
         f = c.file().to_str().unwrap(),
         pid = std::process::id()
     );
-    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_plant(self):\n        Thing().plant()\n    def test_overwrite(self):\n        Thing().overwrite()\n    def test_etc(self):\n        Thing().etc()\n    def test_tmp(self):\n        Thing().tmp()\n";
+    // /tmp inside the sandbox is its own: writing there works and reaches nothing outside.
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_plant(self):\n        Thing().plant()\n    def test_overwrite(self):\n        Thing().overwrite()\n    def test_etc(self):\n        Thing().etc()\n    def test_tmp(self):\n        Thing().tmp()\n        self.fail('reached')\n";
     let r = run(&code, tests);
     assert!(c.intact(), "canary damaged");
     assert!(!target.exists());
@@ -421,9 +422,12 @@ fn writing_files_outside_the_work_dir_fails() {
     let _ = std::fs::remove_file(&tmp);
     assert!(!planted, "wrote to /tmp");
     no_pass(&r);
-    for t in &r.tests {
+    for t in r.tests.iter().filter(|t| t.id != "T.test_tmp") {
         assert!(
-            matches!(t.exc_type.as_deref(), Some("PermissionError" | "OSError")),
+            matches!(
+                t.exc_type.as_deref(),
+                Some("PermissionError" | "OSError" | "FileNotFoundError")
+            ),
             "{t:#?}"
         );
     }
@@ -458,8 +462,15 @@ fn reading_the_users_home_fails() {
         "home listed: {}",
         r.stdout
     );
+    // Not even there: the sandbox's root holds no home directory.
     for t in &r.tests {
-        assert_eq!(t.exc_type.as_deref(), Some("PermissionError"), "{t:#?}");
+        assert!(
+            matches!(
+                t.exc_type.as_deref(),
+                Some("PermissionError" | "FileNotFoundError")
+            ),
+            "{t:#?}"
+        );
     }
 }
 
@@ -677,7 +688,7 @@ fn writing_to_the_result_descriptor_is_rejected() {
     let r = run(code, tests);
     no_pass(&r);
     assert!(
-        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        matches!(r.failure, Some(SuiteFailure::Tampered { .. })),
         "{r:#?}"
     );
 }
@@ -688,7 +699,7 @@ fn patching_unittest_result_is_detected() {
     let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n";
     let r = run(code, tests);
     no_pass(&r);
-    let Some(SuiteFailure::Protocol { detail }) = &r.failure else {
+    let Some(SuiteFailure::Tampered { detail }) = &r.failure else {
         panic!("{r:#?}")
     };
     assert!(detail.contains("TestResult"), "{detail}");
@@ -701,7 +712,7 @@ fn patching_testcase_run_is_detected() {
     let r = run(code, tests);
     no_pass(&r);
     assert!(
-        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        matches!(r.failure, Some(SuiteFailure::Tampered { .. })),
         "{r:#?}"
     );
 }
@@ -713,7 +724,7 @@ fn patching_assertions_is_detected() {
     let r = run(code, tests);
     no_pass(&r);
     assert!(
-        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        matches!(r.failure, Some(SuiteFailure::Tampered { .. })),
         "{r:#?}"
     );
 }
@@ -724,7 +735,7 @@ fn replacing_the_unittest_module_is_detected() {
     let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(Thing().value(), 1)\n";
     let r = run(code, tests);
     no_pass(&r);
-    let Some(SuiteFailure::Protocol { detail }) = &r.failure else {
+    let Some(SuiteFailure::Tampered { detail }) = &r.failure else {
         panic!("{r:#?}")
     };
     assert!(detail.contains("sys.modules['unittest']"), "{detail}");
@@ -737,7 +748,7 @@ fn patching_pytest_hooks_is_detected() {
     let r = run_pytest(code, tests);
     no_pass(&r);
     assert!(
-        matches!(r.failure, Some(SuiteFailure::Protocol { .. })),
+        matches!(r.failure, Some(SuiteFailure::Tampered { .. })),
         "{r:#?}"
     );
 }
@@ -798,15 +809,17 @@ fn signalling_outside_processes_fails() {
 #[test]
 fn the_work_dir_is_fresh_and_private() {
     // Nothing from the previous suite, and sibling dirs are invisible.
-    let code = "import os\nclass Thing:\n    def look(self):\n        with open('mark.txt', 'a') as f:\n            f.write('x')\n        return sorted(os.listdir('.'))\n    def siblings(self):\n        return os.listdir('..')\n";
-    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_fresh(self):\n        self.assertEqual(Thing().look(), ['mark.txt', 'test_classeval.py'])\n    def test_siblings(self):\n        Thing().siblings()\n";
+    let code = "import os\nclass Thing:\n    def look(self):\n        with open('mark.txt', 'a') as f:\n            f.write('x')\n        return sorted(os.listdir('.'))\n    def siblings(self):\n        return [n for n in os.listdir('..') if n != os.path.basename(os.getcwd())]\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_fresh(self):\n        self.assertEqual(Thing().look(), ['mark.txt', 'test_classeval.py'])\n    def test_siblings(self):\n        self.assertEqual(Thing().siblings(), [])\n";
     for _ in 0..2 {
         let r = run(code, tests);
         assert_eq!(outcome(&r, "T.test_fresh"), Outcome::Pass, "{r:#?}");
-        if sandbox().isolation().landlock_abi > 0 {
-            assert_eq!(
-                test(&r, "T.test_siblings").exc_type.as_deref(),
-                Some("PermissionError")
+        if sandbox().isolation().landlock_abi > 0 || sandbox().isolation().minimal_root {
+            // Unreadable, or (in its own root) holding nothing but this suite's dir.
+            let t = test(&r, "T.test_siblings");
+            assert!(
+                t.outcome == Outcome::Pass || t.exc_type.as_deref() == Some("PermissionError"),
+                "{t:#?}"
             );
         }
     }

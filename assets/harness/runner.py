@@ -4,8 +4,11 @@
 # installed. Started as `python -I -c <this file> <spec json>` by the classlab launcher, with
 #   fd 3: the result pipe (write end): one JSON record per line, each carrying the run's nonce
 #         and a sequence number, ended by a "final" record;
-#   fd 4: the nonce pipe (read end): the nonce, read once and closed before any code under test
-#         is imported.
+#   fd 4: the token pipe (read end), fed by classlab itself from outside the sandbox: first the
+#         run's nonce, then one fresh token per test verdict. classlab writes the next token
+#         only after it has accepted the previous verdict, and a verdict counts only with the
+#         token it was issued: verdicts cannot be written ahead of the tests, and a forged
+#         verdict for the running test is followed by the harness's own (a duplicate).
 # stdout/stderr are never used for verdicts. The harness keeps private references to the unittest
 # and pytest internals it relies on, builds its result objects before importing the code under
 # test, checks after every test that they were not replaced, and leaves with os._exit after the
@@ -52,17 +55,35 @@ def _harness():
     harness_file = _sys._getframe().f_code.co_filename
 
     # ---- the channel: nonce from fd 4, results to fd 3 moved to a high descriptor ----------
-    nonce = b""
+    # The token pipe: moved to a random high descriptor like the result pipe.
     try:
-        while len_(nonce) < 64:
-            chunk = _os.read(4, 64 - len_(nonce))
-            if not chunk:
-                break
-            nonce += chunk
+        tfd = _os.dup(4)
+        hi = 1000 + (int.from_bytes(_os.urandom(2), "little") % 20000)
+        try:
+            _os.dup2(tfd, hi, inheritable=False)
+            close(tfd)
+            tfd = hi
+        except OSError:
+            _os.set_inheritable(tfd, False)
         close(4)
     except OSError:
-        pass
-    nonce = nonce.decode("ascii", "replace").strip()
+        exit_now(121)
+
+    def read_line33():
+        got = b""
+        while len_(got) < 33:
+            try:
+                chunk = _os.read(tfd, 33 - len_(got))
+            except InterruptedError:
+                continue
+            except OSError:
+                exit_now(123)
+            if not chunk:
+                exit_now(123)  # classlab went away
+            got += chunk
+        return got[:32].decode("ascii", "replace")
+
+    nonce = read_line33()
     try:
         rfd = _os.dup(3)
         hi = 1000 + (int.from_bytes(_os.urandom(2), "little") % 20000)
@@ -78,6 +99,8 @@ def _harness():
     seq = [0]
 
     def emit(kind, **fields):
+        # A test verdict carries the token issued for it (see the header): emit() cannot make
+        # one up, so calling it from the code under test forges nothing.
         rec = {"n": nonce, "s": seq[0], "t": kind}
         rec.update(fields)
         seq[0] += 1
@@ -342,7 +365,23 @@ def _harness():
             text = ""
         if len_(text) > limit_tb:
             text = text[: limit_tb // 2] + "\n...\n" + text[-limit_tb // 2 :]
-        return type_(inner).__name__, msg, text, line
+        return type_(inner).__name__, msg, text, line, origin_of(inner)
+
+    def origin_of(inner):
+        """Where the innermost exception was raised: its last traceback frame (a SyntaxError:
+        the place it names) in the code under test, the test file, or anywhere else."""
+        frames = tb_frames(inner)
+        if frames:
+            f, n = frames[-1]
+        elif isinstance_(inner, SyntaxError) and inner.filename:
+            f, n = inner.filename, inner.lineno or 0
+        else:
+            return "library"
+        if code_line_of(f, n) is not None:
+            return "code"
+        if f in test_paths:
+            return "tests"
+        return "library"
 
     # ---- per-test timeout (optional; the parent enforces the suite's limits) --------------
     class HarnessTimeout(BaseException):
@@ -377,16 +416,30 @@ def _harness():
                 pass
 
     # ---- always-equal objects -----------------------------------------------------------------
+    # A comparison assertion that passed is asked again with the trusted side replaced by a
+    # value it must fail against (a far-away number, a longer string, a fresh object of a fresh
+    # class); if it passes again, the other side compares equal to anything: the test fails.
+    # Plain built-in values cannot lie about comparisons, nor can standard-library types, so
+    # only other objects are asked.
     stdlib_names = frozenset(_sys.stdlib_module_names)
     plain_types = (int, float, complex, str, bytes, bool, type(None), bytearray, range)
+    inf = float("inf")
 
-    class Sentinel:
-        __slots__ = ("_classlab_unique",)
+    def is_plain(x, budget):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        t = type_(x)
+        if t in plain_types:
+            return True
+        if t in (list, tuple, set, frozenset):
+            return all(is_plain(e, budget) for e in x)
+        if t is dict:
+            return all(is_plain(k, budget) and is_plain(v, budget) for k, v in x.items())
+        return False
 
-        def __init__(self):
-            self._classlab_unique = object()
-
-    def forged_eq(x, budget):
+    def suspect(x, budget=None):
+        budget = budget if budget is not None else [2000]
         budget[0] -= 1
         if budget[0] < 0:
             return False
@@ -394,90 +447,245 @@ def _harness():
         if t in plain_types:
             return False
         if t in (list, tuple, set, frozenset):
-            return any(forged_eq(e, budget) for e in x)
+            return any(suspect(e, budget) for e in x)
         if t is dict:
-            return any(forged_eq(k, budget) or forged_eq(v, budget) for k, v in x.items())
-        eq = getattr_(t, "__eq__", None)
-        if eq is object.__eq__:
-            return False
+            return any(suspect(k, budget) or suspect(v, budget) for k, v in x.items())
         mod = (getattr_(t, "__module__", "") or "").split(".")[0]
-        if mod in stdlib_names and mod != "__main__":
-            return False
-        try:
-            r = x == Sentinel()
-            if type_(r) in (bool, int):
-                return bool(r)
-            return r is True
-        except BaseException:
-            return False
+        return not (mod in stdlib_names and mod != "__main__")
 
-    def guard(name):
+    def fresh():
+        # A new class each time: nothing can recognise it by its type or name.
+        return type_("c" + _os.urandom(6).hex(), (), {})()
+
+    def unlike(x, spread=0.0):
+        """A value of x's kind that nothing honestly equal (or close) to x equals."""
+        t = type_(x)
+        if t in (int, float) and t is not bool:
+            if x != x or x in (inf, -inf):
+                return fresh()
+            return x + (abs(x) + 1.0 + 10.0 * abs(spread)) * 1000003.0
+        if t is complex:
+            return x + complex(1e9, 1e9)
+        if t is str:
+            return x + "\x00" + _os.urandom(4).hex()
+        if t in (bytes, bytearray):
+            return x + b"\x00" + _os.urandom(4)
+        # Containers keep their shape (a length mismatch fails before any element is asked).
+        if t is list:
+            return [unlike(e, spread) for e in x] if x else [fresh()]
+        if t is tuple:
+            return tuple(unlike(e, spread) for e in x) if x else (fresh(),)
+        if t in (set, frozenset):
+            return t(list(x) + [fresh()])
+        if t is dict:
+            return {k: unlike(v, spread) for k, v in x.items()} if x else {fresh(): fresh()}
+        return fresh()
+
+    class Forged(Exception):
+        pass
+
+    def must_fail(self, orig, a, b, rest, kwargs):
+        try:
+            orig(self, a, b, *rest, **kwargs)
+        except BaseException:
+            return  # failed (or refused an unrelated value): honest
+        raise Forged()
+
+    def probe_equal(self, orig, name, args, kwargs):
+        first, second = args[0], args[1]
+        spread = kwargs.get("delta") or 0.0
+        if not isinstance_(spread, (int, float)):
+            spread = 0.0
+        for i, side in ((0, first), (1, second)):
+            if not suspect(side):
+                continue
+            other = second if i == 0 else first
+            alt = unlike(other, spread) if is_plain(other, [2000]) else fresh()
+            try:
+                if i == 0:
+                    must_fail(self, orig, side, alt, args[2:], kwargs)
+                else:
+                    must_fail(self, orig, alt, side, args[2:], kwargs)
+            except Forged:
+                raise self.failureException(
+                    "%s: an object of type %s passes this assertion against any value (a "
+                    "forged comparison)" % (name, type_(side).__name__))
+
+    def probe_in(self, orig, name, args, kwargs):
+        member, container = args[0], args[1]
+        for bad, (a, b) in ((member, (member, [fresh()])), (container, (fresh(), container))):
+            if not suspect(bad):
+                continue
+            try:
+                must_fail(self, orig, a, b, args[2:], kwargs)
+            except Forged:
+                raise self.failureException(
+                    "%s: an object of type %s passes this assertion against any value (a "
+                    "forged comparison)" % (name, type_(bad).__name__))
+
+    def probe_order(up):
+        # assertGreater(a, b) and kin: a suspect side must lose against an infinity.
+        def recheck(self, orig, name, args, kwargs):
+            first, second = args[0], args[1]
+            for i, side in ((0, first), (1, second)):
+                other = second if i == 0 else first
+                if not suspect(side) or type_(other) not in (int, float):
+                    continue
+                alt = (inf if up else -inf) if i == 0 else (-inf if up else inf)
+                try:
+                    if i == 0:
+                        must_fail(self, orig, side, alt, args[2:], kwargs)
+                    else:
+                        must_fail(self, orig, alt, side, args[2:], kwargs)
+                except Forged:
+                    raise self.failureException(
+                        "%s: an object of type %s passes this comparison against infinity (a "
+                        "forged comparison)" % (name, type_(side).__name__))
+        return recheck
+
+    def probe_instance(self, orig, name, args, kwargs):
+        obj, cls = args[0], args[1]
+        try:
+            real = issubclass(type_(obj), cls)
+        except BaseException:
+            real = True
+        if not real:
+            raise self.failureException(
+                "%s: an object of type %s claims another class through __class__ (a forged "
+                "isinstance)" % (name, type_(obj).__name__))
+
+    def guard(name, recheck):
         orig = TestCase.__dict__[name]
 
-        def checked(self, first, second, *args, **kwargs):
-            orig(self, first, second, *args, **kwargs)
-            for side in (first, second) if name != "assertIn" else (first,):
-                if forged_eq(side, [2000]):
-                    raise self.failureException(
-                        "%s: an object of type %s compares equal to an unrelated sentinel "
-                        "(an always-true __eq__)" % (name, type_(side).__name__)
-                    )
+        def checked(self, *args, **kwargs):
+            orig(self, *args, **kwargs)
+            if len_(args) >= 2:
+                recheck(self, orig, name, args, kwargs)
 
         checked.__name__ = name
         checked.__qualname__ = "TestCase." + name
         return checked
 
-    if spec.get("eq_guard", True):
-        for name in ("assertEqual", "assertEquals", "assertIn", "assertCountEqual"):
-            if name in TestCase.__dict__:
-                setattr(TestCase, name, guard(name))
+    guarded = {}
+    for names, recheck in (
+        (("assertEqual", "assertEquals", "failUnlessEqual", "assertListEqual",
+          "assertTupleEqual", "assertDictEqual", "assertSetEqual", "assertSequenceEqual",
+          "assertMultiLineEqual", "assertCountEqual", "assertAlmostEqual",
+          "assertAlmostEquals", "failUnlessAlmostEqual"), probe_equal),
+        (("assertIn",), probe_in),
+        (("assertGreater", "assertGreaterEqual"), probe_order(True)),
+        (("assertLess", "assertLessEqual"), probe_order(False)),
+        (("assertIsInstance",), probe_instance),
+    ):
+        for name in names:
+            if spec.get("eq_guard", True) and name in TestCase.__dict__:
+                guarded[name] = guard(name, recheck)
+    for name, fn in guarded.items():
+        setattr(TestCase, name, fn)
 
-    # ---- integrity snapshots --------------------------------------------------------------------
-    def callables_of(cls):
-        out = {}
-        for k, v in list(vars(cls).items()):
-            if isinstance_(v, (types.FunctionType, classmethod, staticmethod, property, type)):
-                out[k] = v
-        return out
+    # ---- integrity: what the verdict relies on, taken before the code under test runs -------
+    # Identity snapshots of the unittest machinery (module globals, class dictionaries),
+    # builtins, the import system and the trace hook; checked after the imports and after every
+    # test. Anything replaced is tampering: the suite's verdicts are void (`Tampered`).
+    import builtins as builtins_mod
+    import unittest.loader as _loader
+    import unittest.signals as _signals
+    import unittest.suite as _suite
+    import unittest.util as _util
 
-    watched = []  # (label, owner, snapshot)
+    watched = []  # (label, mapping getter, snapshot, additions forbidden)
 
-    def watch(label, owner):
-        watched.append((label, owner, callables_of(owner)))
+    def watch(label, get, strict):
+        watched.append((label, get, dict(get()), strict))
 
-    watch("unittest.TestCase", TestCase)
-    watch("unittest.TestResult", TestResult)
-    watch("unittest.case._Outcome", unittest.case._Outcome)
+    watch("builtins", lambda: vars(builtins_mod), False)
+    for m in (unittest, unittest.case, unittest.result, _suite, _loader, _util, _signals):
+        watch("module " + m.__name__, (lambda m=m: vars(m)), False)
+    for c in (TestCase, TestResult, unittest.case._Outcome, unittest.case._SubTest, SkipTest,
+              _suite.TestSuite, _suite.BaseTestSuite, _loader.TestLoader,
+              unittest.case.FunctionTestCase):
+        watch("unittest." + c.__name__, (lambda c=c: vars(c)), True)
     module_refs = [
-        ("sys.modules['unittest']", lambda: _sys.modules.get("unittest"), unittest_mod),
-        ("unittest.TestCase", lambda: getattr_(unittest_mod, "TestCase", None), TestCase),
-        ("unittest.case.TestCase", lambda: getattr_(unittest.case, "TestCase", None), TestCase),
-        ("unittest.case._Outcome", lambda: unittest.case._Outcome, unittest.case._Outcome),
-        ("unittest.SkipTest", lambda: unittest.case.SkipTest, SkipTest),
-        ("os._exit", lambda: _os._exit, exit_now),
+        ("sys.modules['%s']" % m.__name__, (lambda n=m.__name__: _sys.modules.get(n)), m)
+        for m in (unittest, unittest.case, unittest.result, _suite, _loader, builtins_mod)
     ]
+    module_refs.append(("os._exit", lambda: _os._exit, exit_now))
+    meta_path0 = list(_sys.meta_path)
+    gettrace = _sys.gettrace
+    trace0 = [None]
     tampered = []
 
     def check_integrity():
-        for label, owner, snap in watched:
-            now = vars(owner)
+        for label, get, snap, strict in watched:
+            try:
+                now = get()
+            except BaseException:
+                tampered.append("%s is unreadable" % label)
+                continue
             for k, v in snap.items():
-                if now.get(k) is not v:
+                if k not in now:
+                    tampered.append("%s.%s was deleted" % (label, k))
+                elif now[k] is not v:
                     tampered.append("%s.%s was replaced" % (label, k))
-            for k, v in now.items():
-                if k not in snap and isinstance_(v, (types.FunctionType, property)):
-                    tampered.append("%s.%s was added" % (label, k))
+            if strict and len_(now) != len_(snap):
+                for k in now:
+                    if k not in snap:
+                        tampered.append("%s.%s was added" % (label, k))
         for label, get, ref in module_refs:
             try:
                 if get() is not ref:
                     tampered.append("%s was replaced" % label)
             except BaseException:
                 tampered.append("%s is unreadable" % label)
+        if any(not any(f is g for g in _sys.meta_path) for f in meta_path0):
+            tampered.append("an import finder of sys.meta_path was removed or replaced")
+        if gettrace() is not trace0[0]:
+            tampered.append("a trace function was installed (sys.settrace)")
         if tampered:
             emit("tamper", detail=sorted(set(tampered))[:20])
             del tampered[:]
             return False
         return True
+
+    # ---- the test file as written, compiled by the harness before anything of the suite ran --
+    test_paths = set()
+
+    def compiled_tests(path, from_line):
+        """(class name, function name) -> code object (class "" for module-level functions)
+        of what the test file defines from `from_line` on."""
+        try:
+            with open(path, "rb") as f:
+                top = compile(f.read(), path, "exec", dont_inherit=True)
+        except BaseException:
+            return {}
+        out = {}
+        for c in top.co_consts:
+            if not isinstance_(c, types.CodeType) or c.co_firstlineno < from_line:
+                continue
+            if c.co_flags & 1:  # CO_OPTIMIZED: a function
+                out[("", c.co_name)] = c
+                continue
+            for m in c.co_consts:  # a class body: its methods
+                if isinstance_(m, types.CodeType):
+                    out[(c.co_name, m.co_name)] = m
+        return out
+
+    def read_bytes(path):
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def written_code(fn, path):
+        """The function as the test file wrote it, past decorators' wrappers."""
+        for _ in range(8):
+            if type_(fn) is not types.FunctionType:
+                return None
+            if fn.__code__.co_filename == path:
+                return fn
+            fn = vars(fn).get("__wrapped__")
+        return None
 
     # ---- the unittest result object, built before any code under test is imported ----------
     events = []  # (test id, kind, exc or reason)
@@ -519,7 +727,7 @@ def _harness():
         def addDuration(self, test, elapsed):
             pass
 
-    watch("harness.Result", Result)
+    watch("harness.Result", lambda: vars(Result), True)
     result = Result()
     result_methods = ("startTest", "stopTest", "addSuccess", "addFailure", "addError",
                       "addSkip", "addExpectedFailure", "addUnexpectedSuccess", "addSubTest")
@@ -532,13 +740,13 @@ def _harness():
             return False
         return True
 
-    def report_test(test_id, outcome, exc=None, reason=None, duration=0.0, note=None):
-        fields = {"id": test_id, "o": outcome, "d": round(duration, 6)}
+    def report_test(tok, test_id, outcome, exc=None, reason=None, duration=0.0, note=None):
+        fields = {"k": tok, "id": test_id, "o": outcome, "d": round(duration, 6)}
         if exc is not None:
-            et, msg, tb, line = describe(exc)
+            et, msg, tb, line, origin = describe(exc)
             if isinstance_(exc, HarnessTimeout):
                 et = "Timeout"
-            fields.update(et=et, msg=msg, tb=tb, line=line)
+            fields.update(et=et, msg=msg, tb=tb, line=line, origin=origin)
         elif reason is not None:
             fields.update(et="SkipTest", msg=str_(reason)[:4000])
         if note:
@@ -546,7 +754,7 @@ def _harness():
         emit("test", **fields)
 
     def report_import(exc, where, env=False):
-        et, msg, tb, line = describe(exc)
+        et, msg, tb, line, origin = describe(exc)
         if isinstance_(exc, SyntaxError):
             inner = innermost(exc)
             if isinstance_(inner, SyntaxError) and inner.lineno:
@@ -554,7 +762,7 @@ def _harness():
                 if inner.filename and code_line_of(inner.filename, inner.lineno) is None:
                     msg = "%s (%s, line %s)" % (msg, _os.path.basename(inner.filename or "?"),
                                                 inner.lineno)
-        emit("import", et=et, msg=msg, tb=tb, line=line, where=where, env=env)
+        emit("import", et=et, msg=msg, tb=tb, line=line, where=where, env=env, origin=origin)
 
     def import_or_report(name, where):
         try:
@@ -571,8 +779,30 @@ def _harness():
     except OSError:
         pass
 
+    if spec.get("kind") == "pytest":
+        test_paths.add(join(workdir, spec["test_file"]))
+    else:
+        test_paths.add(join(workdir, spec["test_module"].replace(".", "/") + ".py"))
+    test_path = next(iter(test_paths))
+    # Tests start after the code when both share the file (ClassEval's one-module layout).
+    tests_from = 1
+    for path, first, last in code_regions:
+        if path == test_path and last is not None:
+            tests_from = max(tests_from, last + 1)
+    test_bytes = read_bytes(test_path)
+    test_code = compiled_tests(test_path, tests_from)
+    source_text = (test_bytes or b"").decode("utf-8", "replace")
+
+    def file_intact():
+        now = read_bytes(test_path)  # None: unreadable now (e.g. no descriptor left)
+        if now is not None and now != test_bytes:
+            emit("tamper", detail=["the test file was changed on disk"])
+            return False
+        return True
+
     emit("start", pid=_os.getpid(), python=_sys.version.split()[0])
     probe_start()
+    trace0[0] = gettrace()
 
     # ======================================================================= unittest ======
     def run_unittest():
@@ -593,17 +823,60 @@ def _harness():
         loader = unittest.loader.TestLoader()
         count = 0
         classes = []
-        check_integrity()
+        # The module as imported: a plain module, still the one registered, with the real
+        # builtins; its classes read from its dictionary (a module whose class was swapped
+        # could answer getattr with classes of its own).
+        bad = []
+        if type_(module) is not types.ModuleType:
+            bad.append("the test module's class was replaced (%s)" % type_(module).__name__)
+        if _sys.modules.get(spec["test_module"]) is not module:
+            bad.append("sys.modules['%s'] was replaced" % spec["test_module"])
+        mdict = types.ModuleType.__dict__["__dict__"].__get__(module)
+        if mdict.get("__builtins__") not in (builtins_mod, vars(builtins_mod)):
+            bad.append("the test module's __builtins__ was replaced")
+        if not file_intact():
+            bad.append("the test file was changed")
+        if bad:
+            emit("tamper", detail=bad)
+        suite_ok = check_integrity() and not bad
+
+        def own_code_ok(cls):
+            """Every test method of `cls` runs the code the test file wrote."""
+            wrong = []
+            for name in loader.getTestCaseNames(cls):
+                for owner in cls.__mro__:
+                    if name in vars(owner):
+                        break
+                else:
+                    continue
+                want = test_code.get((owner.__name__, name))
+                if want is None:
+                    continue  # not written in the test file (generated, or inherited)
+                fn = written_code(vars(owner)[name], test_path)
+                if fn is None or fn.__code__ != want:
+                    wrong.append("%s.%s does not run the test file's code" % (cls.__name__, name))
+            if type_(cls) is not type and "metaclass" not in source_text:
+                wrong.append("%s has a metaclass the test file does not give it" % cls.__name__)
+            if TestCase not in cls.__mro__:
+                wrong.append("%s does not derive from unittest.TestCase" % cls.__name__)
+            if wrong:
+                emit("tamper", detail=wrong[:20])
+                return False
+            return True
+
         for cname in class_names:
-            cls = getattr_(module, cname, None)
+            cls = mdict.get(cname)
             if not isinstance_(cls, type) or not issubclass(cls, TestCase):
                 why = "is not a unittest.TestCase" if cls is not None else "is not defined"
                 for t in wanted:
                     if t.startswith(cname + "."):
                         count += 1
-                        emit("test", id=t, o="error", d=0.0, et="TestClassMissing",
+                        emit("test", k=read_line33(), id=t, o="error", d=0.0,
+                             et="TestClassMissing",
                              msg="test class %r %s in the test module" % (cname, why))
                 continue
+            if not own_code_ok(cls):
+                suite_ok = False
             classes.append(cls)
         # Per test class: which attributes resolve to what, before anything ran.
         class_snaps = []
@@ -637,7 +910,7 @@ def _harness():
                 return False
             return True
 
-        setup_module = getattr_(module, "setUpModule", None)
+        setup_module = mdict.get("setUpModule")
         module_err = None
         if callable(setup_module):
             try:
@@ -667,25 +940,27 @@ def _harness():
                     disarm()
             for name in names:
                 test_id = "%s.%s" % (cls.__name__, name)
+                # The verdict's token, issued by classlab for this test (see the header).
+                tok = read_line33()
                 if class_expired or (class_deadline is not None and class_left() <= 0):
                     class_expired = True
-                    report_test(test_id, "error", exc=HarnessTimeout(
+                    report_test(tok, test_id, "error", exc=HarnessTimeout(
                         "not run: test class exceeded its %.1f s budget" % class_timeout))
                     count += 1
                     continue
                 if module_err is not None or class_err is not None:
                     err = module_err if module_err is not None else class_err
                     if isinstance_(err, SkipTest):
-                        report_test(test_id, "skip", reason=str_(err))
+                        report_test(tok, test_id, "skip", reason=str_(err))
                     else:
                         which = "setUpModule" if module_err is not None else "setUpClass"
-                        report_test(test_id, "error", exc=err, note=which + " failed")
+                        report_test(tok, test_id, "error", exc=err, note=which + " failed")
                     count += 1
                     continue
                 try:
                     test = cls(name)
                 except BaseException as e:
-                    report_test(test_id, "error", exc=e, note="could not instantiate")
+                    report_test(tok, test_id, "error", exc=e, note="could not instantiate")
                     count += 1
                     continue
                 before_run = result.testsRun
@@ -708,35 +983,35 @@ def _harness():
                     probe_test_end(test_id, seen_files)
                 count += 1
                 ok = check_integrity() & result_intact() & class_intact(cls, snap)
+                suite_ok = suite_ok and ok
                 mine = [(k, x) for (i, k, x) in events if i == test_id and k != "start"]
                 started = sum(1 for (i, k, x) in events if i == test_id and k == "start")
                 if result.testsRun != before_run + 1 or started != 1:
-                    report_test(test_id, "error", duration=dt,
-                                exc=RuntimeError("the test run was tampered with: tests run "
-                                                 "went %d -> %d" % (before_run, result.testsRun)))
-                    continue
-                if not ok:
-                    report_test(test_id, "error", duration=dt,
+                    emit("tamper", detail=["tests run went %d -> %d" % (before_run,
+                                                                       result.testsRun)])
+                    suite_ok = False
+                if not suite_ok:
+                    report_test(tok, test_id, "tampered", duration=dt,
                                 exc=RuntimeError("the test harness was tampered with"))
                     continue
                 problems = [(k, x) for k, x in mine if k in ("fail", "error")]
                 if problems:
                     k, x = problems[0]
-                    report_test(test_id, k, exc=x, duration=dt)
+                    report_test(tok, test_id, k, exc=x, duration=dt)
                     # unittest counts each error of a test (e.g. tearDown failing after the
                     # test did) in its totals: so do we, one more record per error.
                     for k, x in problems[1:]:
-                        report_test(test_id, k, exc=x, note="also")
+                        report_test(tok, test_id, k, exc=x, note="also")
                 elif mine:
                     k, x = mine[-1]
                     if k == "skip":
-                        report_test(test_id, "skip", reason=x, duration=dt)
+                        report_test(tok, test_id, "skip", reason=x, duration=dt)
                     elif k == "xfail":
-                        report_test(test_id, "xfail", exc=x, duration=dt)
+                        report_test(tok, test_id, "xfail", exc=x, duration=dt)
                     else:
-                        report_test(test_id, k, duration=dt)
+                        report_test(tok, test_id, k, duration=dt)
                 else:
-                    report_test(test_id, "error", duration=dt,
+                    report_test(tok, test_id, "error", duration=dt,
                                 exc=RuntimeError("the test reported no outcome"))
             if class_deadline is not None and class_left() <= 0:
                 class_expired = True
@@ -745,18 +1020,21 @@ def _harness():
                     arm()
                     cls.tearDownClass()
                 except BaseException as e:
-                    report_test("%s.tearDownClass" % cls.__name__, "error", exc=e)
+                    report_test(read_line33(), "%s.tearDownClass" % cls.__name__, "error",
+                                exc=e)
                 finally:
                     disarm()
-        teardown_module = getattr_(module, "tearDownModule", None)
+        teardown_module = mdict.get("tearDownModule")
         if callable(teardown_module) and module_err is None:
             try:
                 arm()
                 teardown_module()
             except BaseException as e:
-                report_test("tearDownModule", "error", exc=e)
+                report_test(read_line33(), "tearDownModule", "error", exc=e)
             finally:
                 disarm()
+        if not (check_integrity() and file_intact()):
+            suite_ok = False
         finish(count=count)
 
     # ========================================================================= pytest ======
@@ -816,7 +1094,19 @@ def _harness():
                 for mname in sorted(n for n in dir(obj) if n.startswith("test")):
                     items.append(("%s.%s" % (name, mname), (obj, mname)))
         count = 0
+        wrong = []
         for test_id, obj in items:
+            fn = vars(obj[0]).get(obj[1]) if isinstance_(obj, tuple) else obj
+            key = (obj[0].__name__, obj[1]) if isinstance_(obj, tuple) else ("", test_id)
+            want = test_code.get(key)
+            got = written_code(fn, test_path)
+            if want is not None and (got is None or got.__code__ != want):
+                wrong.append("%s does not run the test file's code" % test_id)
+        if wrong or type_(module) is not types.ModuleType or not file_intact():
+            emit("tamper", detail=(wrong or ["the test module was replaced"])[:20])
+        suite_ok = not wrong and check_integrity()
+        for test_id, obj in items:
+            tok = read_line33()
             t0 = perf()
             try:
                 arm()
@@ -837,13 +1127,15 @@ def _harness():
             finally:
                 disarm()
             count += 1
-            if not check_integrity():
-                report_test(test_id, "error", duration=perf() - t0,
+            suite_ok = check_integrity() and suite_ok
+            if not suite_ok:
+                report_test(tok, test_id, "tampered", duration=perf() - t0,
                             exc=RuntimeError("the test harness was tampered with"))
             elif outcome == "skip":
-                report_test(test_id, "skip", reason=str_(exc), duration=perf() - t0)
+                report_test(tok, test_id, "skip", reason=str_(exc), duration=perf() - t0)
             else:
-                report_test(test_id, outcome, exc=exc, duration=perf() - t0)
+                report_test(tok, test_id, outcome, exc=exc, duration=perf() - t0)
+        file_intact()
         finish(count=count)
 
     def run_with_pytest(pytest, test_file):
@@ -865,10 +1157,10 @@ def _harness():
                 for k, v in list(vars(owner).items())
                 if isinstance_(v, (types.FunctionType, type)) and not k.startswith("__")
             )
-        watch("_pytest.python.Function", _pytest.python.Function)
-        watch("_pytest.reports.TestReport", _pytest.reports.TestReport)
-        watch("_pytest.runner.CallInfo", _pytest.runner.CallInfo)
-        watch("pluggy.HookCaller", pluggy.HookCaller)
+        watch("_pytest.python.Function", lambda: vars(_pytest.python.Function), False)
+        watch("_pytest.reports.TestReport", lambda: vars(_pytest.reports.TestReport), False)
+        watch("_pytest.runner.CallInfo", lambda: vars(_pytest.runner.CallInfo), False)
+        watch("pluggy.HookCaller", lambda: vars(pluggy.HookCaller), False)
         module_refs.append(("sys.modules['pytest']", lambda: _sys.modules.get("pytest"), pytest))
 
         # Import the code under test ourselves first: an import failure is then reported with
@@ -882,6 +1174,8 @@ def _harness():
         excs = {}
         reports = {}
         starts = {}
+        toks = {}
+        real = _os.path.realpath
 
         def node_to_id(nodeid):
             parts = nodeid.split("::")[1:]
@@ -891,6 +1185,28 @@ def _harness():
             @pytest.hookimpl(trylast=True)
             def pytest_collection_finish(self, session):
                 state["plugins"] = set(map(id, session.config.pluginmanager.get_plugins()))
+                # What was collected is the test file's own code: its module is the file
+                # (not a module planted in sys.modules), its functions are written there.
+                wrong = []
+                for item in session.items:
+                    fn = getattr_(item, "obj", None)
+                    fn = getattr_(fn, "__func__", fn)
+                    mod = getattr_(item, "module", None)
+                    cls = getattr_(item, "cls", None)
+                    name = getattr_(item, "originalname", None) or item.name
+                    want = test_code.get((cls.__name__ if cls is not None else "", name))
+                    got = written_code(fn, test_path)
+                    if type_(mod) is not types.ModuleType or real(
+                            getattr_(mod, "__file__", "") or "") != real(test_path):
+                        wrong.append("%s was collected from another module" % item.nodeid)
+                    elif got is None or got.__globals__ is not vars(mod) or (
+                            want is not None and (got.__code__.co_firstlineno,
+                                                  got.__code__.co_name)
+                            != (want.co_firstlineno, want.co_name)):
+                        wrong.append("%s does not run the test file's code" % item.nodeid)
+                if wrong:
+                    emit("tamper", detail=wrong[:20])
+                    state["wrong"] = True
 
             def pytest_collectreport(self, report):
                 if report.failed and state["collect_error"] is None:
@@ -898,6 +1214,7 @@ def _harness():
 
             @pytest.hookimpl(tryfirst=True)
             def pytest_runtest_logstart(self, nodeid, location):
+                toks[nodeid] = read_line33()
                 starts[nodeid] = perf()
                 arm()
 
@@ -916,57 +1233,58 @@ def _harness():
                 state["count"] += 1
                 dt = perf() - starts.get(nodeid, perf())
                 test_id = node_to_id(nodeid)
-                ok = check_integrity()
+                tok = toks.pop(nodeid, None) or read_line33()
+                ok = check_integrity() and not state.get("wrong")
                 now = set(map(id, pm.get_plugins()))
                 if state["plugins"] is not None and now != state["plugins"]:
                     emit("tamper", detail=["a pytest plugin was registered or removed"])
                     ok = False
                 if not ok:
-                    report_test(test_id, "error", duration=dt,
+                    report_test(tok, test_id, "tampered", duration=dt,
                                 exc=RuntimeError("the test harness was tampered with"))
                     return
                 reps = reports.get(nodeid, [])
                 by = {r.when: r for r in reps}
                 setup, call, teardown = by.get("setup"), by.get("call"), by.get("teardown")
                 if setup is not None and setup.failed:
-                    report_test(test_id, "error", exc=excs.get((nodeid, "setup")),
+                    report_test(tok, test_id, "error", exc=excs.get((nodeid, "setup")),
                                 duration=dt, note="setup failed")
                     return
                 if setup is not None and setup.skipped:
                     if hasattr(setup, "wasxfail"):
-                        report_test(test_id, "xfail", exc=excs.get((nodeid, "setup")),
+                        report_test(tok, test_id, "xfail", exc=excs.get((nodeid, "setup")),
                                     duration=dt)
                     else:
-                        report_test(test_id, "skip", reason=skip_reason(setup), duration=dt)
+                        report_test(tok, test_id, "skip", reason=skip_reason(setup), duration=dt)
                     return
                 if call is None:
-                    report_test(test_id, "error", duration=dt,
+                    report_test(tok, test_id, "error", duration=dt,
                                 exc=RuntimeError("the test reported no outcome"))
                     return
                 xfail = hasattr(call, "wasxfail")
                 if call.passed:
                     outcome = "xpass" if xfail else "pass"
-                    report_test(test_id, outcome, duration=dt)
+                    report_test(tok, test_id, outcome, duration=dt)
                 elif call.skipped:
                     if xfail:
-                        report_test(test_id, "xfail", exc=excs.get((nodeid, "call")),
+                        report_test(tok, test_id, "xfail", exc=excs.get((nodeid, "call")),
                                     duration=dt)
                     else:
-                        report_test(test_id, "skip", reason=skip_reason(call), duration=dt)
+                        report_test(tok, test_id, "skip", reason=skip_reason(call), duration=dt)
                 else:
                     longrepr = str_(call.longrepr or "")
                     if "[XPASS(strict)]" in longrepr and (nodeid, "call") not in excs:
-                        report_test(test_id, "xpass", duration=dt)
+                        report_test(tok, test_id, "xpass", duration=dt)
                         return
                     exc = excs.get((nodeid, "call"))
                     if exc is None:
-                        report_test(test_id, "error", duration=dt,
+                        report_test(tok, test_id, "error", duration=dt,
                                     exc=RuntimeError(longrepr[:2000] or "failed"))
                         return
                     kind = "fail" if isinstance_(innermost(exc), AssertionError) else "error"
-                    report_test(test_id, kind, exc=exc, duration=dt)
+                    report_test(tok, test_id, kind, exc=exc, duration=dt)
                 if teardown is not None and teardown.failed:
-                    report_test(test_id + ".teardown", "error",
+                    report_test(read_line33(), test_id + ".teardown", "error",
                                 exc=excs.get((nodeid, "teardown")), duration=0.0)
 
         def skip_reason(rep):
@@ -976,7 +1294,7 @@ def _harness():
             return str_(lr)
 
         plugin = Plugin()
-        watch("harness.Plugin", Plugin)
+        watch("harness.Plugin", lambda: vars(Plugin), True)
         pm_holder = {}
 
         class Grab:
@@ -998,6 +1316,12 @@ def _harness():
                 return pm_holder["pm"].get_plugins()
 
         pm = PM()
+        # A module the code under test planted under the test module's name must not stand
+        # in for the file (pytest's import would return it).
+        planted = _os.path.basename(test_file)[:-3]
+        for name in list(_sys.modules):
+            if name == planted or name.endswith("." + planted):
+                _sys.modules.pop(name, None)
         try:
             code = pytest.main(args, plugins=[Grab(), plugin])
         except SystemExit as e:
@@ -1023,6 +1347,7 @@ def _harness():
             else:
                 emit("import", et="CollectionError", msg=str_(ce.longrepr)[:4000], tb="",
                      line=None, where="tests", env=False)
+        file_intact()
         finish(count=state["count"], exit=str_(code))
 
     if spec.get("kind") == "pytest":

@@ -2,13 +2,15 @@
 # pytest, when installed) and forks once per suite. It never runs code under test itself.
 #
 # Started by the classlab launcher as `python -s -P -B -c <this file> <runner source>` inside
-# network/IPC/UTS/mount/PID namespaces, with its capabilities (it needs them to set each child
-# up) and without Landlock. fd 3 is a SOCK_SEQPACKET socket to classlab. Each request is one
-# JSON message with five descriptors: stdout, stderr, result (write), nonce (read), status
-# (write). The child applies the same isolation as a cold start, in this order: setsid, joins the
-# suite's cgroups, new mount/network/IPC/UTS namespaces, private tmpfs work dir and /dev/shm,
-# descriptors 0-4, rlimits, every capability dropped (securebits locked), no_new_privs, Landlock,
-# then runs the harness. The zygote writes the child's end to the status descriptor
+# network/IPC/UTS/mount/PID namespaces and the sandbox's own root (only the interpreter's trees,
+# read-only, and an empty mount point for the work dirs), with its capabilities (it needs them
+# to set each child up) and without Landlock or seccomp. fd 3 is a SOCK_SEQPACKET socket to
+# classlab. Each request is one JSON message (with the suite's files) and five descriptors:
+# stdout, stderr, result (write), token (read), status (write). The child applies the same
+# isolation as a cold start, in this order: setsid, joins the suite's cgroups, new
+# mount/network/IPC/UTS namespaces, private /tmp, work dir (the suite's files, read-only) and
+# /dev/shm, descriptors 0-4, rlimits, securebits and bounding set, the unprivileged user, every
+# capability dropped, no_new_privs, Landlock, seccomp, then runs the harness. The zygote writes the child's end to the status descriptor
 # (`python exit|signal N utime_us stime_us maxrss_kb`), like the cold launcher.
 
 import ctypes
@@ -52,6 +54,8 @@ libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ul
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWNET = 0x20000, 0x4000000, 0x8000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_CAP_AMBIENT = 38, 24, 28, 47
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+MS_RDONLY, MS_REMOUNT, MS_BIND = 1, 32, 4096
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECBITS_LOCKDOWN = 0xEF  # NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE (+ locks), KEEP_CAPS_LOCKED
 SYS_CAPSET, SYS_LL_CREATE, SYS_LL_ADD, SYS_LL_RESTRICT = 126, 444, 445, 446  # x86_64
@@ -88,7 +92,7 @@ def snapshot(root, rel=""):
     return out
 
 
-def drop_caps():
+def drop_caps(run_as):
     check(libc.prctl(PR_SET_SECUREBITS, SECBITS_LOCKDOWN, 0, 0, 0), "securebits")
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
@@ -98,6 +102,11 @@ def drop_caps():
     for cap in range(last + 1):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if run_as:  # the securebits keep CAP_SETUID across the switch until capset below
+        uid, gid = run_as
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
     hdr = struct.pack("Ii", 0x20080522, 0)
     data = bytes(24)
     check(libc.syscall(SYS_CAPSET, hdr, data), "capset")
@@ -144,6 +153,51 @@ def landlock(abi, read, write, scoped):
     os.close(fd)
 
 
+class Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def seccomp(programs):
+    for hexed in programs:
+        raw = bytes.fromhex(hexed)
+        buf = ctypes.create_string_buffer(raw, len(raw))
+        prog = Fprog(len(raw) // 8, ctypes.addressof(buf))
+        check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0),
+              "seccomp")
+
+
+def read_only(path):
+    mount(path, path, None, MS_BIND, None)
+    mount("none", path, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+
+
+def own_work_dir(req):
+    """The sandbox's root holds no work dirs: a private /tmp, a tmpfs over the work dirs' root,
+    this suite's dir (owned by the sandbox user) with its files, each read-only."""
+    size = req.get("tmpfs_bytes") or (64 << 20)
+    small = min(size, 64 << 20)
+    mount("classlab-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % small)
+    root = req["work_root"]
+    os.makedirs(root, exist_ok=True)
+    mount("classlab-work", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=0711" % size)
+    wd = req["workdir"]
+    os.makedirs(wd, exist_ok=True)
+    uid, gid = req.get("run_as") or (0, 0)
+    os.chown(wd, uid, gid)
+    os.chmod(wd, 0o700)
+    files = req.get("files") or []
+    for rel, content in files:
+        p = os.path.join(wd, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(content)
+    for rel, _ in files:
+        read_only(os.path.join(wd, rel))
+    if os.path.isdir("/dev/shm"):
+        mount("classlab-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "size=%d,mode=1777" % small)
+
+
 def child(req, fds):
     out_w, err_w, res_w, non_r, st_w = fds
     try:
@@ -156,7 +210,9 @@ def child(req, fds):
         check(libc.unshare(flags), "unshare")
         wd = req["workdir"]
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
-        if req.get("tmpfs_bytes"):
+        if req.get("minimal_root"):
+            own_work_dir(req)
+        elif req.get("tmpfs_bytes"):
             files = snapshot(wd)
             mount("classlab", wd, "tmpfs", MS_NOSUID | MS_NODEV,
                   "size=%d,mode=0700,nr_inodes=65536" % req["tmpfs_bytes"])
@@ -191,9 +247,10 @@ def child(req, fds):
         os.chdir(wd)
         check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         if req["drop_caps"]:
-            drop_caps()
+            drop_caps(req.get("run_as"))
         if req["landlock_abi"]:
             landlock(req["landlock_abi"], req["read_paths"], req["write_paths"], True)
+        seccomp(req.get("seccomp") or [])
         for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(s, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::rootfs::{self, RootPlan};
+use super::seccomp;
 use super::sys::{self, check};
 
 /// Environment variable that selects the launcher mode (`run` or `probe`).
@@ -61,6 +63,22 @@ pub(crate) struct LaunchConfig {
     /// (resource, soft, hard).
     pub rlimits: Vec<(i32, u64, u64)>,
     pub drop_caps: bool,
+    /// Pivot into a root holding only `read_paths` (read-only), the work dir, `/tmp`, `/dev`
+    /// and `/proc` (see `rootfs`); needs `mountns`.
+    #[serde(default)]
+    pub minimal_root: bool,
+    /// Directories to create in that root (empty mount points for later suites).
+    #[serde(default)]
+    pub root_dirs: Vec<PathBuf>,
+    /// Trees bound read-write into that root.
+    #[serde(default)]
+    pub rw_paths: Vec<PathBuf>,
+    /// Run Python as this (uid, gid), no supplementary groups (when the launcher is root).
+    #[serde(default)]
+    pub run_as: Option<(u32, u32)>,
+    /// seccomp programs (hex), installed last before Python starts.
+    #[serde(default)]
+    pub seccomp: Vec<String>,
 }
 
 /// Call first thing in `main`: when this process was started as the sandbox launcher, it does
@@ -229,7 +247,29 @@ fn snapshot(dir: &Path, rel: &Path, out: &mut Vec<(PathBuf, Option<Vec<u8>>)>) -
 fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     // SAFETY: plain prctl.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
-    if cfg.mountns {
+    let mut written = Vec::new();
+    if cfg.mountns && cfg.minimal_root {
+        sys::mount(
+            "none",
+            Path::new("/"),
+            None,
+            libc::MS_REC | libc::MS_PRIVATE,
+            None,
+        )?;
+        snapshot(&cfg.workdir, Path::new(""), &mut written)
+            .map_err(|e| io::Error::new(e.kind(), format!("read work dir: {e}")))?;
+        rootfs::enter(&RootPlan {
+            read: &cfg.read_paths,
+            workdir: &cfg.workdir,
+            files: written.clone(),
+            disk_bytes: cfg.tmpfs_bytes.unwrap_or(64 << 20),
+            owner: cfg.run_as.unwrap_or((0, 0)),
+            own_proc: cfg.pidns && cfg.remount_proc,
+            mkdirs: &cfg.root_dirs,
+            rw: &cfg.rw_paths,
+        })
+        .map_err(|e| io::Error::new(e.kind(), format!("sandbox root: {e}")))?;
+    } else if cfg.mountns {
         sys::mount(
             "none",
             Path::new("/"),
@@ -317,6 +357,14 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             if cfg.pidns && cfg.remount_proc {
                 report_leftovers();
             }
+            // The suite's files are mounted read-only; say so if one changed all the same.
+            for (rel, content) in &written {
+                if let Some(bytes) = content
+                    && std::fs::read(cfg.workdir.join(rel)).ok().as_ref() != Some(bytes)
+                {
+                    status(&format!("tampered {}", rel.display()));
+                }
+            }
             // Exiting as PID 1 of the namespace kills everything Python left behind.
             return Ok(0);
         }
@@ -362,13 +410,14 @@ fn python_setup(cfg: &LaunchConfig) -> io::Result<io::Error> {
     check(unsafe { libc::chdir(wd.as_ptr()) }, "chdir")?;
     sys::no_new_privs()?;
     if cfg.drop_caps {
-        sys::drop_all_capabilities()?;
+        sys::drop_all_capabilities(cfg.run_as)?;
     }
     if cfg.landlock_abi > 0 {
         let read: Vec<&Path> = cfg.read_paths.iter().map(PathBuf::as_path).collect();
         let write: Vec<&Path> = cfg.write_paths.iter().map(PathBuf::as_path).collect();
         sys::landlock_restrict(cfg.landlock_abi, &read, &write, cfg.landlock_scoped)?;
     }
+    seccomp::install(&cfg.seccomp)?;
     let prog = sys::cstr(&cfg.python)?;
     let argv: Vec<CString> = cfg
         .argv
@@ -403,6 +452,12 @@ pub(crate) struct ProbeResult {
     pub ipc_uts: bool,
     pub drop_caps: bool,
     pub landlock_abi: u32,
+    /// pivot_root into a fresh tmpfs works (the sandbox's own root).
+    #[serde(default)]
+    pub pivot_root: bool,
+    /// The seccomp filter installs and refuses a UNIX socket.
+    #[serde(default)]
+    pub seccomp: bool,
 }
 
 fn try_in_child(f: impl FnOnce() -> bool) -> bool {
@@ -499,7 +554,35 @@ fn probe() -> i32 {
                     .is_ok()
                 })
         });
-    r.drop_caps = try_in_child(|| pre() && sys::drop_all_capabilities().is_ok());
+    r.drop_caps = try_in_child(|| pre() && sys::drop_all_capabilities(None).is_ok());
+    let dir = std::env::temp_dir().join(format!("classlab-probe-root-{}", std::process::id()));
+    let _ = std::fs::create_dir(&dir);
+    r.pivot_root = r.mountns
+        && try_in_child(|| {
+            pre() && private_mounts() && {
+                let old = dir.join("old");
+                sys::mount("t", &dir, Some("tmpfs"), 0, Some("size=65536")).is_ok()
+                    && std::fs::create_dir(&old).is_ok()
+                    && match (sys::cstr(&dir), sys::cstr(&old)) {
+                        (Ok(n), Ok(o)) => unsafe {
+                            // SAFETY: valid C strings.
+                            libc::syscall(libc::SYS_pivot_root, n.as_ptr(), o.as_ptr()) == 0
+                        },
+                        _ => false,
+                    }
+            }
+        });
+    let _ = std::fs::remove_dir(&dir);
+    r.seccomp = try_in_child(|| {
+        let Ok(progs) = seccomp::programs() else {
+            return false;
+        };
+        let hex: Vec<String> = progs.iter().map(seccomp::to_hex).collect();
+        sys::no_new_privs().is_ok()
+            && seccomp::install(&hex).is_ok()
+            // SAFETY: plain syscall.
+            && unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0) } < 0
+    });
     let json = serde_json::to_string(&r).unwrap_or_default();
     let _ = sys::write_all(1, format!("{json}\n").as_bytes());
     0

@@ -48,6 +48,8 @@ mod launch;
 mod pool;
 mod probe;
 mod protocol;
+mod rootfs;
+mod seccomp;
 mod spec;
 mod sys;
 mod warm;
@@ -165,6 +167,14 @@ pub struct IsolationReport {
     /// Landlock ABI in use (0: none). ≥ 4 also blocks TCP, ≥ 6 signals/abstract sockets.
     pub landlock_abi: u32,
     pub capabilities_dropped: bool,
+    /// The sandbox sees its own root: only what Python needs, read-only (no host /tmp, /run,
+    /// home directories, private keys or sockets).
+    pub minimal_root: bool,
+    /// The user Python runs as, when classlab runs as root (unprivileged: no access to
+    /// root's files).
+    pub run_as: Option<u32>,
+    /// The seccomp filter (no UNIX/netlink sockets, no ptrace, namespaces, mounts, io_uring…).
+    pub seccomp: bool,
     pub cgroup: Option<CgroupBase>,
     /// Always applied: cpu, as, fsize, nofile, core (and nproc when not root).
     pub rlimits: Vec<String>,
@@ -210,8 +220,40 @@ impl fmt::Display for IsolationReport {
             yn(self.private_proc)
         )?;
         writeln!(f, "ipc/uts namespace {}", yn(self.ipc_uts_namespace))?;
+        writeln!(
+            f,
+            "own root          {} (only the interpreter's trees, read-only; suite files read-only)",
+            yn(self.minimal_root)
+        )?;
+        match self.run_as {
+            Some(uid) => writeln!(f, "runs as           uid {uid} (unprivileged)")?,
+            None if self.root => writeln!(f, "runs as           root (NOT switched)")?,
+            None => writeln!(
+                f,
+                "runs as           the invoking user (root of a user namespace)"
+            )?,
+        }
+        writeln!(
+            f,
+            "seccomp           {}",
+            if self.seccomp {
+                "yes (no UNIX/netlink sockets, ptrace, namespaces, mounts, io_uring, bpf)"
+            } else {
+                "NO"
+            }
+        )?;
         if self.landlock_abi > 0 {
-            writeln!(f, "landlock          ABI {}", self.landlock_abi)?;
+            writeln!(
+                f,
+                "landlock          ABI {} (file access{}{})",
+                self.landlock_abi,
+                if self.landlock_abi >= 4 { ", TCP" } else { "" },
+                if self.landlock_abi >= 6 {
+                    ", scoped: abstract UNIX sockets and signals"
+                } else {
+                    ""
+                }
+            )?;
         } else {
             writeln!(f, "landlock          NO")?;
         }
@@ -275,9 +317,15 @@ pub struct Sandbox {
     probe: ProbeResult,
     options: SandboxOptions,
     read_paths: Vec<PathBuf>,
+    /// Where the suites' work dirs are made: a directory of this sandbox's own.
     work_root: PathBuf,
+    /// seccomp programs (hex) for every suite.
+    seccomp: Vec<String>,
     zygote: Mutex<Option<warm::Zygote>>,
 }
+
+/// The unprivileged user suites run as when classlab runs as root (`nobody`).
+const SANDBOX_UID: u32 = 65534;
 
 fn find_launcher(explicit: Option<&Path>) -> Result<PathBuf, ExecError> {
     let mut candidates: Vec<PathBuf> = Vec::new();
@@ -356,7 +404,8 @@ const ETC_FILES: &[&str] = &[
     "/etc/protocols",
     "/etc/services",
     "/etc/mime.types",
-    "/etc/ssl",
+    "/etc/ssl/certs",
+    "/etc/ssl/openssl.cnf",
     "/etc/ca-certificates",
     "/etc/os-release",
     "/etc/locale.alias",
@@ -444,6 +493,23 @@ impl Sandbox {
         if !probe.drop_caps && probe.root {
             warnings.push("capabilities could not be dropped".into());
         }
+        let minimal_root = probe.mountns && probe.pivot_root;
+        if !minimal_root {
+            warnings.push("no root of its own (no mount namespace or pivot_root): the sandbox sees the host's file tree, limited by Landlock only".into());
+        }
+        let seccomp_programs: Vec<String> = if probe.seccomp {
+            seccomp::programs()
+                .map(|ps| ps.iter().map(seccomp::to_hex).collect())
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        if seccomp_programs.is_empty() {
+            warnings.push("no seccomp filter: UNIX sockets of host services are reachable where the file tree shows them".into());
+        }
+        // Only inside its own root: on the host tree the interpreter may sit in root's home.
+        let run_as =
+            (probe.root && probe.drop_caps && minimal_root).then_some((SANDBOX_UID, SANDBOX_UID));
         let mut rlimits: Vec<String> = ["cpu", "as", "fsize", "nofile", "core"]
             .iter()
             .map(|s| s.to_string())
@@ -486,6 +552,17 @@ impl Sandbox {
         read.sort();
         read.dedup();
         remove_stale_workdirs(&std::env::temp_dir());
+        let work_root = std::env::temp_dir().join(format!(
+            "classlab-sbx-{}-{}",
+            std::process::id(),
+            &sys::random_hex()[..8]
+        ));
+        std::fs::create_dir(&work_root)?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            // The sandbox user must reach its work dir below (nothing is listable here).
+            std::fs::set_permissions(&work_root, std::fs::Permissions::from_mode(0o711))?;
+        }
         let warm_ok = probe.root
             && probe.netns
             && probe.pidns
@@ -510,6 +587,9 @@ impl Sandbox {
             ipc_uts_namespace: probe.ipc_uts,
             landlock_abi: probe.landlock_abi,
             capabilities_dropped: probe.drop_caps,
+            minimal_root,
+            run_as: run_as.map(|(u, _)| u),
+            seccomp: !seccomp_programs.is_empty(),
             cgroup,
             rlimits,
             warm: options.warm && warm_ok,
@@ -520,7 +600,8 @@ impl Sandbox {
             probe,
             options,
             read_paths: read,
-            work_root: std::env::temp_dir(),
+            work_root,
+            seccomp: seccomp_programs,
             zygote: Mutex::new(None),
         })
     }
@@ -562,7 +643,7 @@ impl Sandbox {
                 protocol::assemble(
                     spec,
                     Observed {
-                        channel: Channel::new(""),
+                        channel: Channel::new("", Box::new(String::new)),
                         status: Status {
                             setup_error: Some(e.to_string()),
                             ..Status::default()
@@ -690,8 +771,11 @@ impl Sandbox {
             rlimits.push((libc::RLIMIT_NPROC as i32, n, n));
         }
         let mut write = vec![workdir.to_path_buf(), PathBuf::from("/dev/null")];
-        if p.tmpfs {
+        if p.tmpfs || self.report.minimal_root {
             write.push(PathBuf::from("/dev/shm"));
+        }
+        if self.report.minimal_root {
+            write.push(PathBuf::from("/tmp")); // the sandbox's own
         }
         LaunchConfig {
             python: python.clone(),
@@ -722,11 +806,17 @@ impl Sandbox {
             write_paths: write,
             rlimits,
             drop_caps: p.drop_caps,
+            minimal_root: self.report.minimal_root,
+            root_dirs: Vec::new(),
+            rw_paths: Vec::new(),
+            run_as: self.report.run_as.map(|u| (u, SANDBOX_UID)),
+            seccomp: self.seccomp.clone(),
         }
     }
 
-    /// The zygote's own launch: namespaces, no Landlock, capabilities kept (it sets children up).
-    fn zygote_config(&self) -> LaunchConfig {
+    /// The zygote's own launch: namespaces and the sandbox's root (with an empty mount point for
+    /// the suites' work dirs), no Landlock or seccomp, capabilities kept (it sets children up).
+    fn zygote_config(&self) -> io::Result<LaunchConfig> {
         let p = &self.probe;
         let python = self.report.python.executable.clone();
         let base = SuiteSpec {
@@ -741,7 +831,11 @@ impl Sandbox {
             limits: Limits::default(),
             hash_seed: Some(0),
         };
-        let mut cfg = self.launch_config(&base, Path::new("/"), Vec::new(), None);
+        let home = self
+            .work_root
+            .join(format!("zygote-{}", &sys::random_hex()[..8]));
+        std::fs::create_dir_all(&home)?;
+        let mut cfg = self.launch_config(&base, &home, Vec::new(), None);
         cfg.argv = vec![
             python.to_string_lossy().into_owned(),
             "-s".into(),
@@ -751,19 +845,43 @@ impl Sandbox {
             warm::ZYGOTE.into(),
             HARNESS.into(),
         ];
-        cfg.tmpfs_bytes = None;
+        cfg.tmpfs_bytes = Some(16 << 20);
         cfg.remount_proc = p.proc_remount;
         cfg.landlock_abi = 0;
-        cfg.read_paths.clear();
         cfg.write_paths.clear();
         cfg.rlimits = vec![(libc::RLIMIT_CORE as i32, 0, 0)];
         cfg.drop_caps = false;
-        cfg
+        cfg.run_as = None;
+        cfg.seccomp.clear();
+        cfg.root_dirs = vec![self.work_root.clone()];
+        // Children join their suite's cgroups from inside the zygote's root.
+        if let Some(c) = &self.report.cgroup {
+            cfg.rw_paths = [&c.pids, &c.memory, &c.freezer]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect();
+        }
+        if !cfg.minimal_root {
+            cfg.tmpfs_bytes = None;
+            cfg.read_paths.clear();
+        }
+        Ok(cfg)
     }
 
     /// Hand a suite to the zygote (started, or restarted, on demand).
-    fn warm_request(&self, config: &LaunchConfig, fds: [i32; 5]) -> io::Result<()> {
+    fn warm_request(
+        &self,
+        config: &LaunchConfig,
+        files: &[(String, String)],
+        fds: [i32; 5],
+    ) -> io::Result<()> {
         let req = serde_json::json!({
+            "files": files,
+            "work_root": self.work_root,
+            "minimal_root": config.minimal_root,
+            "run_as": config.run_as,
+            "seccomp": config.seccomp,
             "workdir": config.workdir,
             "spec": config.argv.last(),
             "env": config.env.iter().cloned().collect::<std::collections::BTreeMap<String, String>>(),
@@ -783,7 +901,7 @@ impl Sandbox {
                 *slot = None;
                 *slot = Some(warm::Zygote::start(
                     &self.report.launcher,
-                    self.zygote_config(),
+                    self.zygote_config()?,
                 )?);
             }
             match slot.as_ref().map(|z| z.request(&bytes, fds)) {
@@ -822,15 +940,19 @@ impl Sandbox {
         let (res_r, res_w) = sys::pipe()?;
         let (non_r, non_w) = sys::pipe()?;
         let (st_r, st_w) = sys::pipe()?;
+        // The token pipe stays open: the nonce and the first token now, then one token per
+        // accepted verdict (see protocol::Channel).
         let nonce = sys::random_hex();
-        sys::write_all(non_w.as_raw_fd(), nonce.as_bytes())?;
-        drop(non_w);
+        let mut channel = Channel::new(&nonce, Box::new(sys::random_hex));
+        sys::write_all(non_w.as_raw_fd(), channel.greeting().as_bytes())?;
+        sys::set_nonblocking(&non_w)?;
 
         let warm = self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && cg.is_some();
         let sent = warm
             && self
                 .warm_request(
                     &config,
+                    &spec.files,
                     [
                         out_w.as_raw_fd(),
                         err_w.as_raw_fd(),
@@ -866,7 +988,6 @@ impl Sandbox {
         let cap = spec.limits.output_bytes;
         let mut out = Capture::new(cap);
         let mut err = Capture::new(cap);
-        let mut channel = Channel::new(&nonce);
         let mut status_text = String::new();
         let mut status = Status::default();
         let mut stop = Stop::None;
@@ -954,7 +1075,16 @@ impl Sandbox {
                             match i {
                                 0 => out.push(data),
                                 1 => err.push(data),
-                                2 => channel.feed(data),
+                                2 => {
+                                    channel.feed(data);
+                                    for token in channel.outbox.drain(..) {
+                                        // A harness that stopped reading gets no more tokens.
+                                        let _ = sys::write_all(
+                                            non_w.as_raw_fd(),
+                                            format!("{token}\n").as_bytes(),
+                                        );
+                                    }
+                                }
                                 _ => {
                                     status_text.push_str(&String::from_utf8_lossy(data));
                                     status = Status::parse(&status_text);
@@ -977,6 +1107,7 @@ impl Sandbox {
             }
         }
         channel.close();
+        drop(non_w);
         let probe_report =
             ProbeReport::from_records(channel.records.iter().filter_map(|r| match r {
                 protocol::Record::Probe(v) => Some(v),

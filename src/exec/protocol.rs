@@ -38,7 +38,12 @@ pub(crate) enum Record {
 }
 
 /// The result channel as received: authenticated records and every violation seen.
-#[derive(Debug, Default)]
+///
+/// Test verdicts are paced by tokens: each must carry the token issued for it, and the next
+/// token is issued (put in [`Channel::outbox`], which the run loop writes to the harness) only
+/// once the verdict is accepted. Verdicts written ahead of the tests carry no valid token; a
+/// verdict forged for the running test is followed by the harness's own, which then carries a
+/// spent token. Either is a violation.
 pub(crate) struct Channel {
     nonce: String,
     next_seq: u64,
@@ -48,14 +53,66 @@ pub(crate) struct Channel {
     pub records: Vec<Record>,
     pub violations: Vec<String>,
     pub finished: bool,
+    /// The token the next verdict must carry.
+    token: String,
+    /// Token and test id of the last accepted verdict (a further fail/error record of the same
+    /// test may carry it: unittest reports every error of a test).
+    last: Option<(String, String)>,
+    new_token: Box<dyn FnMut() -> String + Send>,
+    /// Tokens issued and not yet written to the harness.
+    pub outbox: Vec<String>,
+}
+
+impl std::fmt::Debug for Channel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Channel")
+            .field("records", &self.records)
+            .field("violations", &self.violations)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Channel {
-    pub fn new(nonce: &str) -> Channel {
+    /// A channel for a run with this nonce; `new_token` makes each verdict's token.
+    pub fn new(nonce: &str, mut new_token: Box<dyn FnMut() -> String + Send>) -> Channel {
+        let token = new_token();
         Channel {
             nonce: nonce.to_string(),
-            ..Channel::default()
+            next_seq: 0,
+            buf: Vec::new(),
+            total: 0,
+            overflowed: false,
+            records: Vec::new(),
+            violations: Vec::new(),
+            finished: false,
+            token,
+            last: None,
+            new_token,
+            outbox: Vec::new(),
         }
+    }
+
+    /// What the harness reads first: the nonce and the first verdict's token, one per line.
+    pub fn greeting(&self) -> String {
+        format!("{}\n{}\n", self.nonce, self.token)
+    }
+
+    /// Is this test verdict paced by its token? Issues the next token when it is.
+    fn paced(&mut self, value: &Value) -> bool {
+        let token = value.get("k").and_then(Value::as_str).unwrap_or("");
+        let id = value.get("id").and_then(Value::as_str).unwrap_or("");
+        if !token.is_empty() && token == self.token {
+            self.last = Some((self.token.clone(), id.to_string()));
+            self.token = (self.new_token)();
+            self.outbox.push(self.token.clone());
+            return true;
+        }
+        let worse = matches!(
+            value.get("o").and_then(Value::as_str),
+            Some("fail" | "error" | "tampered")
+        );
+        matches!(&self.last, Some((t, i)) if t == token && i == id && worse)
     }
 
     /// Feed bytes read from the pipe; complete lines are parsed at once.
@@ -119,6 +176,14 @@ impl Channel {
                 .push("record after the final record".to_string());
             return;
         }
+        if value.get("t").and_then(Value::as_str) == Some("test") && !self.paced(&value) {
+            let id = value.get("id").and_then(Value::as_str).unwrap_or("?");
+            self.violations.push(format!(
+                "verdict for {id} without the token issued for it (written ahead of the test, \
+                 or a second verdict)"
+            ));
+            return;
+        }
         match parse_record(&value) {
             Some(r) => {
                 if matches!(r, Record::Final { .. }) {
@@ -143,6 +208,7 @@ fn parse_outcome(o: &str) -> Option<Outcome> {
         "skip" => Outcome::Skip,
         "xfail" => Outcome::Xfail,
         "xpass" => Outcome::Xpass,
+        "tampered" => Outcome::Tampered,
         _ => return None,
     })
 }
@@ -209,6 +275,8 @@ pub(crate) struct Status {
     pub setup_error: Option<String>,
     /// The launcher saw its in-namespace init die without a Python status.
     pub init_died: Option<String>,
+    /// Suite files the launcher found changed after the run (they are mounted read-only).
+    pub tampered: Vec<String>,
 }
 
 impl Status {
@@ -235,6 +303,10 @@ impl Status {
                 (Some("error"), _) => {
                     let msg = line.trim_start_matches("error").trim().to_string();
                     st.setup_error.get_or_insert(msg);
+                }
+                (Some("tampered"), Some(_)) => {
+                    st.tampered
+                        .push(line["tampered".len()..].trim().to_string());
                 }
                 (Some("init"), Some(_)) => {
                     st.init_died
@@ -318,10 +390,11 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
                     // unittest counts every error of a test (the test's, then tearDown's):
                     // a further fail/error record for it is accepted, since it can only make
                     // the result worse. Anything else repeated is a forgery.
-                    let first_failed = reported.iter().any(|r| {
-                        r.id == t.id && matches!(r.outcome, Outcome::Fail | Outcome::Error)
-                    });
-                    if first_failed && matches!(t.outcome, Outcome::Fail | Outcome::Error) {
+                    let worse = |o: Outcome| {
+                        matches!(o, Outcome::Fail | Outcome::Error | Outcome::Tampered)
+                    };
+                    let first_failed = reported.iter().any(|r| r.id == t.id && worse(r.outcome));
+                    if first_failed && worse(t.outcome) {
                         reported.push(t.clone());
                     } else {
                         violations.push(format!("test {} reported twice", t.id));
@@ -363,14 +436,27 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
         ));
     }
 
-    // Skips the test file did not ask for count as failures.
+    // Skips and expected failures the test file did not ask for count as failures (code can
+    // mark every test as expected to fail, or raise SkipTest).
     for t in &mut reported {
-        if t.outcome == Outcome::Skip && !spec.allowed_skips.contains(&t.id) {
+        if spec.allowed_skips.contains(&t.id) {
+            continue;
+        }
+        if t.outcome == Outcome::Skip {
             t.outcome = Outcome::Fail;
             t.exc_type = Some("SkipTest".into());
             let reason = t.message.take().unwrap_or_default();
             t.message = Some(format!("unexpected skip (counts as a failure): {reason}"));
+        } else if t.outcome == Outcome::Xfail {
+            t.outcome = Outcome::Fail;
+            let reason = t.message.take().unwrap_or_default();
+            t.message = Some(format!(
+                "expected failure the test file does not ask for (counts as a failure): {reason}"
+            ));
         }
+    }
+    if reported.iter().any(|t| t.outcome == Outcome::Tampered) {
+        tamper.push("a test run was tampered with".into());
     }
 
     // Order: expected ids first (pytest parametrisations `id[...]` in place of `id`), then
@@ -477,6 +563,9 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
     if !violations.is_empty() {
         distrust.push(format!("result channel: {}", violations.join("; ")));
     }
+    for f in &status.tampered {
+        tamper.push(format!("the suite file {f} was changed"));
+    }
     if !tamper.is_empty() {
         let mut t: Vec<String> = tamper.clone();
         t.sort();
@@ -486,22 +575,18 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
     let failure = if distrust.is_empty() {
         failure
     } else {
-        // Something other than the harness spoke, or the harness was patched: no pass stands.
+        // Something other than the harness spoke, or the harness was patched: no verdict
+        // stands, and that is the code's failure (whatever else happened).
         for t in &mut tests {
-            if matches!(t.outcome, Outcome::Pass | Outcome::Xfail | Outcome::Skip) {
-                t.outcome = Outcome::Error;
-                t.exc_type = Some("Tampering".into());
+            if !matches!(t.outcome, Outcome::Fail | Outcome::Error | Outcome::Xpass) {
+                t.outcome = Outcome::Tampered;
+                t.exc_type = Some("Tampered".into());
                 t.message = Some("verdict discarded: the test run was tampered with".into());
             }
         }
-        match failure {
-            // A timeout or crash stays the primary reason; the distrust goes into the detail
-            // of a protocol failure only when nothing else went wrong.
-            Some(f @ (SuiteFailure::Timeout { .. } | SuiteFailure::Memory)) => Some(f),
-            _ => Some(SuiteFailure::Protocol {
-                detail: distrust.join(" | "),
-            }),
-        }
+        Some(SuiteFailure::Tampered {
+            detail: distrust.join(" | "),
+        })
     };
     let _ = import_env;
     let leftovers = obs.leftovers.clone();
@@ -554,14 +639,26 @@ mod tests {
         format!("{{\"n\":\"{nonce}\",\"s\":{seq},{body}}}\n")
     }
 
+    /// A channel whose tokens are t0, t1, …
+    fn chan(nonce: &str) -> Channel {
+        let mut i = 0;
+        Channel::new(
+            nonce,
+            Box::new(move || {
+                i += 1;
+                format!("t{}", i - 1)
+            }),
+        )
+    }
+
     #[test]
     fn clean_run() {
-        let mut c = Channel::new("abc");
+        let mut c = chan("abc");
         c.feed(rec("abc", 0, r#""t":"start""#).as_bytes());
         let t = rec(
             "abc",
             1,
-            r#""t":"test","id":"A.test_x","o":"fail","et":"AssertionError","msg":"1 != 2","line":3,"d":0.5"#,
+            r#""t":"test","k":"t0","id":"A.test_x","o":"fail","et":"AssertionError","msg":"1 != 2","line":3,"d":0.5"#,
         );
         // Split across reads.
         c.feed(&t.as_bytes()[..10]);
@@ -581,9 +678,16 @@ mod tests {
 
     #[test]
     fn forged_records_are_rejected_and_passes_discarded() {
-        let mut c = Channel::new("abc");
+        let mut c = chan("abc");
         c.feed(rec("abc", 0, r#""t":"start""#).as_bytes());
-        c.feed(rec("abc", 1, r#""t":"test","id":"A.test_x","o":"pass","d":0"#).as_bytes());
+        c.feed(
+            rec(
+                "abc",
+                1,
+                r#""t":"test","k":"t0","id":"A.test_x","o":"pass","d":0"#,
+            )
+            .as_bytes(),
+        );
         c.feed(rec("zzz", 2, r#""t":"test","id":"A.test_y","o":"pass","d":0"#).as_bytes());
         c.feed(b"garbage\n");
         c.feed(rec("abc", 2, r#""t":"final","count":1"#).as_bytes());
@@ -593,24 +697,24 @@ mod tests {
             &spec(&["A.test_x", "A.test_y"]),
             obs(c, "python exit 0 0 0 0"),
         );
-        assert!(matches!(r.failure, Some(SuiteFailure::Protocol { .. })));
-        assert_eq!(r.tests[0].outcome, Outcome::Error);
-        assert_eq!(r.tests[1].outcome, Outcome::NotRun);
+        assert!(matches!(r.failure, Some(SuiteFailure::Tampered { .. })));
+        assert_eq!(r.tests[0].outcome, Outcome::Tampered);
+        assert_eq!(r.tests[1].outcome, Outcome::Tampered);
     }
 
     #[test]
     fn sequence_gaps_duplicates_and_late_records() {
-        let mut c = Channel::new("n");
-        c.feed(rec("n", 0, r#""t":"test","id":"A.t","o":"pass","d":0"#).as_bytes());
-        c.feed(rec("n", 5, r#""t":"test","id":"A.u","o":"pass","d":0"#).as_bytes());
-        c.feed(rec("n", 1, r#""t":"test","id":"A.t","o":"pass","d":0"#).as_bytes());
+        let mut c = chan("n");
+        c.feed(rec("n", 0, r#""t":"test","k":"t0","id":"A.t","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 5, r#""t":"test","k":"t1","id":"A.u","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 1, r#""t":"test","k":"t1","id":"A.t","o":"pass","d":0"#).as_bytes());
         c.feed(rec("n", 2, r#""t":"final","count":1"#).as_bytes());
         c.feed(rec("n", 3, r#""t":"test","id":"A.v","o":"pass","d":0"#).as_bytes());
         c.feed(b"{\"n\":\"n\"");
         c.close();
         assert_eq!(c.violations.len(), 3, "{:?}", c.violations);
         let r = assemble(&spec(&["A.t"]), obs(c, "python exit 0 0 0 0"));
-        let Some(SuiteFailure::Protocol { detail }) = r.failure else {
+        let Some(SuiteFailure::Tampered { detail }) = r.failure else {
             panic!()
         };
         assert!(detail.contains("twice"), "{detail}");
@@ -618,7 +722,7 @@ mod tests {
 
     #[test]
     fn crash_classification() {
-        let none = || Channel::new("n");
+        let none = || chan("n");
         let r = assemble(&spec(&["A.t"]), obs(none(), "python signal 11 0 0 0"));
         assert!(matches!(
             r.failure,
@@ -658,22 +762,36 @@ mod tests {
 
     #[test]
     fn unexpected_skip_is_a_failure_and_params_replace_their_function() {
-        let mut c = Channel::new("n");
+        let mut c = chan("n");
         c.feed(
             rec(
                 "n",
                 0,
-                r#""t":"test","id":"A.t","o":"skip","et":"SkipTest","msg":"why","d":0"#,
+                r#""t":"test","k":"t0","id":"A.t","o":"skip","et":"SkipTest","msg":"why","d":0"#,
             )
             .as_bytes(),
         );
-        c.feed(rec("n", 1, r#""t":"test","id":"f[1]","o":"pass","d":0"#).as_bytes());
-        c.feed(rec("n", 2, r#""t":"test","id":"f[2]","o":"fail","d":0"#).as_bytes());
+        c.feed(
+            rec(
+                "n",
+                1,
+                r#""t":"test","k":"t1","id":"f[1]","o":"pass","d":0"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(
+            rec(
+                "n",
+                2,
+                r#""t":"test","k":"t2","id":"f[2]","o":"fail","d":0"#,
+            )
+            .as_bytes(),
+        );
         c.feed(
             rec(
                 "n",
                 3,
-                r#""t":"test","id":"A.tearDownClass","o":"error","d":0"#,
+                r#""t":"test","k":"t3","id":"A.tearDownClass","o":"error","d":0"#,
             )
             .as_bytes(),
         );
@@ -686,15 +804,15 @@ mod tests {
         assert_eq!(r.tests[0].outcome, Outcome::Fail);
         assert_eq!(r.tests[0].exc_type.as_deref(), Some("SkipTest"));
         sp.allowed_skips = vec!["A.t".into()];
-        let mut c = Channel::new("n");
-        c.feed(rec("n", 0, r#""t":"test","id":"A.t","o":"skip","d":0"#).as_bytes());
+        let mut c = chan("n");
+        c.feed(rec("n", 0, r#""t":"test","k":"t0","id":"A.t","o":"skip","d":0"#).as_bytes());
         let r = assemble(&sp, obs(c, "python exit 0 0 0 0"));
         assert_eq!(r.tests[0].outcome, Outcome::Skip);
     }
 
     #[test]
     fn import_failure() {
-        let mut c = Channel::new("n");
+        let mut c = chan("n");
         c.feed(rec("n", 0, r#""t":"import","et":"SyntaxError","msg":"bad","line":4,"tb":"","where":"code","env":false"#).as_bytes());
         c.feed(rec("n", 1, r#""t":"final","count":0"#).as_bytes());
         let r = assemble(&spec(&["A.t"]), obs(c, "python exit 0 0 0 0"));
@@ -709,5 +827,94 @@ mod tests {
             })
         );
         assert_eq!(r.tests[0].outcome, Outcome::NotRun);
+    }
+
+    #[test]
+    fn verdicts_are_paced_by_tokens() {
+        // Written ahead of the tests: no token, or a token not issued yet.
+        let mut c = chan("n");
+        assert_eq!(c.greeting(), "n\nt0\n");
+        c.feed(rec("n", 0, r#""t":"test","id":"A.a","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 1, r#""t":"test","k":"t1","id":"A.b","o":"pass","d":0"#).as_bytes());
+        assert_eq!(c.violations.len(), 2, "{:?}", c.violations);
+        assert!(c.outbox.is_empty());
+        // Issued in turn; the next token only once a verdict is accepted.
+        let mut c = chan("n");
+        c.feed(rec("n", 0, r#""t":"test","k":"t0","id":"A.a","o":"fail","d":0"#).as_bytes());
+        assert_eq!(c.outbox, ["t1"]);
+        // A second error of the same test may carry its token (unittest reports each error).
+        c.feed(
+            rec(
+                "n",
+                1,
+                r#""t":"test","k":"t0","id":"A.a","o":"error","d":0"#,
+            )
+            .as_bytes(),
+        );
+        // … but not a pass, nor another test.
+        c.feed(rec("n", 2, r#""t":"test","k":"t0","id":"A.a","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 3, r#""t":"test","k":"t0","id":"A.b","o":"fail","d":0"#).as_bytes());
+        assert_eq!(c.violations.len(), 2, "{:?}", c.violations);
+        c.feed(rec("n", 4, r#""t":"test","k":"t1","id":"A.b","o":"pass","d":0"#).as_bytes());
+        assert_eq!(c.outbox, ["t1", "t2"]);
+        assert_eq!(c.records.len(), 3);
+    }
+
+    #[test]
+    fn a_forged_verdict_then_the_harness_own_is_tampering() {
+        // The code under test wrote a pass with the running test's token; the harness's own
+        // verdict for that test then carries a spent token.
+        let mut c = chan("n");
+        c.feed(rec("n", 0, r#""t":"test","k":"t0","id":"A.a","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 1, r#""t":"test","k":"t0","id":"A.a","o":"fail","d":0"#).as_bytes());
+        c.feed(rec("n", 2, r#""t":"final","count":1"#).as_bytes());
+        let r = assemble(&spec(&["A.a"]), obs(c, "python exit 0 0 0 0"));
+        assert!(
+            matches!(r.failure, Some(SuiteFailure::Tampered { .. })),
+            "{r:?}"
+        );
+        assert_ne!(r.tests[0].outcome, Outcome::Pass);
+    }
+
+    #[test]
+    fn unasked_expected_failures_fail_and_tampered_tests_void_the_suite() {
+        let mut c = chan("n");
+        c.feed(
+            rec(
+                "n",
+                0,
+                r#""t":"test","k":"t0","id":"A.a","o":"xfail","d":0"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(rec("n", 1, r#""t":"test","k":"t1","id":"A.b","o":"pass","d":0"#).as_bytes());
+        c.feed(rec("n", 2, r#""t":"final","count":2"#).as_bytes());
+        let mut sp = spec(&["A.a", "A.b"]);
+        let r = assemble(&sp, obs(c, "python exit 0 0 0 0"));
+        assert_eq!(r.failure, None);
+        assert_eq!(r.tests[0].outcome, Outcome::Fail);
+        sp.allowed_skips = vec!["A.a".into()];
+        let mut c = chan("n");
+        c.feed(
+            rec(
+                "n",
+                0,
+                r#""t":"test","k":"t0","id":"A.a","o":"xfail","d":0"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(
+            rec(
+                "n",
+                1,
+                r#""t":"test","k":"t1","id":"A.b","o":"tampered","d":0"#,
+            )
+            .as_bytes(),
+        );
+        c.feed(rec("n", 2, r#""t":"final","count":2"#).as_bytes());
+        let r = assemble(&sp, obs(c, "python exit 0 0 0 0"));
+        assert!(matches!(r.failure, Some(SuiteFailure::Tampered { .. })));
+        assert_eq!(r.tests[0].outcome, Outcome::Tampered);
+        assert_eq!(r.tests[1].outcome, Outcome::Tampered);
     }
 }

@@ -108,8 +108,8 @@ pub struct SuiteSpec {
     /// Test ids the parent expects (`TestClass.test_method`, `test_function`), from the trusted
     /// test file. Ids not reported come back as `NotRun`.
     pub expected: Vec<String>,
-    /// Ids whose skip is legitimate (skipped by the test file itself); any other skip is
-    /// reported as a failure with `exc_type = "SkipTest"`.
+    /// Ids whose skip or expected failure is legitimate (the test file itself marks them);
+    /// any other skip or expected failure is reported as a failure.
     pub allowed_skips: Vec<String>,
     pub limits: Limits,
     /// `PYTHONHASHSEED`; `None` = 0 (deterministic set/dict ordering of str).
@@ -224,9 +224,12 @@ impl SuiteSpec {
     }
 }
 
-/// A method decorator that may skip it (`unittest.skip`, `skipIf`, `skipUnless`).
+/// A method decorator that may skip it (`unittest.skip`, `skipIf`, `skipUnless`) or expect it
+/// to fail (`expectedFailure`, `pytest.mark.xfail`).
 fn decorated_skip(decorators: &[String]) -> bool {
-    decorators.iter().any(|d| d.contains("skip"))
+    decorators
+        .iter()
+        .any(|d| d.contains("skip") || d.contains("expectedFailure") || d.contains("xfail"))
 }
 
 /// Test ids of the `unittest.TestCase` classes of a test module (classes deriving, directly or

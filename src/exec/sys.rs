@@ -355,8 +355,9 @@ const SECBITS_LOCKDOWN: libc::c_ulong = (libc::SECBIT_NOROOT
     as libc::c_ulong;
 
 /// Drop every capability for good: lock the securebits so that exec as uid 0 grants none,
-/// empty the bounding and ambient sets, then the permitted/effective/inheritable sets.
-pub(crate) fn drop_all_capabilities() -> io::Result<()> {
+/// empty the bounding and ambient sets, become `run_as` (uid, gid; no supplementary groups)
+/// when given, then empty the permitted/effective/inheritable sets.
+pub(crate) fn drop_all_capabilities(run_as: Option<(u32, u32)>) -> io::Result<()> {
     // SAFETY: prctl/capset calls with plain integer arguments and valid pointers.
     unsafe {
         check(
@@ -382,6 +383,12 @@ pub(crate) fn drop_all_capabilities() -> io::Result<()> {
             0,
             0,
         );
+        // The securebits keep CAP_SETUID across the switch (no set-uid fixup) until capset.
+        if let Some((uid, gid)) = run_as {
+            check(libc::setgroups(0, std::ptr::null()), "setgroups")?;
+            check(libc::setresgid(gid, gid, gid), "setresgid")?;
+            check(libc::setresuid(uid, uid, uid), "setresuid")?;
+        }
         #[repr(C)]
         struct Header {
             version: u32,
