@@ -252,7 +252,7 @@ mod tampering {
     fn the_fixture_verdicts_are_what_the_fingerprint_says() {
         for t in tampered_tasks()
             .iter()
-            .filter(|t| t.id >= "ClassEval_6".to_string())
+            .filter(|t| ["ClassEval_6", "ClassEval_7"].contains(&t.id.as_str()))
         {
             let c = fingerprint::classify_suite(
                 &t.suite,

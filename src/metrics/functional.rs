@@ -641,12 +641,13 @@ mod tests {
             detail: "result channel written by the code under test".into(),
         };
         // (suite failure, counts per class, answers, module counts)
-        let cases: Vec<(
+        type Case = (
             Option<SuiteFailure>,
             [ClassCounts; 3],
             [Answer; 3],
             ClassCounts,
-        )> = vec![
+        );
+        let cases: Vec<Case> = vec![
             (
                 None,
                 [
