@@ -836,3 +836,247 @@ fn machine_is_unharmed_after_everything() {
     assert_eq!(outcome(&r, "T.test_a"), Outcome::Pass);
     let _ = std::io::stdout().flush();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Escapes found by the attack round: host services behind UNIX sockets, root-only secrets
+
+/// Whether a listener got a connection (it is non-blocking).
+fn connected(l: &std::os::unix::net::UnixListener) -> bool {
+    match l.accept() {
+        Ok(_) => true,
+        Err(e) => {
+            assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "{e}");
+            false
+        }
+    }
+}
+
+#[test]
+fn host_unix_sockets_are_unreachable() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+    let pid = std::process::id();
+    // A host service on a pathname socket (like a tmux server or a container daemon) …
+    let path = std::env::temp_dir().join(format!("classlab-host-service-{pid}.sock"));
+    let _ = std::fs::remove_file(&path);
+    let pathname = UnixListener::bind(&path).unwrap();
+    pathname.set_nonblocking(true).unwrap();
+    // … and one on an abstract socket.
+    let name = format!("classlab-host-abstract-{pid}");
+    let abstract_ =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(&name).unwrap()).unwrap();
+    abstract_.set_nonblocking(true).unwrap();
+    let code = format!(
+        "import socket\nclass Thing:\n    def pathname(self):\n        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n        s.connect({p:?})\n        return 'connected'\n    def abstract(self):\n        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n        s.connect('\\0{name}')\n        return 'connected'\n    def netlink(self):\n        socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)\n        return 'connected'\n",
+        p = path.to_str().unwrap()
+    );
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_pathname(self):\n        self.assertEqual(Thing().pathname(), 'connected')\n    def test_abstract(self):\n        self.assertEqual(Thing().abstract(), 'connected')\n    def test_netlink(self):\n        self.assertEqual(Thing().netlink(), 'connected')\n";
+    let r = run(&code, tests);
+    let reached = (connected(&pathname), connected(&abstract_));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(reached, (false, false), "a host socket was reached: {r:#?}");
+    no_pass(&r);
+    if sandbox().isolation().seccomp {
+        for t in &r.tests {
+            assert_eq!(t.exc_type.as_deref(), Some("PermissionError"), "{t:#?}");
+        }
+    }
+}
+
+#[test]
+fn root_only_secrets_are_unreadable() {
+    if !sandbox().isolation().root {
+        eprintln!("skipped: needs root to plant a root-only file");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let pid = std::process::id();
+    let secret = PathBuf::from(format!("/etc/classlab-secret-{pid}.key"));
+    std::fs::write(&secret, format!("-----BEGIN PRIVATE KEY----- CANARY{pid}")).unwrap();
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let snakeoil = "/etc/ssl/private/ssl-cert-snakeoil.key";
+    let code = format!(
+        "class Thing:\n    def read(self, path):\n        with open(path) as f:\n            data = f.read()\n        print(data)\n        raise ValueError(data)\n"
+    );
+    let tests = format!(
+        "import unittest\nclass T(unittest.TestCase):\n    def test_planted(self):\n        Thing().read({s:?})\n    def test_snakeoil(self):\n        Thing().read({snakeoil:?})\n    def test_shadow(self):\n        Thing().read('/etc/shadow')\n",
+        s = secret.to_str().unwrap()
+    );
+    let r = run(&code, &tests);
+    let _ = std::fs::remove_file(&secret);
+    let everything = format!("{r:?}");
+    assert!(
+        !everything.contains(&format!("CANARY{pid}")) && !everything.contains("PRIVATE KEY"),
+        "a secret reached the result: {r:#?}"
+    );
+    for t in &r.tests {
+        assert!(
+            matches!(
+                t.exc_type.as_deref(),
+                Some("FileNotFoundError" | "PermissionError")
+            ),
+            "{t:#?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Forged verdicts, on real benchmark tasks: each trick against its honest twin (the same class
+// without the trick) must not score better.
+
+fn shared(rel: &str) -> PathBuf {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(rel);
+    assert!(p.exists(), "{} is missing", p.display());
+    p
+}
+
+fn task(dataset: &str, id_part: &str) -> classlab::model::Task {
+    static CACHE: OnceLock<Mutex<std::collections::HashMap<String, classlab::dataset::Dataset>>> =
+        OnceLock::new();
+    let mut cache = CACHE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let ds = cache
+        .entry(dataset.to_string())
+        .or_insert_with(|| classlab::dataset::load_path(&shared(dataset)).unwrap());
+    ds.tasks
+        .iter()
+        .find(|t| t.id == id_part || t.id.ends_with(id_part))
+        .unwrap_or_else(|| panic!("no task {id_part} in {dataset}"))
+        .clone()
+}
+
+fn run_task(t: &classlab::model::Task, code: &str) -> SuiteResult {
+    let _guard = serial();
+    let spec = classlab::pipeline::eval::suite_for(t, code, Duration::from_secs(5), None);
+    let r = sandbox().run(&spec);
+    let left = sandbox_processes();
+    assert!(left.is_empty(), "sandboxed processes left behind: {left:?}");
+    r
+}
+
+fn passed(r: &SuiteResult) -> usize {
+    r.tests
+        .iter()
+        .filter(|t| matches!(t.outcome, Outcome::Pass | Outcome::Xfail))
+        .count()
+}
+
+/// The trick (code appended to the task's skeleton) scores no better than the skeleton.
+fn no_better(t: &classlab::model::Task, trick: &str, what: &str) -> SuiteResult {
+    let honest = run_task(t, &t.skeleton);
+    let forged = run_task(t, &format!("{}\n{trick}\n", t.skeleton));
+    assert!(
+        passed(&forged) <= passed(&honest),
+        "{what} on {}: {} passed with the trick, {} without\n{forged:#?}",
+        t.id,
+        passed(&forged),
+        passed(&honest)
+    );
+    forged
+}
+
+fn tampered(r: &SuiteResult) -> bool {
+    matches!(r.failure, Some(SuiteFailure::Tampered { .. }))
+}
+
+const CLASSEVAL: &str = "classeval/ClassEval_data.json";
+/// ClassEval_0 (AccessGatewayFilter) and ClassEval_1 (AreaCalculator): assertEqual and
+/// assertAlmostEqual on return values.
+const CE_TASKS: [&str; 2] = ["ClassEval_0", "ClassEval_1"];
+
+#[test]
+fn forged_should_stop_is_tampering() {
+    for id in CE_TASKS {
+        let r = no_better(
+            &task(CLASSEVAL, id),
+            "import unittest.case\nunittest.case._ShouldStop = Exception\n",
+            "_ShouldStop = Exception",
+        );
+        assert!(tampered(&r), "{r:#?}");
+    }
+}
+
+#[test]
+fn forged_expecting_failure_is_tampering() {
+    for id in CE_TASKS {
+        let r = no_better(
+            &task(CLASSEVAL, id),
+            "import unittest\nunittest.TestCase.__unittest_expecting_failure__ = True\n",
+            "__unittest_expecting_failure__",
+        );
+        assert!(tampered(&r), "{r:#?}");
+    }
+}
+
+const BUILD_CLASS_HOOK: &str = "import builtins, functools\n_orig = builtins.__build_class__\ndef _wrap(f):\n    @functools.wraps(f)\n    def w(*a, **k):\n        try:\n            return f(*a, **k)\n        except BaseException:\n            return None\n    return w\ndef _hook(func, name, *bases, **kw):\n    cls = _orig(func, name, *bases, **kw)\n    for k, v in list(vars(cls).items()):\n        if k.startswith('test') and callable(v):\n            setattr(cls, k, _wrap(v))\n    if name.endswith('Test') or 'Test' in name:\n        pass\n    return cls\nbuiltins.__build_class__ = _hook\n";
+
+#[test]
+fn forged_build_class_hook_is_tampering() {
+    for id in CE_TASKS {
+        let r = no_better(
+            &task(CLASSEVAL, id),
+            BUILD_CLASS_HOOK,
+            "__build_class__ hook",
+        );
+        assert!(tampered(&r), "{r:#?}");
+        // The same hook taking itself out after wrapping (builtins look untouched): the test
+        // methods no longer run the test file's code.
+        let sneaky = BUILD_CLASS_HOOK.replace(
+            "    return cls\nbuiltins",
+            "    if any(k.startswith('test') for k in vars(cls)):\n        builtins.__build_class__ = _orig\n    return cls\nbuiltins",
+        );
+        let r = no_better(&task(CLASSEVAL, id), &sneaky, "self-removing hook");
+        assert!(tampered(&r), "{r:#?}");
+    }
+}
+
+#[test]
+fn forged_module_class_is_tampering() {
+    let trick = "import sys, types, unittest\nclass _M(types.ModuleType):\n    def __getattribute__(self, name):\n        v = types.ModuleType.__getattribute__(self, name)\n        if isinstance(v, type) and issubclass(v, unittest.TestCase) and v is not unittest.TestCase:\n            return type(name, (unittest.TestCase,), {n: (lambda self: None) for n in dir(v) if n.startswith('test')})\n        return v\nsys.modules[__name__].__class__ = _M\n";
+    for id in CE_TASKS {
+        let r = no_better(&task(CLASSEVAL, id), trick, "module __class__");
+        assert!(tampered(&r), "{r:#?}");
+    }
+}
+
+#[test]
+fn forged_records_through_the_harness_emit_fail() {
+    // Find the harness's emit (and the expected ids) through gc, write a pass for every test,
+    // then leave before the harness can speak.
+    let trick = "import gc, os\ndef _forge():\n    emit, ids = None, []\n    for o in gc.get_objects():\n        if callable(o) and getattr(o, '__name__', '') == 'emit' and getattr(o, '__closure__', None):\n            emit = o\n        if isinstance(o, dict) and isinstance(o.get('expected'), list):\n            ids = o['expected']\n    for i in ids:\n        emit('test', id=i, o='pass', d=0.0)\n    emit('final', count=len(ids))\n    os._exit(0)\n_orig_init = None\nfor _n, _c in list(globals().items()):\n    if isinstance(_c, type) and _c.__module__ == __name__:\n        _c.__init__ = lambda self, *a, **k: _forge()\n        break\n";
+    for id in CE_TASKS {
+        let r = no_better(&task(CLASSEVAL, id), trick, "gc emit + os._exit");
+        assert!(tampered(&r), "{r:#?}");
+    }
+}
+
+#[test]
+fn forged_equality_against_the_guard_fails() {
+    // Equal to everything but the old guard's sentinel type; close to every number.
+    let trick = "class _Any:\n    def __eq__(self, o):\n        return type(o).__name__ != 'Sentinel'\n    def __ne__(self, o):\n        return not self.__eq__(o)\n    def __sub__(self, o):\n        return 0\n    __rsub__ = __sub__\n    def __abs__(self):\n        return 0\n    def __round__(self, n=None):\n        return 0\n    __hash__ = object.__hash__\nfor _n, _c in list(globals().items()):\n    if isinstance(_c, type) and _c.__module__ == __name__ and _c is not _Any:\n        for _k, _v in list(vars(_c).items()):\n            if callable(_v) and not _k.startswith('__'):\n                setattr(_c, _k, lambda *a, **k: _Any())\n        break\n";
+    // Return values checked with assertAlmostEqual, assertEqual, assertIn.
+    for id in ["ClassEval_1", "ClassEval_3", "ClassEval_12"] {
+        no_better(&task(CLASSEVAL, id), trick, "always-equal (guard-aware)");
+    }
+}
+
+const REALCLASSEVAL: &str = "realclasseval/csn";
+
+#[test]
+fn forged_pytest_module_in_sys_modules_is_tampering() {
+    let t = task(REALCLASSEVAL, "16");
+    let trick = "import sys, types, os, re\ndef _plant():\n    here = os.path.dirname(os.path.abspath(__file__))\n    path = os.path.join(here, 'tests', 'test_snippet_16.py')\n    names = re.findall(r'^def (test\\w+)', open(path).read(), re.M)\n    m = types.ModuleType('test_snippet_16')\n    m.__file__ = path\n    for n in names:\n        exec('def %s():\\n    pass\\n' % n, m.__dict__)\n    sys.modules['test_snippet_16'] = m\n_plant()\n";
+    let r = no_better(&t, trick, "fake test module in sys.modules");
+    assert!(passed(&r) == 0 || tampered(&r), "{r:#?}");
+}
+
+#[test]
+fn rewriting_the_pytest_file_fails() {
+    let t = task(REALCLASSEVAL, "16");
+    let trick = "import os, re\ndef _rewrite():\n    here = os.path.dirname(os.path.abspath(__file__))\n    path = os.path.join(here, 'tests', 'test_snippet_16.py')\n    names = re.findall(r'^def (test\\w+)', open(path).read(), re.M)\n    try:\n        with open(path, 'w') as f:\n            f.write(''.join('def %s():\\n    pass\\n' % n for n in names))\n    except OSError:\n        pass\n_rewrite()\n";
+    no_better(&t, trick, "rewriting the test file");
+}
