@@ -938,14 +938,14 @@ impl Sandbox {
         let (out_r, out_w) = sys::pipe()?;
         let (err_r, err_w) = sys::pipe()?;
         let (res_r, res_w) = sys::pipe()?;
-        let (non_r, non_w) = sys::pipe()?;
+        // The token channel: a socket pair, so that classlab's writes can never raise SIGPIPE.
+        let (non_r, non_w) = sys::stream_pair()?;
         let (st_r, st_w) = sys::pipe()?;
         // The token pipe stays open: the nonce and the first token now, then one token per
         // accepted verdict (see protocol::Channel).
         let nonce = sys::random_hex();
         let mut channel = Channel::new(&nonce, Box::new(sys::random_hex));
-        sys::write_all(non_w.as_raw_fd(), channel.greeting().as_bytes())?;
-        sys::set_nonblocking(&non_w)?;
+        sys::send_all(&non_w, channel.greeting().as_bytes())?;
 
         let warm = self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && cg.is_some();
         let sent = warm
@@ -1079,10 +1079,8 @@ impl Sandbox {
                                     channel.feed(data);
                                     for token in channel.outbox.drain(..) {
                                         // A harness that stopped reading gets no more tokens.
-                                        let _ = sys::write_all(
-                                            non_w.as_raw_fd(),
-                                            format!("{token}\n").as_bytes(),
-                                        );
+                                        let _ =
+                                            sys::send_all(&non_w, format!("{token}\n").as_bytes());
                                     }
                                 }
                                 _ => {

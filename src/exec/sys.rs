@@ -34,6 +34,50 @@ pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// A close-on-exec stream socket pair (one end for classlab, one for the sandbox): writes to
+/// it can use `MSG_NOSIGNAL`, so a sandbox that went away cannot kill classlab with SIGPIPE.
+pub(crate) fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: socketpair writes two descriptors into the array on success.
+    check(
+        unsafe {
+            libc::socketpair(
+                libc::AF_UNIX,
+                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                0,
+                fds.as_mut_ptr(),
+            )
+        },
+        "socketpair",
+    )?;
+    // SAFETY: both descriptors are fresh and owned by nobody else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// Send all of `data` on a socket without blocking and without SIGPIPE.
+pub(crate) fn send_all(fd: &OwnedFd, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        // SAFETY: data is valid for data.len() bytes.
+        let n = unsafe {
+            libc::send(
+                fd.as_raw_fd(),
+                data.as_ptr().cast(),
+                data.len(),
+                libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+            )
+        };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Err(e);
+        }
+        data = &data[n as usize..];
+    }
+    Ok(())
+}
+
 pub(crate) fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     let raw = fd.as_raw_fd();
     // SAFETY: fcntl on a descriptor we own.
