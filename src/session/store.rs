@@ -476,7 +476,9 @@ pub struct Resumable {
 
 impl Resumable {
     pub fn open(dir: &Path) -> Result<Resumable, SessionError> {
-        // First the lock: another writer may be appending (or cutting a torn tail).
+        // A session at all (no lock file is left in a directory that is not one)…
+        read_meta(dir)?;
+        // …then the lock, before the log is read: another writer may be appending to it.
         let lock = SessionLock::acquire(dir)?;
         let log = SessionLog::open(dir)?;
         let inputs = read_inputs(dir)?;
@@ -902,6 +904,14 @@ mod tests {
             Resumable::open(&dir),
             Err(SessionError::Locked { .. })
         ));
+    }
+
+    #[test]
+    fn a_directory_that_is_no_session_gets_no_lock_file() {
+        let root = tempfile::tempdir().unwrap();
+        let err = Resumable::open(root.path()).err().unwrap().to_string();
+        assert!(err.contains(META_FILE), "{err}");
+        assert!(!root.path().join(LOCK_FILE).exists());
     }
 
     #[test]
