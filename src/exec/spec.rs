@@ -332,7 +332,7 @@ pub fn pytest_expected(tests: &str) -> (Vec<String>, Vec<String>) {
             .unwrap_or("");
         match def.kind() {
             "function_definition" if name.starts_with("test") => {
-                if decorators.iter().any(|d| d.contains("mark.skip")) {
+                if decorated_skip(&decorators) {
                     skips.push(name.to_string());
                 }
                 ids.push(name.to_string());
@@ -394,7 +394,11 @@ def test_y(self): pass\n\n@pytest.mark.skip(reason='no')\ndef test_skipped():\n 
                 "test_skipped"
             ]
         );
-        assert_eq!(skips, ["test_skipped"]);
+        assert_eq!(
+            skips,
+            ["test_case_0", "test_skipped"],
+            "a skip or an expected failure the file asks for"
+        );
     }
 
     #[test]
