@@ -207,7 +207,12 @@ impl fmt::Display for IsolationReport {
         )?;
         writeln!(f, "launcher          {}", self.launcher.display())?;
         writeln!(f, "running as root   {}", yn(self.root))?;
-        if !self.root {
+        if self.root {
+            writeln!(
+                f,
+                "user namespace    not needed (root: suites switch to an unprivileged uid instead)"
+            )?;
+        } else {
             writeln!(f, "user namespace    {}", yn(self.user_namespace))?;
         }
         writeln!(f, "network namespace {}", yn(self.network_namespace))?;
