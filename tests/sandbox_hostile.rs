@@ -895,14 +895,12 @@ fn root_only_secrets_are_unreadable() {
     std::fs::write(&secret, format!("-----BEGIN PRIVATE KEY----- CANARY{pid}")).unwrap();
     std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o600)).unwrap();
     let snakeoil = "/etc/ssl/private/ssl-cert-snakeoil.key";
-    let code = format!(
-        "class Thing:\n    def read(self, path):\n        with open(path) as f:\n            data = f.read()\n        print(data)\n        raise ValueError(data)\n"
-    );
+    let code = "class Thing:\n    def read(self, path):\n        with open(path) as f:\n            data = f.read()\n        print(data)\n        raise ValueError(data)\n";
     let tests = format!(
         "import unittest\nclass T(unittest.TestCase):\n    def test_planted(self):\n        Thing().read({s:?})\n    def test_snakeoil(self):\n        Thing().read({snakeoil:?})\n    def test_shadow(self):\n        Thing().read('/etc/shadow')\n",
         s = secret.to_str().unwrap()
     );
-    let r = run(&code, &tests);
+    let r = run(code, &tests);
     let _ = std::fs::remove_file(&secret);
     let everything = format!("{r:?}");
     assert!(

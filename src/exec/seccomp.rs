@@ -176,7 +176,7 @@ fn from_hex(s: &str) -> Option<Vec<libc::sock_filter>> {
         .step_by(2)
         .map(|i| s.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()))
         .collect::<Option<_>>()?;
-    if bytes.len() % 8 != 0 || bytes.is_empty() {
+    if !bytes.len().is_multiple_of(8) || bytes.is_empty() {
         return None;
     }
     Some(
