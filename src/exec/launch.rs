@@ -248,7 +248,8 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     // SAFETY: plain prctl.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
     let mut written = Vec::new();
-    if cfg.mountns && cfg.minimal_root {
+    if cfg.mountns {
+        // Nothing mounted here propagates back to the host.
         sys::mount(
             "none",
             Path::new("/"),
@@ -256,6 +257,8 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             libc::MS_REC | libc::MS_PRIVATE,
             None,
         )?;
+    }
+    if cfg.mountns && cfg.minimal_root {
         snapshot(&cfg.workdir, Path::new(""), &mut written)
             .map_err(|e| io::Error::new(e.kind(), format!("read work dir: {e}")))?;
         rootfs::enter(&RootPlan {
@@ -270,13 +273,6 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
         })
         .map_err(|e| io::Error::new(e.kind(), format!("sandbox root: {e}")))?;
     } else if cfg.mountns {
-        sys::mount(
-            "none",
-            Path::new("/"),
-            None,
-            libc::MS_REC | libc::MS_PRIVATE,
-            None,
-        )?;
         if let Some(size) = cfg.tmpfs_bytes {
             let mut files = Vec::new();
             snapshot(&cfg.workdir, Path::new(""), &mut files)

@@ -55,17 +55,23 @@ pub(crate) fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// Send all of `data` on a socket without blocking and without SIGPIPE.
-pub(crate) fn send_all(fd: &OwnedFd, mut data: &[u8]) -> io::Result<()> {
+pub(crate) fn send_all(fd: &OwnedFd, data: &[u8]) -> io::Result<()> {
+    let raw = fd.as_raw_fd();
+    // SAFETY: `send` gets a pointer and length of a live slice.
+    retry_all(data, |d| unsafe {
+        libc::send(
+            raw,
+            d.as_ptr().cast(),
+            d.len(),
+            libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+        )
+    })
+}
+
+/// Call `op` on what is left of `data` until all of it is taken, retrying on EINTR.
+fn retry_all(mut data: &[u8], mut op: impl FnMut(&[u8]) -> isize) -> io::Result<()> {
     while !data.is_empty() {
-        // SAFETY: data is valid for data.len() bytes.
-        let n = unsafe {
-            libc::send(
-                fd.as_raw_fd(),
-                data.as_ptr().cast(),
-                data.len(),
-                libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
-            )
-        };
+        let n = op(data);
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.raw_os_error() == Some(libc::EINTR) {
@@ -110,20 +116,11 @@ pub(crate) fn read_some(fd: &OwnedFd, buf: &mut [u8]) -> io::Result<Option<usize
     }
 }
 
-pub(crate) fn write_all(fd: RawFd, mut data: &[u8]) -> io::Result<()> {
-    while !data.is_empty() {
-        // SAFETY: data is valid for data.len() bytes.
-        let n = unsafe { libc::write(fd, data.as_ptr().cast(), data.len()) };
-        if n < 0 {
-            let e = io::Error::last_os_error();
-            if e.raw_os_error() == Some(libc::EINTR) {
-                continue;
-            }
-            return Err(e);
-        }
-        data = &data[n as usize..];
-    }
-    Ok(())
+pub(crate) fn write_all(fd: RawFd, data: &[u8]) -> io::Result<()> {
+    // SAFETY: `write` gets a pointer and length of a live slice.
+    retry_all(data, |d| unsafe {
+        libc::write(fd, d.as_ptr().cast(), d.len())
+    })
 }
 
 /// Wait until one of `fds` is readable (or hung up), at most `timeout_ms`.
