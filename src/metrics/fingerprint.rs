@@ -531,19 +531,25 @@ pub fn import_env_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> 
 /// What the harness found tampered with in one suite: the suite's own detail, then each
 /// tampered test (`id: message`). Empty when nothing was.
 pub fn tampering(suite: &SuiteResult) -> Vec<String> {
-    let mut out = Vec::new();
+    // The suite's own account says it all; otherwise the tests', a few of them.
     if let Some(SuiteFailure::Tampered { detail }) = &suite.failure {
-        out.push(detail.clone());
+        return vec![detail.clone()];
     }
-    for t in suite
+    let tampered: Vec<&TestResult> = suite
         .tests
         .iter()
         .filter(|t| t.outcome == Outcome::Tampered)
-    {
-        out.push(match t.message.as_deref().map(str::trim) {
+        .collect();
+    let mut out: Vec<String> = tampered
+        .iter()
+        .take(3)
+        .map(|t| match t.message.as_deref().map(str::trim) {
             Some(m) if !m.is_empty() => format!("{}: {m}", t.id),
             _ => format!("{}: verdict tampered with", t.id),
-        });
+        })
+        .collect();
+    if tampered.len() > 3 {
+        out.push(format!("and {} more tests", tampered.len() - 3));
     }
     out
 }
@@ -1865,9 +1871,19 @@ mod tests {
         );
         assert_eq!(
             tampering(&suite(vec![t("T.x", Tampered, None, "")], Some(tampered()))),
+            vec!["the test module was rewritten".to_string()],
+            "the suite's own account says it all"
+        );
+        let many: Vec<TestResult> = (0..5)
+            .map(|i| t(&format!("T.x{i}"), Tampered, None, ""))
+            .collect();
+        assert_eq!(
+            tampering(&suite(many, None)),
             vec![
-                "the test module was rewritten".to_string(),
-                "T.x: verdict tampered with".to_string()
+                "T.x0: verdict tampered with".to_string(),
+                "T.x1: verdict tampered with".to_string(),
+                "T.x2: verdict tampered with".to_string(),
+                "and 2 more tests".to_string()
             ]
         );
         assert!(!is_tampered(&rate_suite(3, 1)));
