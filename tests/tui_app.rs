@@ -382,3 +382,93 @@ fn summary_without_predictions_compares_annotation_with_code() {
     let screen = render(&app);
     assert!(screen.contains("vs ground truth (annotated)"), "{screen}");
 }
+
+fn classeval_app() -> App {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/classeval/ClassEval_data.json"
+    );
+    let ds = dataset::load_path(std::path::Path::new(path)).expect("ClassEval");
+    App::new(
+        Data::new(ds, None, GroundTruth::Extracted),
+        UiSetup::default(),
+    )
+}
+
+/// B12: sorted by deps or tests, `/ClassEval_5` + Enter opens ClassEval_5, the exact id, the
+/// row the filter highlights.
+#[test]
+fn filter_enter_opens_the_highlighted_match_in_any_sort_order() {
+    for sort in [
+        SortColumn::Deps,
+        SortColumn::Tests,
+        SortColumn::Methods,
+        SortColumn::Id,
+    ] {
+        let mut app = classeval_app();
+        app.update(Action::SortBy(sort));
+        press(&mut app, KeyCode::Char('/'));
+        for c in "ClassEval_5".chars() {
+            app.update(Action::Input(c));
+        }
+        press(&mut app, KeyCode::Enter);
+        assert_eq!(app.screen, Screen::Task);
+        assert_eq!(
+            app.data.dataset.tasks[app.task.idx].id, "ClassEval_5",
+            "{sort:?}"
+        );
+    }
+}
+
+/// B12: `Enter` typed before the background filter answered opens the answer's best match,
+/// not the row the previous answer had selected.
+#[test]
+fn filter_enter_before_the_background_answer_opens_its_match() {
+    use classlab::tui::action::Delivered;
+    use classlab::tui::list;
+    let mut app = classeval_app();
+    app.list.inline_rows = 0; // every filter goes to the worker
+    app.update(Action::SortBy(SortColumn::Deps));
+    press(&mut app, KeyCode::Char('/'));
+    for c in "ClassEval_5".chars() {
+        app.update(Action::Input(c));
+    }
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::List, "waits for the answer");
+    let (req, _) = app.list.pending.expect("a pending request");
+    let found = list::find(&app.data.rows, &app.list.query());
+    app.update(Action::TasksFiltered {
+        req,
+        found: Delivered::new(found),
+    });
+    assert_eq!(app.screen, Screen::Task);
+    assert_eq!(app.data.dataset.tasks[app.task.idx].id, "ClassEval_5");
+}
+
+/// B12: the help popup says where its page is; scrolled to the end it no longer says "more".
+#[test]
+fn help_says_where_it_is_not_always_more() {
+    let mut app = sample_app();
+    app.update(Action::Resize(80, 24));
+    press(&mut app, KeyCode::Char('?'));
+    let top = render(&app);
+    assert!(top.contains(" 1–20 of ") && top.contains("↓"), "{top}");
+    run(&mut app, [Action::Bottom]);
+    let end = render(&app);
+    assert!(!end.contains("more ┘") && !end.contains("↓ ┘"), "{end}");
+    assert!(end.contains("↑ ┘"), "{end}");
+}
+
+/// B12: the task list's hint line names the review queue, a new run and a new evaluation.
+#[test]
+fn the_list_hints_name_review_run_and_eval() {
+    for size in [(80, 24), (160, 48)] {
+        let mut app = sample_app();
+        app.update(Action::Resize(size.0, size.1));
+        let text = render(&app);
+        let hints = text.lines().last().unwrap_or_default();
+        for want in ["V review", "R run", "N eval", "? help"] {
+            assert!(hints.contains(want), "{want} missing from {hints}");
+        }
+    }
+}

@@ -753,3 +753,35 @@ fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
     assert!(app.review.promote.is_none());
     assert_eq!(app.contexts()[0], Context::Review);
 }
+
+/// B12: ClassEval's ids (up to `ClassEval_99`) are shown whole in the queue at 80 and 100
+/// columns, not cut to `ClassEva`.
+#[test]
+fn the_queue_shows_classeval_ids_whole_at_80_and_100_columns() {
+    use classlab::depcheck::GroundTruth;
+    use classlab::tui::app::UiSetup;
+    use classlab::tui::data::Data;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/classeval/ClassEval_data.json"
+    );
+    let ds = classlab::dataset::load_path(Path::new(path)).expect("ClassEval");
+    for size in [(80, 24), (100, 30), (160, 48)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut app = App::new(
+            Data::new(ds.clone(), None, GroundTruth::Extracted),
+            UiSetup {
+                size,
+                ..UiSetup::default()
+            },
+        );
+        app.review.store_path = Some(dir.path().join("classeval.curation.json"));
+        drive(&mut app, [Action::ShowReview, Action::Bottom]);
+        let text = screen(&app);
+        assert!(text.contains("ClassEval_99 "), "{text}");
+        assert!(!text.contains("ClassEva…"), "{text}");
+        if size == (80, 24) {
+            insta::assert_snapshot!("review_classeval_ids_80x24", text);
+        }
+    }
+}

@@ -471,7 +471,9 @@ impl App {
                 self.set_status(Level::Info, text);
             }
         }
-        if self.screen == Screen::Sessions {
+        // The list shows the ended session as it now is, also when the user comes back to it
+        // later from the evaluation or run screen (it was stale until `r`).
+        if self.screen == Screen::Sessions || self.ev.sessions.root.is_some() {
             return self.request_sessions();
         }
         Vec::new()

@@ -71,7 +71,11 @@ impl App {
                 }
                 Action::Submit => {
                     self.list.filtering = false;
-                    self.open_selected();
+                    if self.list.pending.is_some() {
+                        self.list.open_on_answer = true;
+                    } else {
+                        self.open_selected();
+                    }
                 }
                 Action::Up => self.list.move_by(-1, page),
                 Action::Down => self.list.move_by(1, page),
@@ -87,7 +91,10 @@ impl App {
                 self.list.filter.clear();
                 self.refilter();
             }
-            Action::StartFilter => self.list.filtering = true,
+            Action::StartFilter => {
+                self.list.filtering = true;
+                self.list.open_on_answer = false;
+            }
             Action::Open => self.open_selected(),
             Action::SortNext => {
                 self.list.sort = self.list.sort.next();
@@ -153,6 +160,9 @@ impl App {
     pub(super) fn tasks_filtered(&mut self, req: u64, found: Found) {
         if let Some(select_best) = self.list.receive(req, found) {
             self.shown_list(select_best);
+            if std::mem::take(&mut self.list.open_on_answer) && self.screen == Screen::List {
+                self.open_selected();
+            }
         }
     }
 

@@ -36,6 +36,9 @@ pub struct ListState {
     pub pending: Option<(u64, bool)>,
     /// How many times the rows were filtered or asked to be (also numbers the requests).
     pub filter_runs: u64,
+    /// `Enter` came while a request was pending: open the best match of its answer, not the
+    /// row an older answer had selected.
+    pub open_on_answer: bool,
 }
 
 impl Default for ListState {
@@ -52,6 +55,7 @@ impl Default for ListState {
             inline_rows: INLINE_ROWS,
             pending: None,
             filter_runs: 0,
+            open_on_answer: false,
         }
     }
 }
@@ -68,6 +72,9 @@ pub struct ListQuery {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Found {
     pub rows: Vec<(usize, u32, Vec<u32>)>,
+    /// The task whose id (or else class name) is the filter itself, ignoring case: the match
+    /// to select whatever the sort order.
+    pub exact: Option<usize>,
 }
 
 pub use crate::model::natural_cmp;
@@ -111,7 +118,14 @@ pub fn find(rows: &[TaskRow], query: &ListQuery) -> Found {
         let ord = compare(rows, query.sort, *a, *b);
         if query.reverse { ord.reverse() } else { ord }
     });
-    Found { rows: found }
+    let needle = query.filter.trim();
+    let exact = (!needle.is_empty())
+        .then(|| {
+            let is = |s: &str| s.eq_ignore_ascii_case(needle);
+            (rows.iter().position(|r| is(&r.id))).or_else(|| rows.iter().position(|r| is(&r.class)))
+        })
+        .flatten();
+    Found { rows: found, exact }
 }
 
 impl ListState {
@@ -185,13 +199,18 @@ impl ListState {
     /// is still shown.
     pub fn apply(&mut self, found: Found, select_best: bool) {
         let keep = self.selected_task();
+        let exact = found.exact;
         let found = found.rows;
-        // First row with the highest score.
-        let best = found
-            .iter()
-            .enumerate()
-            .max_by(|(i, x), (j, y)| x.1.cmp(&y.1).then(j.cmp(i)))
-            .map_or(0, |(pos, _)| pos);
+        // A row whose id is the filter itself, else the first row with the highest score
+        // (`/ClassEval_5` picks ClassEval_5, not ClassEval_51 sorted above it).
+        let exact = exact.and_then(|t| found.iter().position(|(i, _, _)| *i == t));
+        let best = exact.unwrap_or_else(|| {
+            found
+                .iter()
+                .enumerate()
+                .max_by(|(i, x), (j, y)| x.1.cmp(&y.1).then(j.cmp(i)))
+                .map_or(0, |(pos, _)| pos)
+        });
         self.visible = found.iter().map(|(i, _, _)| *i).collect();
         self.matches = found.into_iter().map(|(_, _, m)| m).collect();
         self.selected = if select_best && !self.filter.trim().is_empty() {

@@ -6,9 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
 use super::{layout, pane, truncate};
-use crate::tui::action::Action;
 use crate::tui::app::App;
-use crate::tui::keymap::Context;
 
 pub struct HelpView<'a> {
     pub app: &'a App,
@@ -76,17 +74,10 @@ impl Widget for &HelpView<'_> {
         );
         Clear.render(rect, buf);
         let page = usize::from(rect.height.saturating_sub(2));
-        let more = lines.len() > page + self.scroll;
         let mut block = pane(app, " Help — keys of this view ").style(app.theme().base());
-        if more || self.scroll > 0 {
-            let key = app
-                .keymap
-                .key_for(Context::Help, &Action::Down)
-                .map(|k| k.to_string())
-                .unwrap_or_default();
-            block = block.title_bottom(
-                Line::styled(format!(" {key} more "), app.theme().muted()).right_aligned(),
-            );
+        // Where the page is (and whether there is more below or above), never a fixed "more".
+        if let Some(pos) = super::deps_view::position_label(self.scroll, page, lines.len()) {
+            block = block.title_bottom(Line::styled(pos, app.theme().muted()).right_aligned());
         }
         Paragraph::new(lines)
             .block(block)

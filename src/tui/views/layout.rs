@@ -277,13 +277,18 @@ pub fn run_split(body: Rect, panel: bool, methods: usize, focus: RunPane) -> Run
     let left_w = (main.width * 35 / 100).clamp(26.min(main.width), 48);
     let [tasks, right] =
         Layout::horizontal([Constraint::Length(left_w), Constraint::Min(0)]).areas(main);
+    // Borders and header take 3 lines; the methods table shows every row it can while the
+    // task pane keeps 5 lines, and never fewer than 3 method rows (2 when the task pane has
+    // the focus) while the task pane keeps its borders and one line.
     let wanted = u16::try_from(methods.saturating_add(3)).unwrap_or(u16::MAX);
-    let most = if focus == RunPane::Task {
-        right.height / 3
+    let methods_h = if focus == RunPane::Task {
+        let floor = wanted.min(3 + 2);
+        (right.height / 3).max(floor).min(wanted)
     } else {
-        right.height.saturating_sub(5)
+        let floor = wanted.min(3 + 3).min(right.height.saturating_sub(3));
+        wanted.min(right.height.saturating_sub(5)).max(floor)
     };
-    let methods_h = wanted.clamp(4, most.max(4)).min(right.height);
+    let methods_h = methods_h.max(4).min(right.height);
     let [task, methods] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(methods_h)]).areas(right);
     RunAreas {
@@ -327,5 +332,37 @@ pub fn step_split(body: Rect) -> StepAreas {
         timeline,
         left,
         right: Some(right),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rows of the methods table (borders and header take 3 lines).
+    fn method_rows(width: u16, height: u16, panel: bool, methods: usize, focus: RunPane) -> u16 {
+        let body = chrome(Rect::new(0, 0, width, height), false).body;
+        run_split(body, panel, methods, focus).methods.height - 3
+    }
+
+    /// B12: at 80×24 the run screen shows at least 3 methods (2 with the task pane focused),
+    /// the metrics panel on or off, and every method when there is room.
+    #[test]
+    fn the_run_screen_keeps_method_rows_at_80x24() {
+        for panel in [false, true] {
+            for focus in [RunPane::Tasks, RunPane::Methods] {
+                assert!(
+                    method_rows(80, 24, panel, 4, focus) >= 3,
+                    "{panel} {focus:?}"
+                );
+            }
+            assert!(method_rows(80, 24, panel, 4, RunPane::Task) >= 2, "{panel}");
+        }
+        assert_eq!(method_rows(80, 24, false, 4, RunPane::Tasks), 4);
+        assert_eq!(method_rows(160, 48, true, 9, RunPane::Methods), 9);
+        // The task pane keeps 5 lines when the methods are many.
+        let body = chrome(Rect::new(0, 0, 80, 24), false).body;
+        let a = run_split(body, false, 30, RunPane::Methods);
+        assert_eq!(a.task.height, 5);
     }
 }

@@ -230,9 +230,12 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::List, A::Open, "open"),
             (C::List, A::StartFilter, "filter"),
             (C::List, A::SortNext, "sort"),
-            (C::Global, A::ShowSummary, "summary"),
+            (C::List, A::ShowReview, "review"),
+            (C::Global, A::NewRun, "run"),
+            (C::Global, A::NewEval, "eval"),
             (C::Global, A::ShowSessions, "sessions"),
             (C::Global, A::ToggleHelp, "help"),
+            (C::Global, A::ShowSummary, "summary"),
             (C::List, A::Close, "quit"),
             (C::Global, A::OpenPalette, "commands"),
         ],
@@ -381,7 +384,7 @@ fn status_line(app: &App, area: Rect, buf: &mut Buffer) {
         let key = key.to_string();
         let len = key.chars().count() + label.len() + 3;
         if used + len > usize::from(area.width) {
-            break;
+            continue; // a shorter hint further on may still fit
         }
         used += len;
         spans.push(Span::styled(format!(" {key}"), theme.accent()));

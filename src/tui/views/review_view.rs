@@ -20,9 +20,31 @@ pub struct ReviewView<'a> {
     pub app: &'a App,
 }
 
-/// The queue on the left, the selected task on the right.
-pub fn split(body: Rect) -> (Rect, Rect) {
-    let left = if body.width >= 120 { 44 } else { 34 }.min(body.width);
+/// Width of the queue's columns other than the task id: highlight symbol, status, the
+/// validation mark, three counts, the spacing between columns and the borders.
+const QUEUE_FIXED: u16 = 2 + 10 + 1 + 3 * 2 + 5 + 2;
+
+/// The longest task id of the dataset (capped), so that the queue shows ids whole.
+pub fn id_width(app: &App) -> u16 {
+    let longest = app
+        .data
+        .dataset
+        .tasks
+        .iter()
+        .map(|t| t.id.chars().count())
+        .max()
+        .unwrap_or(8);
+    u16::try_from(longest.clamp(8, 24)).unwrap_or(24)
+}
+
+/// The queue on the left (wide enough for ids of `id_width` characters while the task keeps
+/// half of the screen), the selected task on the right.
+pub fn split(body: Rect, id_width: u16) -> (Rect, Rect) {
+    let base = if body.width >= 120 { 44 } else { 34 };
+    let left = base
+        .max(id_width + QUEUE_FIXED)
+        .min(base.max(body.width / 2))
+        .min(body.width);
     let [table, detail] =
         Layout::horizontal([Constraint::Length(left), Constraint::Min(0)]).areas(body);
     (table, detail)
@@ -30,12 +52,12 @@ pub fn split(body: Rect) -> (Rect, Rect) {
 
 /// Rows of tasks the queue shows.
 pub fn page(body: Rect) -> usize {
-    usize::from(split(body).0.height.saturating_sub(3)).max(1)
+    usize::from(split(body, 0).0.height.saturating_sub(3)).max(1)
 }
 
 impl Widget for &ReviewView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let (table, detail) = split(area);
+        let (table, detail) = split(area, id_width(self.app));
         render_queue(self.app, table, buf);
         render_detail(self.app, detail, buf);
         if let Some(p) = &self.app.review.promote {

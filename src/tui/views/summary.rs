@@ -42,8 +42,10 @@ fn num(x: f64) -> String {
     format!("{x:.3}")
 }
 
-/// (column label, value) for one regime.
-fn columns(m: &Metrics) -> Vec<(&'static str, String)> {
+/// (column label, value) for one regime; counts of tasks carry their denominator: the
+/// regime's tasks for fully correct ones, all scored tasks (`all`) for violations, which are
+/// counted per task whatever the regime.
+fn columns(m: &Metrics, all: usize) -> Vec<(&'static str, String)> {
     vec![
         ("methods", m.methods.to_string()),
         ("exact %", pct(m.exact_pct)),
@@ -57,8 +59,14 @@ fn columns(m: &Metrics) -> Vec<(&'static str, String)> {
         ("micro R", num(m.micro.recall)),
         ("micro F1", num(m.micro.f1)),
         ("class accuracy", num(m.class_accuracy)),
-        ("fully correct tasks", m.fully_correct_tasks.to_string()),
-        ("tasks with violations", m.tasks_with_violations.to_string()),
+        (
+            "fully correct tasks",
+            format!("{}/{}", m.fully_correct_tasks, m.tasks),
+        ),
+        (
+            "tasks with violations",
+            format!("{}/{}", m.tasks_with_violations, all),
+        ),
     ]
 }
 
@@ -109,7 +117,7 @@ fn table_lines(app: &App, check: &DepCheck, width: usize) -> Vec<Line<'static>> 
         }
         for (name, m) in regimes {
             let mut row = vec![Span::styled(format!("{name:<LABEL$}"), theme.accent())];
-            for (i, (_, v)) in columns(m).into_iter().enumerate() {
+            for (i, (_, v)) in columns(m, r.metrics.tasks).into_iter().enumerate() {
                 row.push(Span::raw(cell(i, &v)));
             }
             lines.push(Line::from(row));
@@ -126,7 +134,10 @@ fn table_lines(app: &App, check: &DepCheck, width: usize) -> Vec<Line<'static>> 
             ),
             theme.header(),
         ));
-        let cols: Vec<Vec<(&str, String)>> = regimes.iter().map(|(_, m)| columns(m)).collect();
+        let cols: Vec<Vec<(&str, String)>> = regimes
+            .iter()
+            .map(|(_, m)| columns(m, r.metrics.tasks))
+            .collect();
         for (i, (label, _)) in cols[0].iter().enumerate() {
             lines.push(Line::from(vec![
                 Span::styled(format!("{label:<22}"), theme.muted()),
@@ -154,8 +165,9 @@ pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
     };
     lines.push(Line::styled(
         format!(
-            "{} tasks scored · {} methods · {} true edges, {} predicted, {} correct",
+            "{} of {} tasks scored · {} methods · {} true edges, {} predicted, {} correct",
             r.metrics.tasks,
+            app.data.dataset.tasks.len(),
             r.metrics.methods,
             r.metrics.edges_truth,
             r.metrics.edges_predicted,
