@@ -45,7 +45,10 @@ fn explained(task: &str, class: &str) -> Option<&'static str> {
         .map(|e| e.why)
 }
 
+/// Through the interpreter classlab picks by default for ClassEval: the project's ClassEval
+/// environment (provisioned here if need be), which holds the official evaluator's packages.
 fn eval(predictions: &Path) -> Value {
+    common::project_python("classeval");
     common::eval_json(None, &common::classeval_json(), predictions)
 }
 

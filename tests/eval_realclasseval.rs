@@ -9,16 +9,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// RealClassEval's own environment (scripts/setup-python.sh, run by .ci/run): its classes
-/// import packages ClassEval runs must not see.
+/// RealClassEval's own environment (scripts/setup-python.sh, provisioned here if need be): its
+/// classes import packages ClassEval runs must not see.
 fn realclasseval_python() -> std::path::PathBuf {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".python/realclasseval/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run scripts/setup-python.sh (what .ci/run does) first",
-        python.display()
-    );
-    python
+    common::project_python("realclasseval")
 }
 
 fn eval(dataset: &Path, predictions: &Path) -> Value {

@@ -59,13 +59,21 @@ pub(crate) fn python_choice(flag: Option<&Path>) -> Option<PathBuf> {
         .or_else(|| crate::config::current().python.clone())
 }
 
+/// The interpreter for a dataset: [`python_choice`], else the project's environment for the
+/// dataset's kind when provisioned (`.python/classeval`, `.python/realclasseval`), else
+/// `python3` on PATH.
+pub(crate) fn python_for(flag: Option<&Path>, dataset: Option<&Path>) -> Option<PathBuf> {
+    python_choice(flag).or_else(|| crate::pipeline::envcheck::project_python(dataset))
+}
+
 /// The sandbox a command runs suites in (its isolation warnings printed) and the flag Ctrl-C
 /// sets to stop the command cleanly.
 pub(crate) fn sandbox_and_cancel(
     ctx: &Context,
     cold: bool,
 ) -> anyhow::Result<(Arc<crate::exec::Sandbox>, Arc<AtomicBool>)> {
-    let sandbox = Arc::new(eval::sandbox(python_choice(ctx.python.as_deref()), cold)?);
+    let python = python_for(ctx.python.as_deref(), ctx.dataset_path.as_deref());
+    let sandbox = Arc::new(eval::sandbox(python, cold)?);
     for w in &sandbox.isolation().warnings {
         eprintln!("classlab: warning: sandbox: {w}");
     }
@@ -143,6 +151,10 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     problems += warn_all(&outs.problems);
 
     let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let python = &sandbox.isolation().python.executable;
+    if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
+        eprintln!("classlab: warning: {w}");
+    }
     let timeout = args
         .timeout
         .or_else(|| recorded.get("budget_s").and_then(Value::as_f64))

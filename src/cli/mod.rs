@@ -289,7 +289,7 @@ fn open_tui(
         },
         crate::tui::EvalSetup::new(
             crate::session::sessions_root(ctx.sessions.as_deref()),
-            eval::python_choice(ctx.python.as_deref()),
+            eval::python_for(ctx.python.as_deref(), ctx.dataset_path.as_deref()),
         ),
     )?;
     Ok(Outcome::clean())

@@ -183,6 +183,10 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     };
 
     let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let python = &sandbox.isolation().python.executable;
+    if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
+        eprintln!("classlab: warning: {w}");
+    }
     let recorded_u32 = |key: &str| recorded.get(key).and_then(Value::as_u64).map(|n| n as u32);
     let req = RunRequest {
         resume,

@@ -152,6 +152,135 @@ pub fn context_in(task: &Task, python: Option<&Path>) -> EnvContext {
     ctx.with_missing_modules(missing)
 }
 
+/// The project's Python environments (`scripts/setup-python.sh`), by the kind of dataset they
+/// serve: ClassEval's task packages alone, or those plus RealClassEval's imports. Kept apart so
+/// that RealClassEval's packages never change a ClassEval verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectEnv {
+    ClassEval,
+    RealClassEval,
+}
+
+impl ProjectEnv {
+    /// The environment for a dataset given by path (`None`: the bundled sample, ClassEval's
+    /// kind). A RealClassEval folder is recognised as `dataset::load` does: by its CSV.
+    pub fn for_dataset(dataset: Option<&Path>) -> ProjectEnv {
+        match dataset {
+            Some(p) if p.is_dir() && p.join("classes_full_docstr.csv").is_file() => {
+                ProjectEnv::RealClassEval
+            }
+            _ => ProjectEnv::ClassEval,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProjectEnv::ClassEval => "classeval",
+            ProjectEnv::RealClassEval => "realclasseval",
+        }
+    }
+
+    /// Where it lives below a checkout: `.python/<name>`.
+    pub fn rel_dir(self) -> PathBuf {
+        Path::new(".python").join(self.name())
+    }
+
+    /// The command that provisions it.
+    pub fn setup_command(self) -> String {
+        format!("scripts/setup-python.sh {}", self.name())
+    }
+
+    /// Its interpreter, if it exists: `.python/<name>/bin/python` below the current directory,
+    /// else below the checkout classlab was built from. The path is absolute but its symlinks
+    /// are kept (a venv is recognised by its `bin/python`, not by what that links to).
+    pub fn python(self) -> Option<PathBuf> {
+        let rel = self.rel_dir().join("bin/python");
+        let cwd = std::env::current_dir().ok().map(|d| d.join(&rel));
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
+        cwd.into_iter().chain([checkout]).find(|p| p.is_file())
+    }
+}
+
+/// The interpreter a dataset gets when neither `--python` nor the config names one: the
+/// project's environment for its kind, when provisioned (`None`: `python3` on `PATH`).
+pub fn project_python(dataset: Option<&Path>) -> Option<PathBuf> {
+    ProjectEnv::for_dataset(dataset).python()
+}
+
+/// The modules a dataset's tasks import (reference, skeleton, tests; see [`context_in`]) that
+/// `python` cannot import, each with the tasks that import it. An interpreter that cannot be
+/// asked is an error.
+pub fn dataset_missing(
+    python: &Path,
+    tasks: &[Task],
+) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let needs: Vec<(String, EnvContext)> = tasks
+        .iter()
+        .map(|t| (t.id.clone(), context_in(t, None)))
+        .collect();
+    let missing = missing_modules(
+        python,
+        needs
+            .iter()
+            .flat_map(|(_, c)| c.task_modules.iter().map(String::as_str)),
+    )?;
+    let mut by_module: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (task, ctx) in &needs {
+        for m in ctx.task_modules.intersection(&missing) {
+            by_module.entry(m.clone()).or_default().push(task.clone());
+        }
+    }
+    Ok(by_module)
+}
+
+/// `module (task, task, …)` items, the task lists cut after `max_tasks`.
+pub fn describe_missing(missing: &BTreeMap<String, Vec<String>>, max_tasks: usize) -> String {
+    missing
+        .iter()
+        .map(|(m, tasks)| {
+            let mut shown = tasks
+                .iter()
+                .take(max_tasks)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if tasks.len() > max_tasks {
+                shown.push_str(&format!(", … {} more", tasks.len() - max_tasks));
+            }
+            format!("{m} ({shown})")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The warning an evaluation gives before it starts when its interpreter lacks modules the
+/// dataset's tasks import (their suites would end in `EnvErr`, which scores nothing), with the
+/// fix; `None` when nothing is missing or the interpreter cannot be asked.
+pub fn missing_warning(python: &Path, dataset: &crate::dataset::Dataset) -> Option<String> {
+    let missing = dataset_missing(python, &dataset.tasks).ok()?;
+    if missing.is_empty() {
+        return None;
+    }
+    let env = match dataset.format {
+        crate::dataset::Format::RealClassEval => ProjectEnv::RealClassEval,
+        _ => ProjectEnv::ClassEval,
+    };
+    let tasks: BTreeSet<&String> = missing.values().flatten().collect();
+    Some(format!(
+        "{} cannot import {} module{} the tasks import, so the tests of {} task{} cannot \
+         pass here (EnvErr): {}. Fix: `{}` provisions the project's environment {}, \
+         which classlab then uses by default (or give --python an interpreter that has them)",
+        python.display(),
+        missing.len(),
+        if missing.len() == 1 { "" } else { "s" },
+        tasks.len(),
+        if tasks.len() == 1 { "" } else { "s" },
+        describe_missing(&missing, 3),
+        env.setup_command(),
+        env.rel_dir().display(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,6 +25,39 @@ pub fn classeval_json() -> PathBuf {
     shared_data("classeval/ClassEval_data.json")
 }
 
+/// The project's Python environment `name` (`classeval` or `realclasseval`), provisioned first
+/// if need be: `scripts/setup-python.sh NAME` runs once per test process (it is idempotent, and
+/// takes a flock, so test binaries that run at once wait for one another instead of building
+/// twice); a failed provisioning fails the test with the script's output.
+pub fn project_python(name: &str) -> PathBuf {
+    static DONE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = root.join(".python").join(name).join("bin/python");
+    let mut done = DONE.lock().unwrap_or_else(|e| e.into_inner());
+    if !done.iter().any(|d| d == name) {
+        let out = std::process::Command::new("bash")
+            .arg(root.join("scripts/setup-python.sh"))
+            .arg(name)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("bash runs scripts/setup-python.sh");
+        assert!(
+            out.status.success(),
+            "scripts/setup-python.sh {name} failed ({}):\n{}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            python.is_file(),
+            "{} missing after set-up",
+            python.display()
+        );
+        done.push(name.to_string());
+    }
+    python
+}
+
 /// Evaluations are heavy (a suite per core): a test binary runs them one after another.
 static HEAVY: Mutex<()> = Mutex::new(());
 
