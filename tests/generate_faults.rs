@@ -89,27 +89,12 @@ impl Run {
 /// uses `--endpoint mock`, a profile that must point at `llm`). Checks what every fault run
 /// must satisfy and returns the report and the events.
 fn run(llm: &MockLlm, tasks: &[&str], config: Option<&str>) -> Run {
-    let home = tempfile::tempdir().unwrap();
-    let config_dir = home.path().join("config");
-    std::fs::create_dir_all(config_dir.join("classlab")).unwrap();
-    if let Some(text) = config {
-        std::fs::write(config_dir.join("classlab/config.toml"), text).unwrap();
-    }
-    let sessions = tempfile::tempdir().unwrap();
-    let mut cmd = assert_cmd::Command::cargo_bin("classlab").unwrap();
-    cmd.env("HOME", home.path())
-        .env("XDG_CONFIG_HOME", &config_dir)
-        .env("NO_COLOR", "1")
-        .args(["run", "--strategy", "tdd", "--provider", "openai"])
-        .args(["--model", "scripted", "--jobs", "1", "--json", "--sessions"])
-        .arg(sessions.path())
-        .arg("--tasks")
-        .arg(tasks.join(","));
-    match config {
-        Some(_) => cmd.args(["--endpoint", "mock"]),
-        None => cmd.args(["--base-url", &llm.base_url()]),
-    };
-    let out = cmd.timeout(Duration::from_secs(180)).output().unwrap();
+    run_with(llm, tasks, config, &[])
+}
+
+/// [`run`] with more arguments.
+fn run_with(llm: &MockLlm, tasks: &[&str], config: Option<&str>, extra: &[&str]) -> Run {
+    let (out, sessions, _home) = invoke(llm, tasks, config, extra);
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
@@ -124,6 +109,45 @@ fn run(llm: &MockLlm, tasks: &[&str], config: Option<&str>) -> Run {
     };
     check_complete(&run, llm, tasks);
     run
+}
+
+/// `classlab run` as [`run`] describes it, whatever its exit: its output, the sessions
+/// directory and the home directory (which holds the config).
+fn invoke(
+    llm: &MockLlm,
+    tasks: &[&str],
+    config: Option<&str>,
+    extra: &[&str],
+) -> (std::process::Output, tempfile::TempDir, tempfile::TempDir) {
+    let home = tempfile::tempdir().unwrap();
+    let config_dir = home.path().join("config");
+    std::fs::create_dir_all(config_dir.join("classlab")).unwrap();
+    if let Some(text) = config {
+        std::fs::write(config_dir.join("classlab/config.toml"), text).unwrap();
+    }
+    let sessions = tempfile::tempdir().unwrap();
+    let mut cmd = assert_cmd::Command::cargo_bin("classlab").unwrap();
+    cmd.env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", &config_dir)
+        .env("NO_COLOR", "1")
+        .arg("run")
+        .args(if extra.contains(&"--strategy") {
+            &[][..]
+        } else {
+            &["--strategy", "tdd"][..]
+        })
+        .args(["--provider", "openai"])
+        .args(["--model", "scripted", "--jobs", "1", "--json", "--sessions"])
+        .arg(sessions.path())
+        .arg("--tasks")
+        .arg(tasks.join(","));
+    match config {
+        Some(_) => cmd.args(["--endpoint", "mock"]),
+        None => cmd.args(["--base-url", &llm.base_url()]),
+    };
+    cmd.args(extra);
+    let out = cmd.timeout(Duration::from_secs(180)).output().unwrap();
+    (out, sessions, home)
 }
 
 /// The session tells a whole story: numbered without gaps, every task finished, every
@@ -396,7 +420,7 @@ fn dependency_reply_without_json_falls_back_to_the_skeleton_order() {
 }
 
 #[test]
-fn empty_answer_leaves_the_method_without_code_and_unrepaired() {
+fn empty_answer_is_a_failing_attempt_and_costs_a_repair_round() {
     let llm = model(|call, _, _| {
         let remove = call.purpose
             == Purpose::Method {
@@ -412,33 +436,78 @@ fn empty_answer_leaves_the_method_without_code_and_unrepaired() {
         "an empty answer is an answer"
     );
     assert_eq!(response["retries"], 0);
-    let code = run.one(
+    let first = run.one(
         "code_extracted",
-        &[("task_id", json!(CONTACTS)), ("method", json!("remove"))],
+        &[
+            ("task_id", json!(CONTACTS)),
+            ("method", json!("remove")),
+            ("round", json!(0)),
+        ],
     );
-    assert_eq!(code["code"], "");
-    assert_eq!(code["round"], 0);
-    assert_eq!(code["notes"], json!(["the model answered nothing"]));
+    assert_eq!(first["code"], "");
+    assert_eq!(first["notes"], json!(["the model answered nothing"]));
     assert!(
         run.of_kind("test_run")
             .iter()
-            .all(|t| t["method"] != "remove"),
+            .all(|t| t["method"] != "remove" || t["round"] != 0),
         "no public tests run without code"
+    );
+    // The reply that did not define `remove` is the round's failure, fed back to the model.
+    let repair = run.one(
+        "llm_request",
+        &[
+            ("task_id", json!(CONTACTS)),
+            (
+                "purpose",
+                json!({"purpose": "repair", "method": "remove", "round": 1}),
+            ),
+        ],
+    );
+    let prompt = repair["messages"].to_string();
+    assert!(
+        prompt.contains("your reply did not define `remove`"),
+        "{prompt}"
     );
     assert_eq!(
         run.method_status(CONTACTS, "remove"),
-        ("no_code".into(), 0),
-        "no code on the first try: finished as no_code, no repair round"
-    );
-    assert!(
-        run.of_kind("llm_request")
-            .iter()
-            .all(|r| r["purpose"]["purpose"] != "repair"),
-        "nothing was repaired"
+        ("passed".into(), 1),
+        "the (reference) repair defines it: passed after one repair round"
     );
     for m in ["load", "save", "add", "find_by_domain"] {
         assert_eq!(run.method_status(CONTACTS, m), ("passed".into(), 0), "{m}");
     }
+    assert_eq!(run.report["repair"]["methods_repaired"], 1);
+    let summary = &run.one("task_finished", &[("task_id", json!(CONTACTS))])["summary"];
+    assert_eq!(summary["outcome"], "Perfect", "{summary}");
+}
+
+#[test]
+fn reply_without_the_method_spends_exactly_the_repair_budget() {
+    let llm = model(|call, _, _| {
+        let remove = matches!(&call.purpose,
+            Purpose::Method { method } | Purpose::Repair { method, .. } if method == "remove");
+        (call.task_id == CONTACTS && remove).then(|| MockReply::text(PROSE))
+    });
+    let run = run_with(&llm, &[CONTACTS], None, &["--max-repairs", "1"]);
+    assert_eq!(
+        run.method_status(CONTACTS, "remove"),
+        ("no_code".into(), 1),
+        "never any code for `remove`: no_code, after the one repair round allowed"
+    );
+    let repairs: Vec<&Value> = run
+        .of_kind("llm_request")
+        .into_iter()
+        .filter(|r| r["purpose"]["purpose"] == "repair")
+        .collect();
+    assert_eq!(repairs.len(), 1, "exactly one repair request");
+    assert!(
+        repairs[0]["messages"]
+            .to_string()
+            .contains("your reply did not define `remove`")
+    );
+    let reflection = run.one("reflection", &[("task_id", json!(CONTACTS))]);
+    assert_eq!(reflection["method"], "remove");
+    assert_eq!(run.report["repair"]["methods_repaired"], 1);
     let class = run.one(
         "code_extracted",
         &[("task_id", json!(CONTACTS)), ("method", Value::Null)],
@@ -462,14 +531,33 @@ fn assert_stub_fails_its_tests(run: &Run) {
     assert_eq!(run.report["metrics"]["class_success"], json!(0.0));
 }
 
+/// `classlab run --resume <session> --json` with the home (config) of the first run.
+fn resume(home: &tempfile::TempDir, sessions: &tempfile::TempDir) -> std::process::Output {
+    let session = only_session(sessions.path());
+    assert_cmd::Command::cargo_bin("classlab")
+        .unwrap()
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("NO_COLOR", "1")
+        .args(["run", "--json", "--sessions"])
+        .arg(sessions.path())
+        .arg("--resume")
+        .arg(&session)
+        .timeout(Duration::from_secs(180))
+        .output()
+        .unwrap()
+}
+
 #[test]
-fn answer_slower_than_the_timeout_fails_after_retries_and_the_run_goes_on() {
-    let llm = model(|call, answer, _| {
+fn answer_slower_than_the_timeout_leaves_the_task_not_generated_and_resume_asks_again() {
+    let healthy = Arc::new(AtomicBool::new(false));
+    let cured = Arc::clone(&healthy);
+    let llm = model(move |call, answer, _| {
         let remove = call.purpose
             == Purpose::Method {
                 method: "remove".into(),
             };
-        (call.task_id == CONTACTS && remove)
+        (call.task_id == CONTACTS && remove && !cured.load(Ordering::SeqCst))
             .then(|| MockReply::slow(Duration::from_secs(5), MockReply::text(answer)))
     });
     let config = format!(
@@ -478,48 +566,164 @@ fn answer_slower_than_the_timeout_fails_after_retries_and_the_run_goes_on() {
         llm.base_url()
     );
     let started = std::time::Instant::now();
-    let run = run(&llm, &[CONTACTS], Some(&config));
+    let (out, sessions, home) = invoke(&llm, &[CART, CONTACTS], Some(&config), &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "an incomplete run fails: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains("incomplete: 1 task not generated") && stderr.contains("--resume"),
+        "{stderr}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "a timed-out call does not hold the run: {:?}",
+        started.elapsed()
+    );
+    let run = Run {
+        report: run_report(&out.stdout),
+        events: events(&only_session(sessions.path())),
+    };
     let response = run.response_for(CONTACTS, method("remove"));
     assert_eq!(response["failure"]["kind"], "timeout", "{response}");
     let message = response["failure"]["message"].as_str().unwrap();
     assert!(message.contains("gave up after 1 retries"), "{message}");
     assert_eq!(response["retries"], 1);
-    let log = retry_log(response);
     assert!(
-        log[0].starts_with("attempt 1: timeout, waiting "),
-        "{log:?}"
+        retry_log(response)[0].starts_with("attempt 1: timeout, waiting "),
+        "{response}"
     );
-    assert_eq!(response["text"], "");
     let latency = response["latency_s"].as_f64().unwrap();
     assert!(
         (2.0..5.0).contains(&latency),
         "two attempts of 1 s and a backoff under 1 s: {latency}"
     );
-    let remove_asks = llm
-        .requests()
+    // Not the model's failure: the method and the task are not generated, nothing is judged.
+    assert_eq!(
+        run.method_status(CONTACTS, "remove"),
+        ("not_generated".into(), 0)
+    );
+    let missing = run.one("task_not_generated", &[("task_id", json!(CONTACTS))]);
+    assert_eq!(missing["method"], "remove");
+    assert!(
+        missing["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("provider error: "),
+        "{missing}"
+    );
+    assert!(
+        run.of_kind("task_finished")
+            .iter()
+            .all(|t| t["task_id"] != CONTACTS),
+        "no class judged"
+    );
+    let last = run.events.last().unwrap();
+    assert_eq!(
+        (&last["kind"], &last["cancelled"]),
+        (&json!("run_finished"), &json!(false))
+    );
+    assert_eq!(run.report["status"], "incomplete");
+    assert_eq!(run.report["not_generated"][0]["task_id"], CONTACTS);
+    // Out of every denominator: the cart alone is scored.
+    assert_eq!(run.report["metrics"]["class_success"], json!(1.0));
+    assert_eq!(run.report["fingerprint"]["spectrum"]["Perfect"], json!(1));
+    assert_eq!(
+        run.report["repair"]["avg_rounds_per_method"],
+        json!(0.0),
+        "{}",
+        run.report["repair"]
+    );
+
+    // The endpoint recovers: `--resume` asks exactly the failed request again.
+    healthy.store(true, Ordering::SeqCst);
+    let asked_before = llm.requests().len();
+    let out = resume(&home, &sessions);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "the resumed run completes: {stderr}");
+    let asked: Vec<String> = llm.requests()[asked_before..]
         .iter()
-        .filter(|r| {
-            r.last_user_text()
-                .contains("Implement the method `remove`:")
-        })
-        .count();
-    assert_eq!(remove_asks, 2, "the first attempt and one retry");
-    let code = run.one(
-        "code_extracted",
-        &[("task_id", json!(CONTACTS)), ("method", json!("remove"))],
-    );
-    let notes: Vec<String> = serde_json::from_value(code["notes"].clone()).unwrap();
-    assert_eq!(notes.len(), 1);
+        .map(|r| r.last_user_text())
+        .collect();
+    assert_eq!(asked.len(), 1, "one request: {asked:#?}");
     assert!(
-        notes[0].starts_with("no answer: ") && notes[0].contains("gave up after 1 retries"),
-        "{notes:?}"
+        asked[0].contains("Implement the method `remove`:"),
+        "{asked:?}"
     );
-    assert_eq!(run.method_status(CONTACTS, "remove"), ("no_code".into(), 0));
-    assert_eq!(run.report["usage"]["retries"], 1);
-    assert_stub_fails_its_tests(&run);
+    let report = run_report(&out.stdout);
+    assert_eq!(report["status"], "finished");
+    assert_eq!(report["not_generated"], json!([]));
+    assert_eq!(report["metrics"]["class_success"], json!(1.0));
+    assert_eq!(report["fingerprint"]["spectrum"]["Perfect"], json!(2));
+    let all = events(&only_session(sessions.path()));
+    let remove_done: Vec<&Value> = all
+        .iter()
+        .filter(|e| e["kind"] == "method_finished" && e["method"] == "remove")
+        .collect();
+    assert_eq!(remove_done.last().unwrap()["status"], "passed");
+}
+
+#[test]
+fn holistic_request_refused_by_the_server_is_not_the_models_failure() {
+    let sample = classlab::dataset::sample();
+    let cart = sample.task(CART).unwrap().solution.clone();
+    let contacts_class = sample.task(CONTACTS).unwrap().class_name.clone();
+    let llm = MockLlm::start(move |req| {
+        if req.last_user_text().contains(&contacts_class) {
+            MockReply::status(400, "context length exceeded")
+        } else {
+            MockReply::text(format!("```python\n{cart}\n```"))
+        }
+    });
+    let (out, sessions, _home) = invoke(&llm, &[CART, CONTACTS], None, &["--strategy", "holistic"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("not generated"), "{stderr}");
+    let report = run_report(&out.stdout);
+    let events = events(&only_session(sessions.path()));
+    let missing: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["kind"] == "task_not_generated")
+        .collect();
+    assert_eq!(missing.len(), 1);
+    assert_eq!(missing[0]["task_id"], CONTACTS);
+    assert!(missing[0]["method"].is_null());
     assert!(
-        started.elapsed() < Duration::from_secs(60),
-        "a timed-out call does not hold the run: {:?}",
-        started.elapsed()
+        missing[0]["reason"].as_str().unwrap().contains("HTTP 400"),
+        "{}",
+        missing[0]
+    );
+    assert_eq!(report["status"], "incomplete");
+    // No empty skeleton scored: the one class generated is the only one counted.
+    assert_eq!(report["metrics"]["class_success"], json!(1.0));
+    assert_eq!(report["fingerprint"]["spectrum"]["Perfect"], json!(1));
+    assert_eq!(report["fingerprint"]["exceptions"], json!({}), "{report}");
+}
+
+#[test]
+fn dead_endpoint_is_refused_before_anything_starts() {
+    let sessions = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::cargo_bin("classlab")
+        .unwrap()
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("NO_COLOR", "1")
+        .args(["run", "--strategy", "holistic", "--model", "x"])
+        .args(["--base-url", "http://127.0.0.1:9/v1", "--sessions"])
+        .arg(sessions.path())
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("http://127.0.0.1:9/v1 cannot be reached")
+            && stderr.contains("no run was started"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_dir(sessions.path()).unwrap().count(),
+        0,
+        "no session was created"
     );
 }

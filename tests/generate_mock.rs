@@ -209,11 +209,12 @@ fn streamed_tdd_run_over_the_sample_matches_hand_computed_figures() {
     let sessions = tempfile::tempdir().unwrap();
     let (report, events) = run(&mock, sessions.path(), &["--jobs", "2"]);
 
-    // Every event kind is in the session (`run_resumed` needs a resume; `error` a fault).
+    // Every event kind is in the session (`run_resumed` needs a resume; `error` and
+    // `task_not_generated` a fault).
     let kinds: std::collections::BTreeSet<&str> =
         events.iter().filter_map(|e| e["kind"].as_str()).collect();
     for kind in classlab::session::event::KINDS {
-        if !["run_resumed", "error"].contains(kind) {
+        if !["run_resumed", "error", "task_not_generated"].contains(kind) {
             assert!(kinds.contains(kind), "no `{kind}` event");
         }
     }

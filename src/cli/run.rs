@@ -232,12 +232,23 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     let result = generate::run(&req, sandbox, &cancel, &on_update)?;
     let log = SessionLog::open(&result.dir)?;
     let r = report(&log.meta, &result.state);
+    let missing = r.not_generated.len();
     match ctx.output {
         // The shape of `report --json`, with this one session.
         Output::Json => print_json(&json!({ "sessions": [r] }))?,
         Output::Human => {
             print_reports(&[(&log, &result.state, &r)]);
             println!("session: {}", result.dir.display());
+            if !r.not_generated.is_empty() {
+                println!(
+                    "not generated ({} task{}, model requests failed; in no metric):",
+                    missing,
+                    if missing == 1 { "" } else { "s" }
+                );
+                for t in &r.not_generated {
+                    println!("  {}: {}", t.task_id, t.reason);
+                }
+            }
             if result.state.cancelled {
                 println!(
                     "stopped before the end: `classlab run --resume {}` finishes it",
@@ -245,6 +256,15 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
                 );
             }
         }
+    }
+    if missing > 0 {
+        bail!(
+            "run {} is incomplete: {missing} task{} not generated because model requests \
+             failed; `classlab run --resume {}` asks again",
+            log.meta.id,
+            if missing == 1 { "" } else { "s" },
+            log.meta.id
+        );
     }
     Ok(Outcome { problems })
 }
@@ -275,6 +295,19 @@ fn progress_line(body: &EventBody, state: &EvalState) {
                 "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
                 summary.passed, summary.judged
             );
+        }
+        EventBody::TaskNotGenerated {
+            task_id,
+            method,
+            reason,
+            ..
+        } => {
+            let (done, total) = state.progress();
+            let method = method
+                .as_deref()
+                .map(|m| format!(" `{m}`"))
+                .unwrap_or_default();
+            eprintln!("[{done:>4}/{total}] {task_id:<16} not generated{method}: {reason}");
         }
         EventBody::LlmResponse {
             task_id,

@@ -36,6 +36,27 @@ use super::retry::{self, AttemptError, Decision};
 use super::sse::{self, Delta};
 use super::{Call, Completion, Failure, FailureKind, Message, Provider};
 
+/// Connect (TCP) to the host and port of `base_url`: any of its addresses will do.
+pub fn check_reachable(base_url: &str, timeout: Duration) -> Result<(), String> {
+    use std::net::{TcpStream, ToSocketAddrs};
+    let url = reqwest::Url::parse(base_url).map_err(|e| format!("not a URL: {e}"))?;
+    let host = url.host_str().ok_or("the URL names no host")?;
+    let port = url.port_or_known_default().ok_or("the URL names no port")?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let addrs: Vec<_> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| format!("{host}: {e}"))?
+        .collect();
+    let mut last = format!("{host}: no address");
+    for addr in addrs {
+        match TcpStream::connect_timeout(&addr, timeout) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = format!("{addr}: {e}"),
+        }
+    }
+    Err(last)
+}
+
 /// What `on_delta` receives when the text streamed so far is void because the request is
 /// being retried from scratch.
 pub const RESTART: &str = "";
@@ -128,6 +149,31 @@ impl Drop for OpenAiClient {
 impl Provider for OpenAiClient {
     fn kind(&self) -> &'static str {
         "openai"
+    }
+
+    /// A TCP connection to the endpoint's host within the connect timeout (skipped when a
+    /// proxy is configured: then the proxy is what requests reach).
+    fn reachable(&self) -> Result<(), String> {
+        let proxied = [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+        ]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+        if proxied {
+            return Ok(());
+        }
+        let base = &self.endpoint.base_url;
+        check_reachable(base, self.endpoint.connect_timeout).map_err(|why| {
+            format!(
+                "the model endpoint {base} cannot be reached ({why}); no run was started. \
+                 Is the server running? (--base-url, --endpoint)"
+            )
+        })
     }
 
     fn model(&self) -> String {

@@ -165,4 +165,11 @@ pub trait Provider: Send + Sync {
     fn prompt_differs(&self, _call: &Call) -> Option<String> {
         None
     }
+
+    /// Asked once before a run starts: can requests reach the provider at all? `Err` says
+    /// why not, in words for the user (a server that answers, even with an error, is
+    /// reachable). Providers that ask no server are always reachable.
+    fn reachable(&self) -> Result<(), String> {
+        Ok(())
+    }
 }

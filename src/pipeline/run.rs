@@ -118,6 +118,16 @@ pub enum RunError {
     /// A resumed task's recorded events cannot be continued: run it again from scratch.
     #[error("the recorded events of a task cannot be continued")]
     Restart,
+    /// A model request failed after its retries: the task ends `not generated` (recorded by
+    /// the strategy; never escapes a task).
+    #[error("provider error: {message}")]
+    NotGenerated {
+        method: Option<String>,
+        message: String,
+    },
+    /// The model endpoint cannot be reached before the first task: nothing was started.
+    #[error("{0}")]
+    Unreachable(String),
 }
 
 fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
@@ -258,6 +268,8 @@ pub fn run(
     cancel: &AtomicBool,
     on_update: &(dyn Fn(Update<'_>) + Sync),
 ) -> Result<RunOutcome, RunError> {
+    // A dead endpoint is refused before anything is started (or resumed).
+    req.provider.reachable().map_err(RunError::Unreachable)?;
     let inputs = inputs(req, &sandbox)?;
     let mut warning = None;
     let (writer, prior) = match &req.resume {
@@ -395,6 +407,21 @@ fn journals_by_task(prior: &[Event]) -> BTreeMap<String, VecDeque<EventBody>> {
                 .entry(task.to_string())
                 .or_default()
                 .push_back(e.body.clone());
+        }
+    }
+    // A failed request is asked again: its task continues from just before the failure.
+    for journal in journals.values_mut() {
+        let failed = journal.iter().position(|b| {
+            matches!(
+                b,
+                EventBody::LlmResponse {
+                    failure: Some(_),
+                    ..
+                }
+            )
+        });
+        if let Some(at) = failed {
+            journal.truncate(at);
         }
     }
     journals

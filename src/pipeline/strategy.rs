@@ -25,9 +25,15 @@ pub fn run_task(io: &mut TaskIo<'_, '_>) -> Result<(), RunError> {
         sample: io.sample,
     })?;
     let written = match io.req.strategy {
-        Strategy::Holistic => holistic(io)?,
-        Strategy::Incremental | Strategy::Compositional => method_by_method(io)?,
-        Strategy::Tdd => super::tdd::write_class(io)?,
+        Strategy::Holistic => holistic(io),
+        Strategy::Incremental | Strategy::Compositional => method_by_method(io),
+        Strategy::Tdd => super::tdd::write_class(io),
+    };
+    let written = match written {
+        Err(RunError::NotGenerated { method, message }) => {
+            return not_generated(io, method, message);
+        }
+        other => other?,
     };
     let Some((code, notes)) = written else {
         return Ok(());
@@ -52,6 +58,51 @@ pub fn run_task(io: &mut TaskIo<'_, '_>) -> Result<(), RunError> {
     })
 }
 
+/// A model request failed: the method (if one was being written) and the task end `not
+/// generated`, with no class to judge — not the model's failure.
+fn not_generated(
+    io: &mut TaskIo<'_, '_>,
+    method: Option<String>,
+    message: String,
+) -> Result<(), RunError> {
+    let reason = format!("provider error: {message}");
+    if let Some(m) = &method {
+        io.emit(EventBody::MethodFinished {
+            task_id: io.task.id.clone(),
+            sample: io.sample,
+            method: m.clone(),
+            status: MethodStatus::NotGenerated,
+            repairs: 0,
+        })?;
+    }
+    io.emit(EventBody::TaskNotGenerated {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        method,
+        reason,
+    })
+}
+
+/// Ask the model through `io`; a request that failed after its retries (other than by
+/// cancellation) ends the task as not generated ([`RunError::NotGenerated`]).
+pub fn ask(
+    io: &mut TaskIo<'_, '_>,
+    purpose: Purpose,
+    messages: Vec<crate::llm::Message>,
+) -> Result<Result<Completion, Failure>, RunError> {
+    let method = match &purpose {
+        Purpose::Method { method } | Purpose::Repair { method, .. } => Some(method.clone()),
+        Purpose::DependencyAnalysis | Purpose::Holistic => None,
+    };
+    match io.ask(purpose, messages)? {
+        Err(f) if f.kind != FailureKind::Cancelled => Err(RunError::NotGenerated {
+            method,
+            message: f.message,
+        }),
+        answer => Ok(answer),
+    }
+}
+
 /// What a model call gave: its text, or a note on why there is none. `None`: cancelled.
 pub fn answer_text(answer: Result<Completion, Failure>) -> Option<Result<String, String>> {
     match answer {
@@ -68,7 +119,7 @@ fn holistic(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
         class_name: &io.task.class_name,
         skeleton: &io.task.skeleton,
     })?;
-    let answer = io.ask(Purpose::Holistic, messages)?;
+    let answer = ask(io, Purpose::Holistic, messages)?;
     Ok(answer_text(answer).map(|reply| match reply {
         Ok(text) => {
             let e = extract::extract_class(&text, io.task, Strategy::Holistic);
@@ -109,7 +160,8 @@ fn method_by_method(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
                 signature_and_docstring: &stub,
             })?
         };
-        let answer = io.ask(
+        let answer = ask(
+            io,
             Purpose::Method {
                 method: method.clone(),
             },

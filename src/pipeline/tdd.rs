@@ -10,7 +10,7 @@ use super::public_tests::{self, PublicTests};
 use super::reply;
 use super::run::RunError;
 use super::schedule;
-use super::strategy::{Written, answer_text};
+use super::strategy::{Written, answer_text, ask};
 use super::task_io::TaskIo;
 use crate::analysis::parse::parse_module;
 use crate::analysis::{self, extract, splice};
@@ -81,7 +81,7 @@ fn predict(
         skeleton: &io.task.skeleton,
         methods: &names,
     })?;
-    let answer = io.ask(Purpose::DependencyAnalysis, messages)?;
+    let answer = ask(io, Purpose::DependencyAnalysis, messages)?;
     let Some(reply) = answer_text(answer) else {
         return Ok(None);
     };
@@ -126,7 +126,8 @@ fn write_method(
         signature_and_docstring: &stub,
         public_tests: tests.as_ref().map(|t| t.code.as_str()),
     })?;
-    let answer = io.ask(
+    let answer = ask(
+        io,
         Purpose::Method {
             method: method.to_string(),
         },
@@ -159,7 +160,7 @@ fn write_method(
             last_good = Some(c.clone());
         }
         let outcome = match (&candidate, &tests) {
-            (Err(_), _) if round == 0 => Verdict::NoCode,
+            // A reply without the method is a failing attempt: it costs a repair round.
             (Err(_), _) => Verdict::Failing(None),
             (Ok(_), None) => Verdict::Untested,
             (Ok(class), Some(t)) => {
@@ -178,7 +179,10 @@ fn write_method(
         let status = match outcome {
             Verdict::Passed => Some(MethodStatus::Passed),
             Verdict::Untested => Some(MethodStatus::Untested),
-            Verdict::NoCode => Some(MethodStatus::NoCode),
+            // Never any usable code, and the budget is spent.
+            Verdict::Failing(_) if round >= io.req.max_repairs && last_good.is_none() => {
+                Some(MethodStatus::NoCode)
+            }
             Verdict::Failing(_) if round >= io.req.max_repairs => Some(MethodStatus::Exhausted),
             Verdict::Failing(_) => None,
         };
@@ -215,8 +219,7 @@ fn write_method(
 enum Verdict {
     Passed,
     Untested,
-    NoCode,
-    /// Failing public tests (or, after a repair, no usable patch).
+    /// Failing public tests, or (`None`) a reply that did not define the method.
     Failing(Option<Box<SuiteResult>>),
 }
 
@@ -233,7 +236,11 @@ fn repair(
     round: u32,
 ) -> Result<Option<Result<String, String>>, RunError> {
     let stub = splice::method_stub(io.task, method).unwrap_or_default();
-    let suite_error = result.and_then(describe_suite);
+    // No suite ran: the reply (or the last patch) did not define the method.
+    let suite_error = match result {
+        Some(r) => describe_suite(r),
+        None => Some(no_method_failure(method)),
+    };
     let messages = io.req.prompts.repair(&RepairContext {
         class_name: &io.task.class_name,
         partial_class: partial,
@@ -246,7 +253,8 @@ fn repair(
         round,
         max_rounds: io.req.max_repairs,
     })?;
-    let answer = io.ask(
+    let answer = ask(
+        io,
         Purpose::Repair {
             method: method.to_string(),
             round,
@@ -287,6 +295,11 @@ fn repair(
     Ok(Some(patched.ok_or_else(|| {
         format!("round {round}: the reply held no patch for `{method}`")
     })))
+}
+
+/// What the repair prompt is told when the last reply did not define the method.
+fn no_method_failure(method: &str) -> String {
+    format!("there was nothing to test: your reply did not define `{method}`")
 }
 
 /// The method a reply writes, followed by the helpers it adds (see [`with_helpers`]).

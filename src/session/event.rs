@@ -20,8 +20,11 @@ pub enum MethodStatus {
     Exhausted,
     /// No public tests to run: kept as generated.
     Untested,
-    /// The model gave no usable code (or no answer at all).
+    /// The model gave no usable code (an empty answer, or no definition of the method).
     NoCode,
+    /// Not generated: a model request failed (connection, timeout, HTTP error …) after its
+    /// retries. Not the model's failure: kept out of every metric; `--resume` asks again.
+    NotGenerated,
 }
 
 /// A model request that failed, as recorded.
@@ -226,6 +229,18 @@ pub enum EventBody {
         /// What the run established, snapshotted so any view can fold the session alone.
         summary: TaskSummary,
     },
+    /// The task ended without a class to judge because a model request failed (after its
+    /// retries): not the model's failure, so it is kept out of every metric, the run ends
+    /// `incomplete`, and `--resume` asks again from the failed request on.
+    TaskNotGenerated {
+        task_id: String,
+        sample: u32,
+        /// The method whose request failed (`None`: a class-level request).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        method: Option<String>,
+        /// `provider error: …`, as the request's failure said.
+        reason: String,
+    },
     /// Something went wrong that is not a test outcome (bad input, an internal failure).
     Error {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -254,6 +269,7 @@ pub const KINDS: &[&str] = &[
     "patch",
     "method_finished",
     "task_finished",
+    "task_not_generated",
     "error",
     "run_finished",
 ];
@@ -295,6 +311,9 @@ impl EventBody {
             }
             | EventBody::MethodFinished {
                 task_id, sample, ..
+            }
+            | EventBody::TaskNotGenerated {
+                task_id, sample, ..
             } => Some((task_id, *sample)),
             _ => None,
         }
@@ -316,6 +335,7 @@ impl EventBody {
             EventBody::Reflection { .. } => "reflection",
             EventBody::Patch { .. } => "patch",
             EventBody::MethodFinished { .. } => "method_finished",
+            EventBody::TaskNotGenerated { .. } => "task_not_generated",
             EventBody::Error { .. } => "error",
             EventBody::RunFinished { .. } => "run_finished",
         }

@@ -30,6 +30,10 @@ pub struct TaskRun {
     /// Public-test suites, in order (method-level runs).
     pub public: Vec<(Option<String>, SuiteResult)>,
     pub summary: Option<TaskSummary>,
+    /// Set when the task ended without a class because a model request failed
+    /// (`provider error: …`, prefixed with the method when one was being written). Such a
+    /// task is `Done` but not finished: no metric counts it and `--resume` runs it again.
+    pub not_generated: Option<String>,
 }
 
 impl TaskRun {
@@ -41,6 +45,7 @@ impl TaskRun {
             private: None,
             public: Vec::new(),
             summary: None,
+            not_generated: None,
         }
     }
 }
@@ -63,6 +68,9 @@ pub struct FingerprintView {
 #[serde(rename_all = "snake_case")]
 pub enum RunEnd {
     Finished,
+    /// Ended, but some tasks were not generated because model requests failed (`--resume`
+    /// asks again).
+    Incomplete,
     /// Cancelled before the end (`--resume` finishes it).
     Stopped,
     /// No `run_finished` (killed, crashed, or still running elsewhere).
@@ -73,6 +81,7 @@ impl RunEnd {
     pub fn label(self) -> &'static str {
         match self {
             RunEnd::Finished => "finished",
+            RunEnd::Incomplete => "incomplete",
             RunEnd::Stopped => "stopped",
             RunEnd::Unfinished => "unfinished",
         }
@@ -147,6 +156,12 @@ impl EvalState {
                 self.resumed += 1;
                 self.finished = false;
                 self.cancelled = false;
+                // What was not generated is asked again.
+                for run in self.runs.values_mut().filter(|r| r.not_generated.is_some()) {
+                    run.status = Status::Running;
+                    run.not_generated = None;
+                }
+                self.trace.resume_not_generated();
                 if !*continues {
                     // Whatever was running when the run stopped starts again from scratch.
                     for (key, run) in self
@@ -203,6 +218,21 @@ impl EvalState {
                 let run = self.run_mut(task_id, *sample);
                 run.status = Status::Done;
                 run.summary = Some(summary.clone());
+                run.not_generated = None;
+            }
+            EventBody::TaskNotGenerated {
+                task_id,
+                sample,
+                method,
+                reason,
+            } => {
+                let run = self.run_mut(task_id, *sample);
+                run.status = Status::Done;
+                run.not_generated = Some(match method {
+                    Some(m) => format!("`{m}`: {reason}"),
+                    None => reason.clone(),
+                });
+                self.trace.apply(&event.body);
             }
             EventBody::Error { task_id, message } => self.errors.push(match task_id {
                 Some(t) => format!("{t}: {message}"),
@@ -228,6 +258,7 @@ impl EvalState {
 
     pub fn run_end(&self) -> RunEnd {
         match (self.finished, self.cancelled) {
+            (true, false) if self.not_generated().next().is_some() => RunEnd::Incomplete,
             (true, false) => RunEnd::Finished,
             (_, true) => RunEnd::Stopped,
             (false, false) => RunEnd::Unfinished,
@@ -244,12 +275,25 @@ impl EvalState {
         (done, self.runs.len())
     }
 
-    /// Finished (task, sample) pairs, for `--resume`.
+    /// Finished (task, sample) pairs, for `--resume` (a task not generated is not finished).
     pub fn done(&self) -> impl Iterator<Item = &(String, u32)> {
         self.runs
             .iter()
-            .filter(|(_, r)| r.status == Status::Done)
+            .filter(|(_, r)| r.status == Status::Done && r.not_generated.is_none())
             .map(|(k, _)| k)
+    }
+
+    /// (task, sample, why) of every task not generated because a model request failed, in
+    /// the run's task order.
+    pub fn not_generated(&self) -> impl Iterator<Item = (&str, u32, &str)> {
+        let position = |id: &str| self.task_ids.iter().position(|t| t == id);
+        let mut out: Vec<(&str, u32, &str)> = self
+            .runs
+            .iter()
+            .filter_map(|((t, s), r)| Some((t.as_str(), *s, r.not_generated.as_deref()?)))
+            .collect();
+        out.sort_by_key(|(t, s, _)| (position(t), *s));
+        out.into_iter()
     }
 
     /// ClassEval's metrics over the finished tasks (pass@1 with every sample a task has).

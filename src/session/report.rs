@@ -29,6 +29,20 @@ pub struct RunReport {
     pub usage: UsageTotals,
     /// Tasks whose final suite (or a public-test run) the harness found tampered with.
     pub tampered: Vec<TamperedTask>,
+    /// `finished`, `incomplete` (some tasks not generated), `stopped` or `unfinished`.
+    pub status: &'static str,
+    /// Tasks not generated because a model request failed: in no metric's denominator;
+    /// `run --resume` asks again.
+    pub not_generated: Vec<NotGeneratedTask>,
+}
+
+/// One task a failed model request left without a class.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotGeneratedTask {
+    pub task_id: String,
+    pub sample: u32,
+    /// `provider error: …`, prefixed with the method being written.
+    pub reason: String,
 }
 
 /// One task whose run was tampered with.
@@ -63,6 +77,15 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
         repair: tdd.then(|| state.trace.repair_cost()).flatten(),
         usage: state.trace.usage,
         tampered: tampered_tasks(state),
+        status: state.run_end().label(),
+        not_generated: state
+            .not_generated()
+            .map(|(task_id, sample, reason)| NotGeneratedTask {
+                task_id: task_id.to_string(),
+                sample,
+                reason: reason.to_string(),
+            })
+            .collect(),
     }
 }
 

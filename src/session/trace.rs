@@ -112,6 +112,8 @@ pub struct TaskTrace {
     /// In the order they were started.
     pub methods: Vec<MethodTrace>,
     pub calls: Vec<CallTrace>,
+    /// A model request failed: the task ended without a class (kept out of repair cost).
+    pub not_generated: bool,
 }
 
 impl TaskTrace {
@@ -175,6 +177,13 @@ impl Trace {
     }
 
     /// Forget a (task, sample) that starts again from scratch.
+    /// A resumed run asks again what was not generated.
+    pub fn resume_not_generated(&mut self) {
+        for t in self.tasks.values_mut() {
+            t.not_generated = false;
+        }
+    }
+
     pub fn reset(&mut self, task_id: &str, sample: u32) {
         self.tasks.remove(&(task_id.to_string(), sample));
     }
@@ -372,6 +381,9 @@ impl Trace {
                 m.status = Some(*status);
                 m.repairs = *repairs;
             }
+            EventBody::TaskNotGenerated { .. } => {
+                self.tasks.entry(key).or_default().not_generated = true;
+            }
             _ => {}
         }
     }
@@ -382,10 +394,11 @@ impl Trace {
         let classes: Vec<Vec<u32>> = self
             .tasks
             .values()
+            .filter(|t| !t.not_generated)
             .map(|t| {
                 t.methods
                     .iter()
-                    .filter(|m| m.status.is_some())
+                    .filter(|m| m.status.is_some_and(|s| s != MethodStatus::NotGenerated))
                     .map(|m| m.repairs)
                     .collect::<Vec<u32>>()
             })

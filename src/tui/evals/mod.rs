@@ -35,7 +35,8 @@ impl RunStatus {
         match state.run_end() {
             RunEnd::Unfinished if live => RunStatus::Live,
             RunEnd::Finished => RunStatus::Finished,
-            RunEnd::Stopped => RunStatus::Stopped,
+            // Tasks not generated (failed model requests): `--resume` finishes it.
+            RunEnd::Stopped | RunEnd::Incomplete => RunStatus::Stopped,
             RunEnd::Unfinished => RunStatus::Unfinished,
         }
     }

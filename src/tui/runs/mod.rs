@@ -128,6 +128,7 @@ impl MethodState {
                 MethodStatus::Exhausted => "exhausted".into(),
                 MethodStatus::Untested => "untested".into(),
                 MethodStatus::NoCode => "no code".into(),
+                MethodStatus::NotGenerated => "not generated".into(),
             },
         }
     }
@@ -233,6 +234,7 @@ mod tests {
                 method("c", 0, Some(MethodStatus::Passed), 0),
             ],
             calls: Vec::new(),
+            not_generated: false,
         };
         let rows = method_rows(&t);
         let names: Vec<&str> = rows.iter().map(|r| r.name).collect();

@@ -50,6 +50,8 @@ pub fn state_style(app: &App, state: MethodState) -> Style {
             MethodStatus::Passed => theme.ok(),
             MethodStatus::Untested => theme.muted(),
             MethodStatus::Exhausted | MethodStatus::NoCode => theme.error(),
+            // Not the model's failure.
+            MethodStatus::NotGenerated => theme.warn(),
         },
     }
 }
@@ -194,7 +196,11 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
                     format!("{done}/{}", rows.len())
                 }
             });
-            let outcome = if r.run.summary.is_some() {
+            let outcome = if r.run.not_generated.is_some() {
+                // A model request failed: not the model's failure, and no outcome.
+                let label = if narrow { "n/gen" } else { "not generated" };
+                Cell::from(Span::styled(label, theme.warn()))
+            } else if r.run.summary.is_some() {
                 let b = r.outcome();
                 let mut span = bucket_span(app, b, 0);
                 if narrow {
@@ -240,7 +246,12 @@ fn render_task(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         return;
     };
     let mut title = vec![Span::styled(format!(" {} ", task.task_id), theme.accent())];
-    if let Some(summary) = &task.run.summary {
+    if let Some(why) = &task.run.not_generated {
+        title.push(Span::styled(
+            format!("not generated ({why}) "),
+            theme.warn(),
+        ));
+    } else if let Some(summary) = &task.run.summary {
         title.push(bucket_span(app, summary.outcome, 0));
         title.push(Span::raw(format!(
             " {}/{} tests ",
