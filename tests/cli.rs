@@ -200,10 +200,23 @@ fn depcheck_with_annotated_and_file_ground_truth() {
 #[test]
 fn depcheck_names_unknown_tasks() {
     let dir = tempfile::tempdir().unwrap();
+    // Predictions for no task of the dataset at all are refused (nothing to score).
+    let only_unknown = write(
+        &dir,
+        "unknown.json",
+        r#"{"NoSuchTask": {"dependencies": {}, "order": []}}"#,
+    );
+    classlab()
+        .args(["depcheck", "--json", "--predictions"])
+        .arg(&only_unknown)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("NoSuchTask"));
     let p = write(
         &dir,
         "p.json",
-        r#"{"NoSuchTask": {"dependencies": {}, "order": []}}"#,
+        r#"{"NoSuchTask": {"dependencies": {}, "order": []},
+            "Sample_0": {"dependencies": {}, "order": []}}"#,
     );
     let out = classlab()
         .args(["depcheck", "--json", "--predictions"])
@@ -364,4 +377,76 @@ fn bad_predictions_files() {
 fn usage_errors_exit_2() {
     classlab().args(["depcheck"]).assert().code(2);
     classlab().args(["frobnicate"]).assert().code(2);
+}
+
+/// A task whose `methods_info` is malformed: `tasks` and `show` list the methods the TUI lists
+/// (the analysis's: the reference's methods), not none.
+#[test]
+fn malformed_methods_info_lists_the_methods_the_tui_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string("../shared/data/classeval/ClassEval_data.json").unwrap();
+    let mut tasks: Vec<Value> = serde_json::from_str(&text).unwrap();
+    tasks.truncate(2);
+    tasks[0]["methods_info"] = Value::from("not a list");
+    let path = write(&dir, "broken.json", &serde_json::to_string(&tasks).unwrap());
+    let ds = classlab::dataset::load(Some(&path)).unwrap();
+    let tui_methods: Vec<String> = classlab::analysis::analyze_task(&ds.tasks[0]).graph.nodes;
+    assert!(!tui_methods.is_empty());
+    let out = classlab()
+        .args(["tasks", "--json", "--dataset"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the malformed field is reported"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v[0]["methods"], serde_json::json!(tui_methods));
+    let out = classlab()
+        .args(["show", "ClassEval_0", "--json", "--dataset"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, tui_methods);
+}
+
+/// Long commands draw a progress bar on a terminal's stderr, and nothing when stderr is not
+/// a terminal (tests, pipes): `script` gives the command a terminal.
+#[test]
+fn progress_bar_on_a_terminal_only() {
+    let bin = assert_cmd::cargo::cargo_bin("classlab");
+    let cmd = format!(
+        "{} lint --json --dataset ../shared/data/classeval/ClassEval_data.json >/dev/null",
+        bin.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout);
+    assert!(tty.contains("/100 tasks"), "a bar with its count: {tty:?}");
+    let piped = classlab()
+        .args([
+            "lint",
+            "--json",
+            "--dataset",
+            "../shared/data/classeval/ClassEval_data.json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        piped.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
 }

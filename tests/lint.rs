@@ -292,6 +292,6 @@ fn lint_command_json_and_rules() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&human.stdout);
-    assert!(text.contains("3 findings in 8 tasks"), "{text}");
+    assert!(text.contains("3 findings in 1 of the 8 tasks"), "{text}");
     assert!(Severity::Error < Severity::Info);
 }

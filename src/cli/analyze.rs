@@ -95,8 +95,18 @@ pub(crate) fn run(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         .build()?;
-    let results: Vec<FileResult> =
-        pool.install(|| files.par_iter().map(|f| analyze_file(f)).collect());
+    let bar = super::progress::Progress::new(files.len(), "files");
+    let results: Vec<FileResult> = pool.install(|| {
+        files
+            .par_iter()
+            .map(|f| {
+                let r = analyze_file(f);
+                bar.inc();
+                r
+            })
+            .collect()
+    });
+    drop(bar);
     let mut summary = Summary {
         files: files.len(),
         ..Summary::default()

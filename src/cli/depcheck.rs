@@ -21,6 +21,7 @@ pub(crate) fn run(ctx: &Context, predictions_path: &Path, gt: &str) -> anyhow::R
             GroundTruth::File(file)
         }
     };
+    refuse_if_nothing_to_score(&preds, &dataset)?;
     let analyses = Context::analyses(&dataset);
     let result = check(&dataset.tasks, &analyses, &preds, &truth);
     // Everything that could not be matched is a problem of the input: say so on stderr too.
@@ -52,6 +53,42 @@ pub(crate) fn run(ctx: &Context, predictions_path: &Path, gt: &str) -> anyhow::R
         Output::Human => print_human(&result),
     }
     Ok(Outcome { problems })
+}
+
+/// Predictions of which no task is in the dataset would print a table of 0/0: refused, with
+/// the reason (an empty file, or another dataset's tasks: a forgotten `--dataset`).
+fn refuse_if_nothing_to_score(
+    preds: &predictions::DepFile,
+    dataset: &crate::dataset::Dataset,
+) -> anyhow::Result<()> {
+    if preds
+        .tasks
+        .keys()
+        .any(|id| dataset.tasks.iter().any(|t| &t.id == id))
+    {
+        return Ok(());
+    }
+    if preds.tasks.is_empty() {
+        anyhow::bail!(
+            "{}: no valid prediction to score ({} entries unusable); nothing scored",
+            preds.file,
+            preds.problems.len()
+        );
+    }
+    let shown: Vec<&str> = preds.tasks.keys().take(3).map(String::as_str).collect();
+    let more = if preds.tasks.len() > shown.len() {
+        ", …"
+    } else {
+        ""
+    };
+    anyhow::bail!(
+        "{}: none of its {} tasks ({}{more}) is a task of the dataset {}; give the dataset the \
+         predictions are for with --dataset; nothing scored",
+        preds.file,
+        preds.tasks.len(),
+        shown.join(", "),
+        dataset.origin
+    )
 }
 
 fn metrics_row(label: &str, m: &Metrics) -> Vec<String> {

@@ -11,12 +11,13 @@ use anyhow::{Context as _, bail};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::progress::Progress;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json, warn_all};
 use crate::dataset::{self, outputs};
 use crate::metrics::fingerprint::{Bucket, ExcKind};
 use crate::metrics::functional::{FunctionalMetrics, answer};
-use crate::pipeline::eval::{self, EvalRequest};
+use crate::pipeline::eval::{self, EvalRequest, compare};
 use crate::session::reduce::FingerprintView;
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
@@ -121,6 +122,14 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         .transpose()?;
     let log = resume.as_deref().map(SessionLog::open).transpose()?;
     let meta = log.as_ref().map(|l| l.meta.clone());
+    if let Some(m) = meta.as_ref().filter(|m| m.kind != "eval") {
+        bail!(
+            "session {id} is a generation run (`{kind}`), not an evaluation: `classlab {kind} \
+             --resume {id}` finishes it, `classlab report {id}` shows it",
+            id = m.id,
+            kind = m.kind
+        );
+    }
     // On resume, settings not given again are the session's (a different one is refused).
     let recorded = log.as_ref().map_or(Value::Null, recorded_config);
     // On resume the session names its dataset and outputs; flags override.
@@ -173,30 +182,31 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         ..EvalRequest::new(&ds, &outs, root)
     };
     let human = ctx.output == Output::Human;
-    let result = eval::run(
-        &req,
-        sandbox,
-        &cancel,
-        &mut |event, state| match &event.body {
+    // The bar (a terminal only) also with --json: it is on stderr.
+    let bar = Progress::new(outs.samples.len(), "tasks");
+    let result = eval::run(&req, sandbox, &cancel, &mut |event, state| {
+        let (done, total) = state.progress();
+        bar.set(done, total);
+        match &event.body {
             EventBody::TaskFinished {
                 task_id, summary, ..
             } if human => {
-                let (done, total) = state.progress();
-                let bucket = summary.outcome.map_or("-", |b| b.as_str());
-                eprintln!(
+                let bucket = summary.outcome.map_or(UNJUDGED, |b| b.as_str());
+                bar.line(&format!(
                     "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
                     summary.passed, summary.judged
-                );
+                ));
             }
             // A run-level notice (a resume that could not check its inputs); the problems of
             // the predictions name their task and are listed at the end.
             EventBody::Error {
                 task_id: None,
                 message,
-            } => eprintln!("classlab: warning: {message}"),
+            } => bar.line(&format!("classlab: warning: {message}")),
             _ => {}
-        },
-    )?;
+        }
+    })?;
+    drop(bar);
     problems += warn_all(&result.problems);
     let log = SessionLog::open(&result.dir)?;
     match ctx.output {
@@ -204,16 +214,24 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         Output::Human => {
             print_human(&[(&log, &result.state)]);
             println!("session: {}", result.dir.display());
-            if result.state.cancelled {
-                println!(
-                    "stopped before the end: `classlab eval --resume {}` finishes it",
-                    log.meta.id
-                );
-            }
         }
+    }
+    if result.state.cancelled {
+        let (done, total) = result.state.progress();
+        return Err(super::Interrupted(format!(
+            "stopped at {done}/{total} tasks; the session is marked stopped: \
+             `classlab eval --resume {}` finishes it",
+            log.meta.id
+        ))
+        .into());
     }
     Ok(Outcome { problems })
 }
+
+/// `eval --json`'s outcome of a task whose suite ran but judged no test.
+const UNJUDGED: &str = "Unjudged";
+/// `eval --json`'s outcome of a task the run did not finish (stopped before it).
+const NOT_RUN: &str = "NotRun";
 
 /// The official per-test-class counts with their answer.
 #[derive(Serialize)]
@@ -263,8 +281,11 @@ fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value 
             } else {
                 task_id.clone()
             };
+            // `outcome` is always a string (README, *Evaluating model outputs*): a bucket,
+            // `Unjudged` (the suite ran, no test could be judged) or `NotRun` (the run
+            // stopped before this task finished; `--resume` runs it).
             let Some(summary) = &run.summary else {
-                tasks.insert(key, json!({"outcome": null, "status": run.status}));
+                tasks.insert(key, json!({"outcome": NOT_RUN, "status": run.status}));
                 continue;
             };
             let classes: BTreeMap<&str, ClassOut> = summary
@@ -297,8 +318,12 @@ fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value 
             tasks.insert(
                 key,
                 json!({
-                    "outcome": summary.outcome,
-                    "methods": summary.methods.iter().cloned().collect::<BTreeMap<String, _>>(),
+                    "outcome": summary.outcome.map_or(UNJUDGED, |b| b.as_str()),
+                    "methods": summary
+                        .methods
+                        .iter()
+                        .map(|(m, b)| (m.as_str(), b.map_or(UNJUDGED, |b| b.as_str())))
+                        .collect::<BTreeMap<&str, &str>>(),
                     "test_classes": classes,
                     "tests": tests,
                     "failure": failure,
@@ -310,18 +335,44 @@ fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value 
     v
 }
 
-fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
 /// Metrics and fingerprints of one or more sessions, one column each.
 pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
-    let mut header: Vec<String> = vec![String::new()];
-    header.extend(
-        sessions
+    let progress: Vec<(usize, usize)> = sessions.iter().map(|(_, s)| s.progress()).collect();
+    print_table(sessions, &progress, None);
+}
+
+/// Column labels: the models, or the session ids when two sessions share a model.
+fn labels(logs: &[&SessionLog]) -> Vec<String> {
+    let models: Vec<Option<&String>> = logs.iter().map(|l| l.meta.model.as_ref()).collect();
+    let unique = models.iter().all(Option::is_some)
+        && models
             .iter()
-            .map(|(l, _)| l.meta.model.clone().unwrap_or_else(|| l.meta.id.clone())),
-    );
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+            == models.len();
+    logs.iter()
+        .map(|l| match &l.meta.model {
+            Some(m) if unique => m.clone(),
+            _ => l.meta.id.clone(),
+        })
+        .collect()
+}
+
+/// The table of [`print_human`]; `progress` is each session's own (done, total), `compared`
+/// the number of tasks the figures cover when they are restricted to a comparison.
+fn print_table(
+    sessions: &[(&SessionLog, &EvalState)],
+    progress: &[(usize, usize)],
+    compared: Option<usize>,
+) {
+    let mut header: Vec<String> = vec![String::new()];
+    header.extend(labels(
+        &sessions.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
+    ));
     let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
     let right: Vec<usize> = (1..header.len()).collect();
     let mut t = Table::new(&header_refs).right(&right);
@@ -336,9 +387,12 @@ pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
         sessions[i].0.meta.strategy.clone().unwrap_or_default()
     }));
     t.row(row("tasks done", &|i| {
-        let (d, n) = sessions[i].1.progress();
+        let (d, n) = progress[i];
         format!("{d}/{n}")
     }));
+    if let Some(n) = compared {
+        t.row(row("tasks compared", &|_| n.to_string()));
+    }
     t.row(row("class_success", &|i| pct(metrics[i].class_success)));
     t.row(row("class_partial_success", &|i| {
         pct(metrics[i].class_partial_success)
@@ -423,96 +477,110 @@ pub(crate) fn load_folded(
 
 pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
     let (logs, problems) = load_folded(ctx, sessions)?;
-    match ctx.output {
-        Output::Json => {
-            let list: Vec<Value> = logs
-                .iter()
-                .map(|(l, s)| session_json(l, s, false))
-                .collect();
-            print_json(&json!({ "sessions": list }))?;
+    if logs.len() < 2 {
+        match ctx.output {
+            Output::Json => {
+                let list: Vec<Value> = logs
+                    .iter()
+                    .map(|(l, s)| session_json(l, s, false))
+                    .collect();
+                print_json(&json!({ "sessions": list }))?;
+            }
+            Output::Human => {
+                let refs: Vec<(&SessionLog, &EvalState)> =
+                    logs.iter().map(|(l, s)| (l, s)).collect();
+                print_human(&refs);
+            }
         }
+        return Ok(Outcome { problems });
+    }
+    let states: Vec<&EvalState> = logs.iter().map(|(_, s)| s).collect();
+    let cmp = compare::compare(&states);
+    let names = labels(&logs.iter().map(|(l, _)| l).collect::<Vec<_>>());
+    let progress: Vec<(usize, usize)> = states.iter().map(|s| s.progress()).collect();
+    match ctx.output {
+        Output::Json => print_json(&comparison_json(&logs, &cmp, &names))?,
         Output::Human => {
-            let refs: Vec<(&SessionLog, &EvalState)> = logs.iter().map(|(l, s)| (l, s)).collect();
-            print_human(&refs);
-            print_differing_tasks(&refs);
+            println!("Compared {}.", cmp.scope(&names));
+            let refs: Vec<(&SessionLog, &EvalState)> = logs
+                .iter()
+                .zip(&cmp.states)
+                .map(|((l, _), s)| (l, s))
+                .collect();
+            print_table(&refs, &progress, Some(cmp.rows.len()));
+            print_tampered(&refs);
+            print_differing_tasks(&cmp, &names);
         }
     }
     Ok(Outcome { problems })
 }
 
-/// Tasks whose outcome differs between sessions (the comparison researchers look for).
-fn print_differing_tasks(sessions: &[(&SessionLog, &EvalState)]) {
-    if sessions.len() < 2 {
-        return;
-    }
-    let states: Vec<&EvalState> = sessions.iter().map(|(_, s)| *s).collect();
-    let ids = crate::session::differing_tasks(&states);
-    println!("\n{} tasks whose outcome differs", ids.len());
-    if ids.is_empty() {
-        return;
-    }
-    let mut t = Table::new(&["task"]);
-    for id in ids {
-        let mut r = vec![id.clone()];
-        r.extend(states.iter().map(|s| {
-            s.outcome(&id)
-                .map_or("-".into(), |b| b.as_str().to_string())
-        }));
-        t.row(r);
-    }
-    print!("{}", t.render());
+/// `fingerprint --json` of two or more sessions: each session's figures over the common
+/// tasks (its own `progress` kept), and `compared`: the tasks compared, those left out, and
+/// every compared task's outcome in each session.
+fn comparison_json(
+    logs: &[(SessionLog, EvalState)],
+    cmp: &compare::Comparison,
+    names: &[String],
+) -> Value {
+    let list: Vec<Value> = logs
+        .iter()
+        .zip(&cmp.states)
+        .zip(&cmp.left_out)
+        .map(|(((log, full), restricted), left_out)| {
+            let mut v = session_json(log, restricted, false);
+            let (done, total) = full.progress();
+            v["progress"] = json!({"done": done, "total": total});
+            v["left_out"] = json!(left_out);
+            v
+        })
+        .collect();
+    let outcomes: BTreeMap<&str, Vec<Option<&str>>> = cmp
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.task_id.as_str(),
+                r.outcomes.iter().map(|o| o.map(|b| b.as_str())).collect(),
+            )
+        })
+        .collect();
+    let differing: Vec<&str> = cmp.differing().map(|r| r.task_id.as_str()).collect();
+    json!({
+        "sessions": list,
+        "compared": {
+            "scope": cmp.scope(names),
+            "tasks": cmp.rows.len(),
+            "left_out_tasks": cmp.left_out_tasks,
+            "differing": differing,
+            "outcomes": outcomes,
+        },
+    })
 }
 
-pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
-    let root = sessions_root(ctx.sessions.as_deref());
-    let mut rows = Vec::new();
-    for (dir, meta) in store::list(&root) {
-        let state = SessionLog::open(&dir)
-            .map(|l| EvalState::from_events(&l.events))
-            .unwrap_or_default();
-        let (done, total) = state.progress();
-        let status = state.run_end().label();
-        let m = state.metrics();
-        rows.push((dir, meta, done, total, status, m));
+/// Tasks whose outcome differs between sessions (the comparison researchers look for), with
+/// each session's outcome; only tasks every session finished.
+fn print_differing_tasks(cmp: &compare::Comparison, names: &[String]) {
+    let rows: Vec<&compare::TaskRow> = cmp.differing().collect();
+    println!(
+        "\n{} of the {} tasks compared differ in outcome",
+        rows.len(),
+        cmp.rows.len()
+    );
+    if rows.is_empty() {
+        return;
     }
-    match ctx.output {
-        Output::Json => {
-            let list: Vec<Value> = rows
+    let mut header = vec!["task"];
+    header.extend(names.iter().map(String::as_str));
+    let mut t = Table::new(&header);
+    for r in rows {
+        let mut cells = vec![r.task_id.clone()];
+        cells.extend(
+            r.outcomes
                 .iter()
-                .map(|(dir, meta, done, total, status, m)| {
-                    json!({"session": meta.id, "dir": dir, "kind": meta.kind, "model": meta.model, "strategy": meta.strategy,
-                           "dataset": meta.dataset.name, "created": meta.created, "status": status,
-                           "progress": {"done": done, "total": total}, "class_success": m.class_success, "fun_success": m.fun_success})
-                })
-                .collect();
-            print_json(&list)?;
-        }
-        Output::Human => {
-            let mut t = Table::new(&[
-                "session",
-                "kind",
-                "model",
-                "strategy",
-                "dataset",
-                "progress",
-                "status",
-                "class_success",
-            ]);
-            for (_, meta, done, total, status, m) in &rows {
-                t.row(vec![
-                    meta.id.clone(),
-                    meta.kind.clone(),
-                    meta.model.clone().unwrap_or_default(),
-                    meta.strategy.clone().unwrap_or_default(),
-                    meta.dataset.name.clone(),
-                    format!("{done}/{total}"),
-                    status.to_string(),
-                    pct(m.class_success),
-                ]);
-            }
-            print!("{}", t.render());
-            println!("{} sessions in {}", rows.len(), root.display());
-        }
+                .map(|o| o.map_or("-", |b| b.as_str()).to_string()),
+        );
+        t.row(cells);
     }
-    Ok(Outcome::clean())
+    print!("{}", t.render());
 }

@@ -10,7 +10,9 @@ mod deps;
 mod doctor;
 mod eval;
 mod lint;
+mod progress;
 mod run;
+mod sessions;
 mod show;
 mod table;
 mod tasks;
@@ -119,8 +121,8 @@ pub enum Command {
         /// Session id or directory.
         session: String,
     },
-    /// List sessions.
-    Sessions,
+    /// List sessions; `sessions rm ID…` deletes sessions.
+    Sessions(sessions::SessionsArgs),
     /// The Python interpreter, the task packages, and the sandbox isolation in force.
     Doctor,
     /// Run each reference twice (fresh dirs, two hash seeds): nondeterminism, leftovers,
@@ -201,6 +203,15 @@ pub fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    if let Some(Command::Run(args)) = &cli.command
+        && args.strategy.is_none()
+        && args.resume.is_none()
+    {
+        usage_error(
+            "run",
+            "--strategy <holistic|incremental|compositional|tdd> is required (unless --resume SESSION)",
+        );
+    }
     let ctx = Context {
         dataset_path: cli.dataset.clone(),
         output: if cli.json {
@@ -226,7 +237,7 @@ pub fn main() -> ExitCode {
         Some(Command::Run(args)) => run::run(&ctx, &args),
         Some(Command::Report { ids }) => run::report_cmd(&ctx, &ids),
         Some(Command::Replay { session }) => replay(&ctx, &session),
-        Some(Command::Sessions) => eval::list_sessions(&ctx),
+        Some(Command::Sessions(args)) => sessions::run(&ctx, &args),
         Some(Command::Doctor) => doctor::run(&ctx),
         Some(Command::Validate(args)) => validate::run(&ctx, &args),
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
@@ -237,13 +248,51 @@ pub fn main() -> ExitCode {
     match result {
         Ok(outcome) if outcome.problems > 0 => ExitCode::from(3),
         Ok(_) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<Interrupted>().is_some() => {
+            eprintln!("classlab: {err}");
+            ExitCode::from(130)
+        }
         Err(err) => {
-            // One line: the error and its causes, joined.
-            let chain: Vec<String> = err.chain().map(|e| e.to_string()).collect();
-            eprintln!("classlab: error: {}", chain.join(": "));
+            eprintln!("classlab: error: {}", error_line(&err));
             ExitCode::from(1)
         }
     }
+}
+
+/// A usage error of a subcommand found after parsing (a flag required unless another is
+/// given): clap's message and usage, exit 2.
+fn usage_error(subcommand: &str, message: &str) -> ! {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut sub = cmd
+        .find_subcommand_mut(subcommand)
+        .map(|c| c.clone().bin_name(format!("classlab {subcommand}")))
+        .unwrap_or_else(Cli::command);
+    sub.error(clap::error::ErrorKind::MissingRequiredArgument, message)
+        .exit()
+}
+
+/// A command stopped by Ctrl-C (what it recorded is kept): exit 130, as a shell reports a
+/// process ended by SIGINT.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Interrupted(pub String);
+
+/// One line: the error and its causes, joined, each said once (an error that already quotes
+/// its cause, such as the OS error of an unreadable file, does not repeat it).
+fn error_line(err: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 /// `classlab replay`: the TUI on a run, with the dataset it was run on unless told otherwise.
@@ -305,3 +354,17 @@ mod tests {
         super::Cli::command().debug_assert();
     }
 }
+
+    #[test]
+    fn an_error_line_says_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "gone (os error 2)");
+        let err = anyhow::Error::new(crate::dataset::LoadError::Io {
+            path: "x.json".into(),
+            source: io,
+        })
+        .context("loading predictions");
+        assert_eq!(
+            super::error_line(&err),
+            "loading predictions: x.json: cannot read: gone (os error 2)"
+        );
+    }

@@ -52,13 +52,17 @@ struct SkeletonMismatch {
 }
 
 fn build<'a>(task: &'a Task, a: &'a TaskAnalysis) -> ShowOut<'a> {
-    let methods = task
-        .methods
+    // The analysis's methods, as the TUI's Methods tab lists them (the reference's when
+    // `methods_info` is missing or malformed).
+    let methods = a
+        .graph
+        .nodes
         .iter()
-        .map(|m| {
-            let def = a.method_def(&m.name);
+        .map(|name| {
+            let m = task.method(name);
+            let def = a.method_def(name);
             MethodOut {
-                name: &m.name,
+                name,
                 signature: def.map(|d| d.signature.as_str()),
                 params: def
                     .map(|d| d.params.iter().map(String::as_str).collect())
@@ -70,21 +74,15 @@ fn build<'a>(task: &'a Task, a: &'a TaskAnalysis) -> ShowOut<'a> {
                 doctests: a
                     .skeleton
                     .class(&task.class_name)
-                    .and_then(|c| c.method(&m.name))
+                    .and_then(|c| c.method(name))
                     .or(def)
                     .map_or(0, |d| d.doctests.len()),
-                test_class: m.test_class.as_deref(),
-                extracted: a
-                    .graph
-                    .deps_of(&m.name)
-                    .iter()
-                    .map(String::as_str)
-                    .collect(),
+                test_class: m.and_then(|m| m.test_class.as_deref()),
+                extracted: a.graph.deps_of(name).iter().map(String::as_str).collect(),
                 annotated: m
-                    .annotated
-                    .as_ref()
+                    .and_then(|m| m.annotated.as_ref())
                     .map(|an| an.methods.iter().map(String::as_str).collect()),
-                has_public_tests: m.public_tests.is_some(),
+                has_public_tests: m.is_some_and(|m| m.public_tests.is_some()),
             }
         })
         .collect();

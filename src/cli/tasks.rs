@@ -24,9 +24,14 @@ pub(crate) fn run(ctx: &Context) -> anyhow::Result<Outcome> {
         .map(|(t, a)| Row {
             task_id: &t.id,
             class_name: &t.class_name,
-            methods: t.method_names(),
+            // The analysis's methods, as the TUI lists them: the dataset's target methods, or
+            // the reference's when `methods_info` is missing or malformed.
+            methods: a.graph.nodes.iter().map(String::as_str).collect(),
             edges: a.graph.edge_count(),
-            tests: a.test_count(),
+            tests: match a.test_count() {
+                0 => t.test_count(),
+                n => n,
+            },
         })
         .collect();
     match ctx.output {
@@ -47,7 +52,7 @@ pub(crate) fn run(ctx: &Context) -> anyhow::Result<Outcome> {
             println!(
                 "{} tasks, {} methods, {} dependency edges ({})",
                 rows.len(),
-                dataset.method_count(),
+                rows.iter().map(|r| r.methods.len()).sum::<usize>(),
                 rows.iter().map(|r| r.edges).sum::<usize>(),
                 dataset.origin
             );

@@ -88,12 +88,15 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
     let t0 = Instant::now();
     let total = tasks.len();
     let mut done = 0;
+    let bar = super::progress::Progress::new(total, "tasks");
     let human = ctx.output == Output::Human;
     let results = validate::validate(&tasks, &sandbox, &opts, &cancel, &mut |v| {
+        bar.inc();
         done += 1;
         if human {
-            eprintln!("[{done:>4}/{total}] {}", progress_line(v));
+            bar.line(&format!("[{done:>4}/{total}] {}", progress_line(v)));
         }
+    drop(bar);
     });
     let methods: usize = tasks
         .iter()

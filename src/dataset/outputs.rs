@@ -73,6 +73,56 @@ impl Outputs {
 /// Load outputs, recognising the format by content unless `format` says.
 pub fn load(path: &Path, format: Option<OutputsFormat>) -> Result<Outputs, LoadError> {
     let shown = path.display().to_string();
+    if path.is_dir() {
+        return Err(LoadError::Unrecognized {
+            path: shown,
+            message: "is a directory; --predictions takes a file of model outputs: ClassEval \
+                      model_output JSON, a RealClassEval generated/<model>.csv, or JSONL"
+                .into(),
+        });
+    }
+    load_any(path, &shown, format).and_then(usable)
+}
+
+/// Outputs with nothing to evaluate are a mistake (an empty list, or every entry unusable),
+/// refused before any session is made.
+fn usable(out: Outputs) -> Result<Outputs, LoadError> {
+    if !out.samples.is_empty() {
+        return Ok(out);
+    }
+    let why = match out.problems.first() {
+        None => "it is empty".to_string(),
+        Some(p) => format!(
+            "{} entr{} unusable, the first: {p}",
+            out.problems.len(),
+            if out.problems.len() == 1 {
+                "y is"
+            } else {
+                "ies are"
+            }
+        ),
+    };
+    Err(LoadError::Unrecognized {
+        path: out.file,
+        message: format!("no model output to evaluate: {why}"),
+    })
+}
+
+/// A dependency-predictions file (`{"<task_id>": {"dependencies": …, "order": …}}`, for
+/// `depcheck` and the TUI's `--predictions`) given where model outputs are expected.
+fn is_dependency_predictions(text: &str) -> bool {
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(text) else {
+        return false;
+    };
+    !map.is_empty()
+        && map.values().all(|v| {
+            v.as_object()
+                .is_some_and(|o| o.contains_key("dependencies") || o.contains_key("order"))
+        })
+}
+
+fn load_any(path: &Path, shown: &str, format: Option<OutputsFormat>) -> Result<Outputs, LoadError> {
+    let shown = shown.to_string();
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
@@ -82,7 +132,19 @@ pub fn load(path: &Path, format: Option<OutputsFormat>) -> Result<Outputs, LoadE
         None => {
             let text = read_text(path)?;
             let out = match text.trim_start().chars().next() {
+                None => Err(LoadError::Unrecognized {
+                    path: shown,
+                    message: "no model output to evaluate: the file is empty".into(),
+                }),
                 Some('[') => classeval(&shown, &text),
+                Some('{') if is_dependency_predictions(&text) => Err(LoadError::Unrecognized {
+                    path: shown,
+                    message: "is a file of dependency predictions (for `classlab depcheck` and \
+                              the TUI's --predictions), not model outputs: `eval --predictions` \
+                              takes ClassEval model_output JSON, a RealClassEval generated CSV, \
+                              or JSONL of code"
+                        .into(),
+                }),
                 Some('{') => jsonl(&shown, &text),
                 _ => Err(LoadError::Unrecognized {
                     path: shown,

@@ -24,6 +24,8 @@ use crate::session::{
     SessionWriter, TaskSummary,
 };
 
+pub mod compare;
+
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// One (task, sample) to evaluate, with the code to run.
@@ -401,6 +403,12 @@ pub fn run(
     on_event: &mut dyn FnMut(&Event, &EvalState),
 ) -> Result<EvalOutcome, EvalError> {
     let (items, problems) = prepare(req.dataset, req.outputs);
+    if items.is_empty() {
+        return Err(EvalError::Mismatch(no_task_matches(
+            req.dataset,
+            req.outputs,
+        )));
+    }
     let samples = req.outputs.samples_per_task().max(1);
     let inputs = inputs(req, &sandbox);
     let mut warnings = Vec::new();
@@ -606,6 +614,30 @@ pub fn run(
         state,
         problems,
     })
+}
+
+/// Why outputs none of whose tasks is in the dataset are refused (a forgotten `--dataset`,
+/// most often): a session of 0 of 0 tasks would look like a result.
+pub fn no_task_matches(dataset: &Dataset, outputs: &Outputs) -> String {
+    let mut seen = BTreeSet::new();
+    let ids: Vec<&str> = outputs
+        .samples
+        .iter()
+        .map(|s| s.task_id.as_str())
+        .filter(|id| seen.insert(*id))
+        .collect();
+    let shown: Vec<&str> = ids.iter().copied().take(3).collect();
+    let more = if ids.len() > shown.len() { ", …" } else { "" };
+    format!(
+        "none of the {} tasks in {} ({}{more}) is a task of the dataset {} ({} tasks, e.g. {}); \
+         give the dataset the outputs were generated for with --dataset; no session was created",
+        ids.len(),
+        outputs.file,
+        shown.join(", "),
+        dataset.origin,
+        dataset.tasks.len(),
+        dataset.tasks.first().map_or("none", |t| t.id.as_str()),
+    )
 }
 
 fn check_resumable(

@@ -678,9 +678,47 @@ pub fn list(root: &Path) -> Vec<(PathBuf, Meta)> {
     out
 }
 
+/// Delete a session (`classlab sessions rm`, `d` in the TUI): its whole directory. A
+/// directory that is no session is refused, and so is a session another process is writing
+/// (its lock is taken first, and held until the directory is gone).
+pub fn remove(dir: &Path) -> Result<(), SessionError> {
+    if !dir.join(META_FILE).is_file() {
+        return Err(SessionError::Invalid {
+            path: dir.display().to_string(),
+            message: format!("not a session (no {META_FILE}); nothing deleted"),
+        });
+    }
+    let lock = SessionLock::acquire(dir)?;
+    fs::remove_dir_all(dir).map_err(io_err(dir))?;
+    drop(lock);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remove_deletes_a_session_but_not_a_running_one_nor_another_directory() {
+        let root = tempfile::tempdir().unwrap();
+        let w = SessionWriter::create(root.path(), &meta("20260101-000000-eval-x-0001")).unwrap();
+        let dir = w.dir().to_path_buf();
+        let err = remove(&dir).unwrap_err();
+        assert!(matches!(err, SessionError::Locked { .. }), "{err}");
+        assert!(dir.is_dir());
+        drop(w);
+        remove(&dir).unwrap();
+        assert!(!dir.exists());
+        let other = root.path().join("not-a-session");
+        fs::create_dir(&other).unwrap();
+        assert!(
+            remove(&other)
+                .unwrap_err()
+                .to_string()
+                .contains("not a session")
+        );
+        assert!(other.is_dir());
+    }
 
     fn meta(id: &str) -> Meta {
         Meta {

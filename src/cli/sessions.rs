@@ -1,0 +1,107 @@
+//! `classlab sessions` (list them) and `classlab sessions rm ID…` (delete them).
+
+use serde_json::{Value, json};
+
+use super::eval::{pct, resolve_session};
+use super::table::Table;
+use super::{Context, Outcome, Output, print_json};
+use crate::session::store::{self, sessions_root};
+use crate::session::{EvalState, SessionLog};
+
+#[derive(Debug, clap::Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: Option<SessionsCommand>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum SessionsCommand {
+    /// Delete sessions (their whole directory). A session being written is refused.
+    Rm {
+        /// Session ids or directories.
+        #[arg(required = true, value_name = "SESSION")]
+        ids: Vec<String>,
+    },
+}
+
+pub(crate) fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<Outcome> {
+    match &args.command {
+        None => list_sessions(ctx),
+        Some(SessionsCommand::Rm { ids }) => remove(ctx, ids),
+    }
+}
+
+/// Every id is resolved before anything is deleted: a typo deletes nothing.
+fn remove(ctx: &Context, ids: &[String]) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let dirs = ids
+        .iter()
+        .map(|id| resolve_session(&root, id))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut removed = Vec::new();
+    for dir in &dirs {
+        store::remove(dir)?;
+        removed.push(dir.display().to_string());
+        if ctx.output == Output::Human {
+            println!("deleted {}", dir.display());
+        }
+    }
+    if ctx.output == Output::Json {
+        print_json(&json!({ "deleted": removed }))?;
+    }
+    Ok(Outcome::clean())
+}
+
+pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let mut rows = Vec::new();
+    for (dir, meta) in store::list(&root) {
+        let state = SessionLog::open(&dir)
+            .map(|l| EvalState::from_events(&l.events))
+            .unwrap_or_default();
+        let (done, total) = state.progress();
+        let status = state.run_end().label();
+        let m = state.metrics();
+        rows.push((dir, meta, done, total, status, m));
+    }
+    match ctx.output {
+        Output::Json => {
+            let list: Vec<Value> = rows
+                .iter()
+                .map(|(dir, meta, done, total, status, m)| {
+                    json!({"session": meta.id, "dir": dir, "kind": meta.kind, "model": meta.model, "strategy": meta.strategy,
+                           "dataset": meta.dataset.name, "created": meta.created, "status": status,
+                           "progress": {"done": done, "total": total}, "class_success": m.class_success, "fun_success": m.fun_success})
+                })
+                .collect();
+            print_json(&list)?;
+        }
+        Output::Human => {
+            let mut t = Table::new(&[
+                "session",
+                "kind",
+                "model",
+                "strategy",
+                "dataset",
+                "progress",
+                "status",
+                "class_success",
+            ]);
+            for (_, meta, done, total, status, m) in &rows {
+                t.row(vec![
+                    meta.id.clone(),
+                    meta.kind.clone(),
+                    meta.model.clone().unwrap_or_default(),
+                    meta.strategy.clone().unwrap_or_default(),
+                    meta.dataset.name.clone(),
+                    format!("{done}/{total}"),
+                    status.to_string(),
+                    pct(m.class_success),
+                ]);
+            }
+            print!("{}", t.render());
+            println!("{} sessions in {}", rows.len(), root.display());
+        }
+    }
+    Ok(Outcome::clean())
+}
