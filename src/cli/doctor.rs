@@ -84,6 +84,8 @@ pub(crate) fn run(ctx: &Context) -> anyhow::Result<Outcome> {
             "project_env": env.name(),
             "missing_modules": missing,
             "missing_tools": missing_tools,
+            // Everything missing, by name (the key earlier versions printed).
+            "missing_task_packages": missing.keys().map(String::as_str).chain(missing_tools.iter().copied()).collect::<Vec<_>>(),
             "fix": (!missing.is_empty() || !missing_tools.is_empty()).then_some(&fix),
         }))?,
         Output::Human => {
