@@ -243,3 +243,44 @@ fn eval_warns_before_it_starts_and_scores_with_the_environment() {
         "{without}"
     );
 }
+
+#[test]
+fn a_resumed_evaluation_keeps_its_datasets_environment() {
+    common::project_python("realclasseval");
+    let dir = tempfile::tempdir().unwrap();
+    let predictions = dir.path().join("one.jsonl");
+    std::fs::write(
+        &predictions,
+        "{\"task_id\": \"snippet_30\", \"model\": \"m\", \"strategy\": \"holistic\", \"sample\": 0, \"code\": \"class Nothing:\\n    pass\\n\"}\n",
+    )
+    .unwrap();
+    let sessions = dir.path().join("sessions");
+    std::fs::create_dir(&sessions).unwrap();
+    let dataset = post_cutoff();
+    let out = classlab(&[
+        "eval",
+        "--json",
+        "--sessions",
+        sessions.to_str().unwrap(),
+        "--dataset",
+        dataset.to_str().unwrap(),
+        "--predictions",
+        predictions.to_str().unwrap(),
+    ]);
+    let first = json_of(&out);
+    let id = first["session"].as_str().unwrap();
+    // Resumed without --dataset: the session's dataset decides the interpreter, so the
+    // recorded one is found again instead of the input check refusing a change of python.
+    let out = classlab(&[
+        "eval",
+        "--sessions",
+        sessions.to_str().unwrap(),
+        "--resume",
+        id,
+    ]);
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

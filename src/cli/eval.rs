@@ -73,7 +73,17 @@ pub(crate) fn sandbox_and_cancel(
     ctx: &Context,
     cold: bool,
 ) -> anyhow::Result<(Arc<crate::exec::Sandbox>, Arc<AtomicBool>)> {
-    let python = python_for(ctx.python.as_deref(), ctx.dataset_path.as_deref());
+    sandbox_for(ctx, ctx.dataset_path.as_deref(), cold)
+}
+
+/// [`sandbox_and_cancel`] for a dataset other than `--dataset`'s (on `--resume`, the
+/// session's): the interpreter by default is the project's environment for that dataset.
+pub(crate) fn sandbox_for(
+    ctx: &Context,
+    dataset: Option<&Path>,
+    cold: bool,
+) -> anyhow::Result<(Arc<crate::exec::Sandbox>, Arc<AtomicBool>)> {
+    let python = python_for(ctx.python.as_deref(), dataset);
     let sandbox = Arc::new(eval::sandbox(python, cold)?);
     for w in &sandbox.isolation().warnings {
         eprintln!("classlab: warning: sandbox: {w}");
@@ -159,7 +169,7 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let outs = outputs::load(&predictions, format)?;
     problems += warn_all(&outs.problems);
 
-    let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let (sandbox, cancel) = sandbox_for(ctx, dataset_path.as_deref(), args.cold)?;
     let python = &sandbox.isolation().python.executable;
     if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
         eprintln!("classlab: warning: {w}");

@@ -8,8 +8,7 @@ use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
 use super::eval::{
-    load_folded, print_human as print_functional, recorded_config, resolve_session,
-    sandbox_and_cancel,
+    load_folded, print_human as print_functional, recorded_config, resolve_session, sandbox_for,
 };
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
@@ -182,7 +181,7 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         }
     };
 
-    let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let (sandbox, cancel) = sandbox_for(ctx, dataset_path.as_deref(), args.cold)?;
     let python = &sandbox.isolation().python.executable;
     if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
         eprintln!("classlab: warning: {w}");
