@@ -209,23 +209,67 @@ fn unknown_tasks_and_broken_stores_are_errors_that_change_nothing() {
         .stderr(predicate::str::contains("schema 2 is newer"));
 }
 
+/// B11: without `--store`, curating a dataset writes nothing beside it: the store (and its
+/// lock) go to classlab's data directory, keyed by the dataset's digest, and the command says
+/// where; a store an older classlab started beside the dataset is still used.
 #[test]
-fn the_store_lives_beside_the_dataset() {
+fn the_store_lives_in_the_data_directory_and_the_command_says_where() {
     let dir = tempfile::tempdir().unwrap();
-    let dataset = dir.path().join("bench.json");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    let data_home = dir.path().join("data");
+    let dataset = shared.join("bench.json");
     let sample = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sample/sample.json");
     std::fs::copy(&sample, &dataset).unwrap();
-    Command::cargo_bin("classlab")
-        .unwrap()
-        .args(["curate", "note", "Sample_0", "beside", "--dataset"])
-        .arg(&dataset)
-        .assert()
-        .success();
-    let beside = dir.path().join("bench.json.curation.json");
-    assert_eq!(
-        store::load(&beside).unwrap().tasks["Sample_0"].review.notes[0].text,
-        "beside"
+    let curate = |args: &[&str]| {
+        let mut cmd = Command::cargo_bin("classlab").unwrap();
+        cmd.env("XDG_DATA_HOME", &data_home)
+            .arg("curate")
+            .args(args)
+            .arg("--dataset")
+            .arg(&dataset);
+        cmd.output().unwrap()
+    };
+    let out = curate(&["note", "Sample_0", "kept apart"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let names: Vec<String> = std::fs::read_dir(&shared)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["bench.json"], "nothing beside the dataset");
+    let digest = classlab::dataset::digest(&classlab::dataset::load_path(&dataset).unwrap());
+    let store_file = data_home
+        .join("classlab/curation")
+        .join(format!("bench.json-{}.curation.json", &digest[..16]));
+    assert_eq!(
+        store::load(&store_file).unwrap().tasks["Sample_0"]
+            .review
+            .notes[0]
+            .text,
+        "kept apart"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&store_file.display().to_string()),
+        "says where: {stderr}"
+    );
+    // `status` names the same store.
+    let out = curate(&["status"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&store_file.display().to_string()));
+    // An older classlab's store beside the dataset keeps being the one used.
+    let beside = shared.join("bench.json.curation.json");
+    std::fs::copy(&store_file, &beside).unwrap();
+    let out = curate(&["note", "Sample_1", "old place"]);
+    assert!(out.status.success());
+    assert_eq!(
+        store::load(&beside).unwrap().tasks["Sample_1"].review.notes[0].text,
+        "old place"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&beside.display().to_string()));
 }
 
 #[test]

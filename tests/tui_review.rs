@@ -785,3 +785,52 @@ fn the_queue_shows_classeval_ids_whole_at_80_and_100_columns() {
         }
     }
 }
+
+/// B11: `V` validates every task of the filtered queue in the background (asking first), two
+/// at a time: each answer starts the next waiting task, and every validation is recorded in
+/// the queue's store.
+#[test]
+fn v_validates_the_whole_filtered_queue_two_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = queue_app((80, 24), dir.path());
+    let asked = drive(&mut app, [Action::ReviewBulk(Bulk::Validate)]);
+    assert!(asked.is_empty(), "asks first: {asked:?}");
+    assert!(app.status.as_ref().unwrap().text.contains("validate"));
+    let effects = app.update(Action::Submit);
+    let started: Vec<(u64, String, PathBuf)> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::ValidateTask { req, task_id, path } => {
+                Some((*req, task_id.clone(), path.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started.len(), 2, "{effects:?}");
+    assert!(started.iter().all(|(_, _, p)| *p == store_path(dir.path())));
+    assert_eq!(app.review.validate_queue.len(), 6);
+    assert!(
+        screen(&app).contains("2 running, 6 waiting"),
+        "{}",
+        screen(&app)
+    );
+    // One ends: the next waiting task starts (and the store is read again).
+    let (req, id, _) = started[0].clone();
+    let effects = app.update(Action::ReviewValidated {
+        req,
+        task_id: id,
+        result: Err("stopped".into()),
+    });
+    let next = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::ValidateTask { .. }))
+        .count();
+    assert_eq!(next, 1, "{effects:?}");
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::LoadReview { .. }))
+    );
+    assert_eq!(app.review.validate_queue.len(), 5);
+    assert_eq!(app.review.validating.len(), 2);
+}

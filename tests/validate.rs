@@ -9,8 +9,12 @@ use serde_json::{Value, json};
 
 /// `classlab validate --json` (plus `args`) on a dataset; its JSON output.
 fn validate(dataset: Option<&Path>, args: &[&str]) -> Value {
+    // Stores without --store go to the data directory: a temporary one, never the user's.
+    let data_home = tempfile::tempdir().expect("temp dir");
     let mut cmd = assert_cmd::Command::cargo_bin("classlab").expect("classlab binary");
-    cmd.args(["validate", "--json"]).args(args);
+    cmd.env("XDG_DATA_HOME", data_home.path())
+        .args(["validate", "--json"])
+        .args(args);
     if let Some(d) = dataset {
         cmd.arg("--dataset").arg(d);
     }
@@ -330,4 +334,51 @@ fn without_coverage_py_validation_runs_and_says_so() {
             .contains("coverage not measured")
     );
     assert_eq!(t["no_public_tests"], json!(["total", "count"]));
+}
+
+/// B11: without `--store` and before any curation, `validate` records its results in the
+/// dataset's store in classlab's data directory (nothing beside the dataset), and says where.
+#[test]
+fn results_are_recorded_even_before_curation_started() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data_home = dir.path().join("data");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    let path = shared.join("cart.json");
+    let methods = [
+        ("add", "CartTestAdd", Some(CART_PUBLIC_ADD)),
+        ("total", "CartTestTotal", None),
+        ("count", "CartTestCount", None),
+    ];
+    let dataset = json!({"format": "classlab-dataset", "version": 1, "name": "cart",
+        "tasks": [task_json("Cart_1", "Cart", CART, CART_TESTS, &methods)]});
+    std::fs::write(&path, dataset.to_string()).expect("write dataset");
+    let out = assert_cmd::Command::cargo_bin("classlab")
+        .expect("classlab binary")
+        .env("XDG_DATA_HOME", &data_home)
+        .args(["validate", "--dataset"])
+        .arg(&path)
+        .output()
+        .expect("run classlab");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let store_dir = data_home.join("classlab/curation");
+    let stores: Vec<_> = std::fs::read_dir(&store_dir)
+        .expect("the store directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert_eq!(stores.len(), 1, "{stores:?}");
+    assert!(
+        stderr.contains(&stores[0].display().to_string()),
+        "{stderr}"
+    );
+    let stored = classlab::curate::store::load(&stores[0]).expect("the store");
+    assert!(stored.tasks.contains_key("Cart_1"), "{stored:?}");
+    let beside: Vec<_> = std::fs::read_dir(&shared).expect("ls").collect();
+    assert_eq!(beside.len(), 1, "only the dataset beside the dataset");
 }

@@ -23,8 +23,10 @@ use crate::model::Task;
 
 #[derive(Debug, clap::Args)]
 pub struct CurateArgs {
-    /// The curation store (default: `<dataset>.curation.json` beside the dataset; for the
-    /// bundled sample, `sample.curation.json` in the sessions directory).
+    /// The curation store (default: the dataset's store in classlab's data directory,
+    /// `$XDG_DATA_HOME/classlab/curation/<file>-<digest>.curation.json`, or one an older
+    /// classlab started beside the dataset; for the bundled sample, `sample.curation.json` in
+    /// the sessions directory).
     #[arg(long, global = true, value_name = "PATH")]
     pub store: Option<PathBuf>,
     #[command(subcommand)]
@@ -113,6 +115,7 @@ pub(crate) fn run(ctx: &Context, args: &CurateArgs) -> anyhow::Result<Outcome> {
     let path = store::default_path(
         args.store.as_deref(),
         ctx.dataset_path.as_deref(),
+        &crate::dataset::digest(&dataset),
         ctx.sessions.as_deref(),
     );
     match &args.command {
@@ -240,10 +243,21 @@ fn decide_all(
     }
     drop(locked);
     report_decisions(ctx, &rows)?;
+    if persist {
+        say_where(path);
+    }
     if refused > 0 {
         bail!("{refused} of {} decision(s) refused", rows.len());
     }
     Ok(())
+}
+
+/// Every command that writes the store says where (on stderr: stdout stays the answer).
+fn say_where(path: &Path) {
+    eprintln!(
+        "classlab: recorded in the curation store {}",
+        path.display()
+    );
 }
 
 /// One task's actions in order; overrides of gates that already pass are skipped (returned).
@@ -360,6 +374,7 @@ fn edit(
         .get_or_insert_with(|| dataset.origin.clone());
     locked.save()?;
     drop(locked);
+    say_where(path);
     let row = json!({"task_id": task_id, "field": field, "revalidate": effects.contains(&Effect::Revalidate)});
     match ctx.output {
         Output::Json => print_json(&row)?,

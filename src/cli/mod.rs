@@ -322,6 +322,7 @@ fn open_tui(
         .as_deref()
         .map(dataset::predictions::load)
         .transpose()?;
+    let digest = dataset::digest(&dataset);
     crate::tui::run_with(
         crate::tui::TuiOptions {
             dataset,
@@ -333,6 +334,7 @@ fn open_tui(
             curation_store: Some(crate::curate::store::default_path(
                 None,
                 ctx.dataset_path.as_deref(),
+                &digest,
                 ctx.sessions.as_deref(),
             )),
         },

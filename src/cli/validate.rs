@@ -38,7 +38,8 @@ pub struct ValidateArgs {
     #[arg(long)]
     pub cold: bool,
     /// The curation store whose edited tasks to validate and where to record the outcomes
-    /// (for the approval gate). Default: `<dataset>.curation.json`, when it exists.
+    /// (for the approval gate). Default: the dataset's store in classlab's data directory
+    /// (see `classlab curate`).
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
 }
@@ -60,16 +61,14 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         .filter(|t| args.tasks.is_empty() || args.tasks.contains(&t.id))
         .collect();
     // With a curation store, the tasks as edited there are what the gate asks about.
-    let store_path = store::default_path(
+    // The store is classlab's own (the data directory, or the sessions directory for the
+    // sample) unless --store says otherwise: the results are always recorded there.
+    let store_path = Some(store::default_path(
         args.store.as_deref(),
         ctx.dataset_path.as_deref(),
+        &crate::dataset::digest(&dataset),
         ctx.sessions.as_deref(),
-    );
-    // The bundled sample's store lives in the sessions directory (ours): always kept. Beside
-    // a dataset file, a store is only written once curation has started there (or --store).
-    let keep = args.store.is_some() || ctx.dataset_path.is_none() || store_path.is_file();
-    let unrecorded = (!keep).then(|| store_path.clone());
-    let store_path = keep.then_some(store_path);
+    ));
     let edited: Vec<Task> = match &store_path {
         Some(path) => {
             let st = store::load(path)?;
@@ -113,13 +112,6 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         if human {
             eprintln!("validation recorded in {}", path.display());
         }
-    }
-    if let (Some(path), true) = (unrecorded, human) {
-        eprintln!(
-            "not recorded for the approval gate: no curation store at {} yet (the first \
-             `classlab curate` decision or edit starts one; or pass --store)",
-            path.display()
-        );
     }
     match ctx.output {
         Output::Json => print_json(&json!({

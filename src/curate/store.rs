@@ -135,11 +135,15 @@ fn io_err(path: &Path) -> impl FnOnce(io::Error) -> StoreError + '_ {
     }
 }
 
-/// Where a dataset's decisions live: `--store`, else `<dataset path>.curation.json`, else (the
-/// bundled sample) `sample.curation.json` in the sessions directory.
+/// Where a dataset's decisions live: `--store`; else (the bundled sample)
+/// `sample.curation.json` in the sessions directory; else a store already started beside the
+/// dataset by an older classlab (`<dataset>.curation.json`, still honoured); else classlab's
+/// own data directory, keyed by the dataset's digest ([`data_store_path`]) — never a new file
+/// beside a dataset that may be shared or read-only.
 pub fn default_path(
     store: Option<&Path>,
     dataset: Option<&Path>,
+    digest: &str,
     sessions: Option<&Path>,
 ) -> PathBuf {
     if let Some(store) = store {
@@ -147,17 +151,50 @@ pub fn default_path(
     }
     match dataset {
         Some(path) => {
-            // A folder dataset (RealClassEval) gets its store beside the folder, not in it.
-            let trimmed = path.components().as_path();
-            let mut name = trimmed
-                .file_name()
-                .map(|n| n.to_os_string())
-                .unwrap_or_else(|| "dataset".into());
-            name.push(".curation.json");
-            trimmed.with_file_name(name)
+            let legacy = beside_dataset(path);
+            if legacy.is_file() {
+                legacy
+            } else {
+                data_store_path(path, digest)
+            }
         }
         None => crate::session::sessions_root(sessions).join(SAMPLE_STORE),
     }
+}
+
+/// The store an older classlab kept beside the dataset (a folder dataset, RealClassEval, had
+/// it beside the folder).
+pub fn beside_dataset(path: &Path) -> PathBuf {
+    let trimmed = path.components().as_path();
+    let mut name = trimmed
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "dataset".into());
+    name.push(".curation.json");
+    trimmed.with_file_name(name)
+}
+
+/// `<data dir>/curation/<dataset file name>-<first 16 hex digits of its digest>.curation.json`
+/// where the data directory is the XDG one (`$XDG_DATA_HOME/classlab`, by default
+/// `~/.local/share/classlab`): the same tasks find the same store from any copy or path.
+pub fn data_store_path(dataset: &Path, digest: &str) -> PathBuf {
+    let name = dataset
+        .components()
+        .as_path()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dataset".into());
+    let key: String = digest.chars().take(16).collect();
+    data_dir()
+        .join("curation")
+        .join(format!("{name}-{key}.curation.json"))
+}
+
+/// classlab's XDG data directory (`./.classlab` when no home directory is known).
+fn data_dir() -> PathBuf {
+    directories::ProjectDirs::from("", "", "classlab")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from(".classlab"))
 }
 
 /// Parse a store's text, naming the file, and the line and column of a syntax error.

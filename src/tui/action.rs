@@ -374,6 +374,11 @@ const NAMED: &[(&str, Action, &str)] = &[
         Action::ReviewBulk(super::app_review::Bulk::NeedsWork),
         "mark every task of the filtered queue as needing work (asks first)",
     ),
+    (
+        "validate-all",
+        Action::ReviewBulk(super::app_review::Bulk::Validate),
+        "validate every task of the filtered queue in the background (asks first)",
+    ),
     ("edit", Action::ReviewEdit, "edit the shown part in $EDITOR"),
     (
         "diff",

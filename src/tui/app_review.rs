@@ -27,6 +27,8 @@ pub enum Bulk {
     Approve,
     Reject,
     NeedsWork,
+    /// Validate every task of the filtered queue in the background, a few at a time.
+    Validate,
 }
 
 /// What the small text input is asking for.
@@ -81,6 +83,9 @@ pub struct ReviewUi {
     pub validating: BTreeMap<String, u64>,
     /// The last validation request's number.
     pub validate_req: u64,
+    /// Tasks waiting for their background validation (`V`): started as others end, at most
+    /// [`super::app_review_validate::AT_ONCE`] at a time.
+    pub validate_queue: std::collections::VecDeque<String>,
     /// The checklist of private tests to promote to public tests.
     pub promote: Option<super::app_review_edit::Promote>,
     /// What validation says about each dataset task as it now stands (refreshed with the
@@ -94,11 +99,18 @@ pub const PARTS: [Part; 3] = [Part::Skeleton, Part::Solution, Part::Tests];
 pub const KINDS: usize = 6;
 
 impl ReviewUi {
-    /// The store of the dataset loaded from `origin`: `store_path`, else beside the dataset
-    /// file, else (the bundled sample) in the sessions directory, as `classlab curate` has it.
-    pub fn path(&self, origin: &str) -> PathBuf {
-        let dataset = (origin != crate::dataset::SAMPLE_NAME).then(|| std::path::Path::new(origin));
-        curate::store::default_path(self.store_path.as_deref(), dataset, None)
+    /// The store of `dataset`: `store_path` (what `classlab` passes: the store `classlab
+    /// curate` uses), else where `classlab curate` would look ([`curate::store::default_path`]).
+    pub fn path(&self, dataset: &crate::dataset::Dataset) -> PathBuf {
+        if let Some(path) = &self.store_path {
+            return path.clone();
+        }
+        let origin = &dataset.origin;
+        let file = (origin != crate::dataset::SAMPLE_NAME).then(|| std::path::Path::new(origin));
+        let digest = file
+            .map(|_| crate::dataset::digest(dataset))
+            .unwrap_or_default();
+        curate::store::default_path(None, file, &digest, None)
     }
 
     /// The dataset index of the selected task.
@@ -183,7 +195,7 @@ impl App {
         self.review.req += 1;
         vec![Effect::LoadReview {
             req: self.review.req,
-            path: self.review.path(&self.data.dataset.origin),
+            path: self.review.path(&self.data.dataset),
         }]
     }
 
@@ -340,6 +352,7 @@ impl App {
                 } else {
                     let what = match bulk {
                         Bulk::Approve => "approve",
+                        Bulk::Validate => "validate (in the background)",
                         _ => "mark as needing work",
                     };
                     self.review.confirm = Some(bulk);
@@ -452,7 +465,7 @@ impl App {
         }
         self.review.saving = true;
         vec![Effect::SaveReview {
-            path: self.review.path(&self.data.dataset.origin),
+            path: self.review.path(&self.data.dataset),
             ops,
             stamp,
         }]
@@ -472,6 +485,7 @@ impl App {
                 reason: reason.unwrap_or_default(),
             },
             Bulk::NeedsWork => ReviewAction::NeedsWork { reason: None },
+            Bulk::Validate => return self.validate_all(),
         };
         let all = self.review.visible.iter().map(|&i| (i, action.clone()));
         self.decide(all.collect())
@@ -576,7 +590,7 @@ impl App {
                             self.review.req += 1;
                             let mut effects = vec![Effect::LoadReview {
                                 req: self.review.req,
-                                path: self.review.path(&self.data.dataset.origin),
+                                path: self.review.path(&self.data.dataset),
                             }];
                             for id in revalidate {
                                 effects.push(self.validate_effect(id));

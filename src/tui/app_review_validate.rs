@@ -1,8 +1,13 @@
 //! Validation from the review queue: `v` (or a saved edit) asks `jobs` to validate a task in
 //! the sandbox in the background ([`Effect::ValidateTask`]); the answer says how it went and
-//! the store it was recorded in is read again. The newest request per task wins.
+//! the store it was recorded in is read again. The newest request per task wins. `V`
+//! validates every task of the filtered queue: they wait in `validate_queue` and start as
+//! others end, [`AT_ONCE`] at a time (each one is a sandboxed run of the reference, twice).
 
 use super::app::{App, Effect, Level};
+
+/// Background validations running at once when the whole queue is validated.
+pub const AT_ONCE: usize = 2;
 
 impl App {
     /// Validate the selected task in the background.
@@ -25,6 +30,57 @@ impl App {
         vec![self.validate_effect(id)]
     }
 
+    /// Validate every task of the filtered queue in the background, [`AT_ONCE`] at a time.
+    pub(super) fn validate_all(&mut self) -> Vec<Effect> {
+        if self.review.data.is_none() {
+            self.set_status(Level::Info, "the curation store is still loading");
+            return Vec::new();
+        }
+        let ids: Vec<String> = self
+            .review
+            .visible
+            .iter()
+            .filter_map(|&i| self.data.dataset.tasks.get(i))
+            .map(|t| t.id.clone())
+            .filter(|id| {
+                !self.review.validating.contains_key(id) && !self.review.validate_queue.contains(id)
+            })
+            .collect();
+        self.review.validate_queue.extend(ids);
+        let effects = self.start_queued_validations();
+        self.say_validation_progress();
+        effects
+    }
+
+    /// Start queued validations while fewer than [`AT_ONCE`] run.
+    fn start_queued_validations(&mut self) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        while self.review.validating.len() < AT_ONCE {
+            let Some(id) = self.review.validate_queue.pop_front() else {
+                break;
+            };
+            effects.push(self.validate_effect(id));
+        }
+        effects
+    }
+
+    fn say_validation_progress(&mut self) {
+        let (running, queued) = (
+            self.review.validating.len(),
+            self.review.validate_queue.len(),
+        );
+        if running + queued > 0 {
+            self.set_status(
+                Level::Info,
+                format!(
+                    "validating in the background: {running} running, {queued} waiting \
+                     (recorded in {})",
+                    self.review.path(&self.data.dataset).display()
+                ),
+            );
+        }
+    }
+
     /// The effect validating task `id` (the newest request for it wins).
     pub(super) fn validate_effect(&mut self, id: String) -> Effect {
         self.review.validate_req += 1;
@@ -33,7 +89,7 @@ impl App {
         Effect::ValidateTask {
             req,
             task_id: id,
-            path: self.review.path(&self.data.dataset.origin),
+            path: self.review.path(&self.data.dataset),
         }
     }
 
@@ -66,10 +122,15 @@ impl App {
                 ),
             ),
         }
+        let mut effects = self.start_queued_validations();
+        if !effects.is_empty() {
+            self.say_validation_progress();
+        }
         self.review.req += 1;
-        vec![Effect::LoadReview {
+        effects.push(Effect::LoadReview {
             req: self.review.req,
-            path: self.review.path(&self.data.dataset.origin),
-        }]
+            path: self.review.path(&self.data.dataset),
+        });
+        effects
     }
 }

@@ -51,6 +51,7 @@ pub(super) fn add_defaults(add: &mut Add) {
     add(C::Review, &[ch('W')], A::ReviewBulk(Bulk::NeedsWork), None);
     add(C::Review, &[ch('e')], A::ReviewEdit, None);
     add(C::Review, &[ch('v')], A::ReviewValidate, None);
+    add(C::Review, &[ch('V')], A::ReviewBulk(Bulk::Validate), None);
     add(C::Review, &[ch('p')], A::ReviewDraftPublic, None);
     add(C::Review, &[ch('P')], A::ReviewPromote, None);
     add(C::Review, &[ch('d')], A::ReviewDiff, None);

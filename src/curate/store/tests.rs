@@ -94,16 +94,33 @@ fn non_utf8_is_refused_not_panicked_on() {
 
 #[test]
 fn store_paths() {
-    let p = |s: Option<&str>, d: Option<&str>| {
-        default_path(s.map(Path::new), d.map(Path::new), Some(Path::new("/sess")))
+    let dir = tempfile::tempdir().unwrap();
+    let p = |s: Option<&str>, d: Option<&Path>| {
+        default_path(
+            s.map(Path::new),
+            d,
+            "0123456789abcdef0123",
+            Some(Path::new("/sess")),
+        )
     };
-    assert_eq!(p(Some("x.json"), Some("d.json")), PathBuf::from("x.json"));
+    let data = dir.path().join("d.json");
+    assert_eq!(p(Some("x.json"), Some(&data)), PathBuf::from("x.json"));
+    // Nothing is ever put beside a dataset: the store goes to the data directory, by digest.
+    let fresh = p(None, Some(&data));
+    assert!(!fresh.starts_with(dir.path()), "{}", fresh.display());
+    assert!(
+        fresh.ends_with("curation/d.json-0123456789abcdef.curation.json"),
+        "{}",
+        fresh.display()
+    );
+    // A store an older classlab started beside the dataset is still the one used.
+    fs::write(dir.path().join("d.json.curation.json"), "{}").unwrap();
     assert_eq!(
-        p(None, Some("data/d.json")),
-        PathBuf::from("data/d.json.curation.json")
+        p(None, Some(&data)),
+        dir.path().join("d.json.curation.json")
     );
     assert_eq!(
-        p(None, Some("data/rce/")),
+        beside_dataset(Path::new("data/rce/")),
         PathBuf::from("data/rce.curation.json")
     );
     assert_eq!(p(None, None), PathBuf::from("/sess/sample.curation.json"));
