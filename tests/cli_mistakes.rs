@@ -261,7 +261,7 @@ fn an_evaluation_stopped_with_ctrl_c_exits_130_and_is_marked_stopped() {
     // Every class sleeps on import: the run is still going when the signal comes.
     let preds = reference_jsonl(dir.path(), "slow.jsonl", "\nimport time\ntime.sleep(20)\n");
     let bin = assert_cmd::cargo::cargo_bin("classlab");
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .arg("--sessions")
         .arg(&sessions)
         .args(["eval", "--json", "--jobs", "1", "--predictions"])

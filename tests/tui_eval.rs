@@ -222,3 +222,72 @@ fn the_fingerprint_panel_fills_in_as_events_arrive() {
     assert_eq!(shown, [1, 0, 1, 0, 1, 0, 0, 1, 1, 1]);
     assert!(screen(&app).contains("finished"));
 }
+
+/// A stopped session beside a finished one (issue 12, A6): compared on the tasks both
+/// finished, the title says how many were left out, and no task the stopped run never ran is
+/// counted as differing.
+#[test]
+fn comparison_with_a_stopped_session_is_on_the_tasks_both_finished() {
+    let (mut app, mut fake) = sessions_app((120, 40));
+    // Row 0 is the stopped CodeLlama run, row 2 the finished GPT-4-Turbo one.
+    fake.run(
+        &mut app,
+        [
+            Action::Top,
+            Action::ToggleMark,
+            Action::Down,
+            Action::ToggleMark,
+            Action::Compare,
+        ],
+    );
+    assert_eq!(app.screen, Screen::Compare);
+    let c = app.ev.compare.as_ref().unwrap();
+    let done: Vec<usize> = c.sessions.iter().map(|s| s.state.progress().0).collect();
+    let compared = c.comparison.rows.len();
+    assert!(done[0] < done[1], "one stopped early: {done:?}");
+    assert_eq!(compared, done[0].min(done[1]));
+    for task in &c.differing {
+        assert!(
+            c.sessions.iter().all(|s| s.state.outcome(task).is_some()),
+            "{task} was not finished by every session"
+        );
+    }
+    let text = screen(&app);
+    let left_out = done[1] - compared;
+    assert!(
+        text.contains(&format!(
+            "Compared on the {compared} tasks both finished ({left_out} of #2's left out)"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{} of the {compared} compared", c.differing.len())),
+        "{text}"
+    );
+}
+
+/// `d` on the sessions list asks first (issue 12, A5); `n` keeps the session, `y` deletes it
+/// and the list is read again without it.
+#[test]
+fn d_deletes_the_selected_session_after_asking() {
+    let (mut app, mut fake) = sessions_app((80, 24));
+    let before = app.ev.sessions.rows.len();
+    let id = app.ev.sessions.rows[1].info.id.clone();
+    fake.run(&mut app, [Action::Top, Action::Down, Action::DeleteSession]);
+    let text = screen(&app);
+    assert!(
+        text.contains("Delete session") && text.contains("cannot be undone"),
+        "{text}"
+    );
+    assert!(
+        fake.effects
+            .iter()
+            .all(|e| !matches!(e, classlab::tui::app::Effect::DeleteSession { .. }))
+    );
+    fake.run(&mut app, [Action::Back]);
+    assert_eq!(app.ev.sessions.rows.len(), before, "no: nothing deleted");
+    fake.run(&mut app, [Action::DeleteSession, Action::Submit]);
+    assert_eq!(app.ev.sessions.rows.len(), before - 1);
+    assert!(app.ev.sessions.rows.iter().all(|r| r.info.id != id));
+    assert!(screen(&app).contains("deleted session"), "{}", screen(&app));
+}

@@ -126,8 +126,32 @@ fn marking_and_comparing() {
     fake.run(&mut app, [Action::Compare]);
     assert_eq!(app.screen, Screen::Compare);
     let c = app.ev.compare.as_ref().unwrap();
-    // The stopped session finished 3 of 6 tasks: the other 3 differ (outcome vs none).
-    assert_eq!(c.differing, ["ClassEval_3", "ClassEval_4", "ClassEval_5"]);
+    // The stopped session finished 3 of 6 tasks: compared on those 3 (where both agree); the
+    // 3 it never ran are left out, not counted as differing (issue 12, A6).
+    assert_eq!(c.comparison.rows.len(), 3);
+    assert_eq!(c.comparison.left_out, [3, 0]);
+    assert!(c.differing.is_empty(), "{:?}", c.differing);
+    // The reference beside GPT-4-Turbo: both finished, 4 tasks differ.
+    fake.run(
+        &mut app,
+        [
+            Action::Back,
+            Action::Top,
+            Action::ToggleMark,
+            Action::Bottom,
+            Action::ToggleMark,
+            Action::Top,
+            Action::Down,
+            Action::ToggleMark,
+            Action::ToggleMark,
+            Action::Compare,
+        ],
+    );
+    assert_eq!(app.screen, Screen::Compare);
+    let c = app.ev.compare.as_ref().unwrap();
+    assert_eq!(c.sessions.len(), 2, "{:?}", app.ev.sessions.marked);
+    let differing = c.differing.clone();
+    assert!(differing.len() >= 2, "{differing:?}");
     // A task across sessions, then one session's detail, then back step by step.
     fake.run(&mut app, [Action::Open]);
     assert_eq!(app.screen, Screen::CompareTask);
@@ -141,7 +165,7 @@ fn marking_and_comparing() {
             .as_ref()
             .unwrap()
             .task_id,
-        "ClassEval_4"
+        differing[1]
     );
     fake.run(
         &mut app,
@@ -151,7 +175,7 @@ fn marking_and_comparing() {
     let d = app.ev.detail.as_ref().unwrap();
     assert_eq!(
         (d.source, d.task_id.as_str()),
-        (Source::Compared(0), "ClassEval_4")
+        (Source::Compared(0), differing[1].as_str())
     );
     fake.run(&mut app, [Action::Back]);
     assert_eq!(app.screen, Screen::CompareTask);

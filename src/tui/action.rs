@@ -138,6 +138,8 @@ pub enum Action {
     ToggleMark,
     /// Compare the marked sessions.
     Compare,
+    /// Delete the selected session (asks first).
+    DeleteSession,
     /// Stop the live evaluation (asks first).
     CancelRun,
     /// Show every task, or only those not perfect.
@@ -202,6 +204,11 @@ pub enum Action {
     ComparisonLoaded {
         req: u64,
         sessions: Delivered<Vec<EvalSession>>,
+    },
+    /// A session was deleted (`error`: why it was not).
+    SessionDeleted {
+        dir: PathBuf,
+        error: Option<String>,
     },
     /// A request failed (the message says what and why).
     LoadFailed {
@@ -319,6 +326,11 @@ const NAMED: &[(&str, Action, &str)] = &[
     ("new-eval", Action::NewEval, "start an evaluation"),
     ("mark", Action::ToggleMark, "mark for comparison"),
     ("compare", Action::Compare, "compare the marked sessions"),
+    (
+        "delete-session",
+        Action::DeleteSession,
+        "delete the selected session (asks first)",
+    ),
     ("cancel-run", Action::CancelRun, "stop the live evaluation"),
     (
         "failing-only",
@@ -421,6 +433,7 @@ impl Action {
             Action::SessionsLoaded { .. }
                 | Action::SessionOpened { .. }
                 | Action::ComparisonLoaded { .. }
+                | Action::SessionDeleted { .. }
                 | Action::LoadFailed { .. }
                 | Action::PredictionFiles(_)
                 | Action::EvalEvent(_)

@@ -35,6 +35,10 @@ pub enum Effect {
         req: u64,
         dirs: Vec<PathBuf>,
     },
+    /// Delete a session's directory (`Action::SessionDeleted`); one being written is refused.
+    DeleteSession {
+        dir: PathBuf,
+    },
     /// Find predictions files for the new-evaluation dialog (`Action::PredictionFiles`).
     ListPredictionFiles,
     /// Evaluate a predictions file against the loaded dataset in the sandbox, as a new

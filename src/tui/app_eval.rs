@@ -114,6 +114,7 @@ impl App {
             Action::Open => return self.open_selected_session(),
             Action::ToggleMark => self.toggle_mark(),
             Action::Compare => return self.compare_marked(),
+            Action::DeleteSession => self.ask_delete_session(),
             Action::Click { column, row } => {
                 let table = layout::sessions_split(self.chrome().body).0;
                 if let Some(r) = layout::table_row_at(table, column, row) {
@@ -158,6 +159,38 @@ impl App {
             None => {}
         }
         Vec::new()
+    }
+
+    /// `d` on the sessions list: the selected session is deleted once confirmed.
+    fn ask_delete_session(&mut self) {
+        let Some(SessionPick::Row(i)) = self.selected_session() else {
+            if self.live_row() {
+                self.set_status(
+                    Level::Info,
+                    "the running session cannot be deleted: stop it first (x)",
+                );
+            }
+            return;
+        };
+        let row = &self.ev.sessions.rows[i];
+        let Some(dir) = row.info.dir.clone() else {
+            return;
+        };
+        let text = format!(
+            "Delete session {} ({}, {} · {}/{} tasks, {})? Its directory {} is removed with \
+             every result in it; this cannot be undone.",
+            row.info.id,
+            row.info.kind,
+            row.info.label(),
+            row.done,
+            row.total,
+            row.status.label(),
+            dir.display()
+        );
+        self.overlay = Some(Overlay::Confirm(Confirm {
+            text,
+            yes: Effect::DeleteSession { dir },
+        }));
     }
 
     fn toggle_mark(&mut self) {
@@ -387,6 +420,19 @@ impl App {
                 self.status = None;
                 self.ev.detail = None;
                 self.screen = Screen::Compare;
+            }
+            Action::SessionDeleted { dir, error } => {
+                let name = dir
+                    .file_name()
+                    .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into());
+                match error {
+                    Some(e) => self.set_status(Level::Error, format!("not deleted: {e}")),
+                    None => {
+                        self.ev.sessions.marked.retain(|d| *d != dir);
+                        self.set_status(Level::Info, format!("deleted session {name}"));
+                    }
+                }
+                return self.request_sessions();
             }
             Action::LoadFailed { req, message } => {
                 if req == self.ev.list_request {

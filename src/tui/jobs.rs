@@ -242,6 +242,14 @@ impl Jobs {
                     );
                 });
             }
+            Effect::DeleteSession { dir } => {
+                thread::spawn(move || {
+                    let error = crate::session::store::remove(&dir)
+                        .err()
+                        .map(|e| e.to_string());
+                    let _ = tx.send(Action::SessionDeleted { dir, error });
+                });
+            }
             Effect::CancelEval => {
                 if let Some(r) = &self.run {
                     r.cancel.store(true, Ordering::SeqCst);

@@ -39,6 +39,7 @@ pub(super) fn add_defaults(add: &mut Add) {
     );
     add(C::Sessions, &[KeyChord::ch(' ')], A::ToggleMark, None);
     add(C::Sessions, &[KeyChord::ch('c')], A::Compare, None);
+    add(C::Sessions, &[KeyChord::ch('d')], A::DeleteSession, None);
     add(C::Sessions, &[KeyChord::ch('r')], A::Reload, None);
     add(C::Sessions, &[KeyChord::ch('x')], A::CancelRun, None);
     add(C::Sessions, &esc_q, A::Back, Some("back to the task list"));

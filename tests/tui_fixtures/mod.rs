@@ -446,6 +446,13 @@ impl Fake {
                         .collect(),
                 ),
             }),
+            Effect::DeleteSession { dir } => {
+                self.logs.retain(|l| l.dir != *dir);
+                Some(Action::SessionDeleted {
+                    dir: dir.clone(),
+                    error: None,
+                })
+            }
             Effect::ListPredictionFiles => Some(Action::PredictionFiles(self.files.clone())),
             Effect::LoadRunChoices => Some(Action::RunChoices {
                 endpoints: vec!["local".into(), "openai".into()],

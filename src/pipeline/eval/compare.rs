@@ -24,7 +24,7 @@ impl TaskRow {
 }
 
 /// Sessions restricted to the tasks they all finished.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Comparison {
     /// Every session's fold restricted to the common tasks: its metrics and fingerprint are
     /// over the same tasks as every other's.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{EvalSession, SessionRow, differing_tasks, test_differs, test_ids};
+use super::{EvalSession, SessionRow, test_differs, test_ids};
 use crate::tui::action::Action;
 use crate::tui::app::{CodeScroll, Effect, Screen, scrolled};
 
@@ -114,6 +114,9 @@ pub struct CompareTask {
 #[derive(Debug, Clone, Default)]
 pub struct CompareState {
     pub sessions: Vec<EvalSession>,
+    /// The sessions on the tasks they all finished: the figures shown side by side.
+    pub comparison: crate::pipeline::eval::compare::Comparison,
+    /// The compared tasks whose outcome differs, in natural order.
     pub differing: Vec<String>,
     pub cursor: Cursor,
     pub task: Option<CompareTask>,
@@ -142,8 +145,11 @@ impl CompareTask {
 
 impl CompareState {
     pub fn new(sessions: Vec<EvalSession>) -> CompareState {
+        let states: Vec<&crate::session::EvalState> = sessions.iter().map(|s| &s.state).collect();
+        let comparison = crate::pipeline::eval::compare::compare(&states);
         CompareState {
-            differing: differing_tasks(&sessions),
+            differing: comparison.differing().map(|r| r.task_id.clone()).collect(),
+            comparison,
             sessions,
             ..CompareState::default()
         }

@@ -14,6 +14,7 @@ use super::fingerprint::{
 use super::test_detail::{fit_id, outcome_label, outcome_style};
 use super::{fit_lines, layout, pane, truncate};
 use crate::metrics::fingerprint::{Bucket, ExcKind};
+use crate::session::EvalState;
 use crate::session::reduce::FingerprintView;
 use crate::tui::app::App;
 use crate::tui::evals::{CompareState, EvalSession, test_differs, test_ids, tests_of};
@@ -52,8 +53,13 @@ fn render_sessions(app: &App, c: &CompareState, area: Rect, buf: &mut Buffer) {
         .iter()
         .enumerate()
         .map(|(i, s)| {
+            // Each session's own progress; the figures over the tasks all finished.
             let (done, total) = s.state.progress();
-            let m = s.state.metrics();
+            let m = c
+                .comparison
+                .states
+                .get(i)
+                .map_or_else(|| s.state.metrics(), |r| r.metrics());
             let mut cells = vec![
                 Cell::from((i + 1).to_string()),
                 Cell::from(s.info.label().to_string()),
@@ -95,9 +101,15 @@ fn render_sessions(app: &App, c: &CompareState, area: Rect, buf: &mut Buffer) {
     ]);
     let table = Table::new(rows, widths)
         .header(Row::new(header).style(theme.header()))
-        .block(pane(app, " Sessions compared (ClassEval metrics, %) "))
+        .block(pane(app, format!(" {} ", scope(c))))
         .column_spacing(1);
     Widget::render(table, area, buf);
+}
+
+/// `Compared on the 33 tasks both finished (67 of #2's left out) · ClassEval %`.
+pub fn scope(c: &CompareState) -> String {
+    let names: Vec<String> = (1..=c.sessions.len()).map(|i| format!("#{i}")).collect();
+    format!("Compared {} · ClassEval %", c.comparison.scope(&names))
 }
 
 /// Kinds failing in any session, most frequent overall first.
@@ -112,9 +124,19 @@ fn exception_kinds(fps: &[FingerprintView]) -> Vec<ExcKind> {
 }
 
 /// The fingerprints as two small tables, one row per session.
-pub fn fingerprint_lines(app: &App, sessions: &[EvalSession], width: usize) -> Vec<Line<'static>> {
+/// `states` are the sessions' folds the figures come from (restricted to the compared tasks).
+pub fn fingerprint_lines(
+    app: &App,
+    sessions: &[EvalSession],
+    states: &[EvalState],
+    width: usize,
+) -> Vec<Line<'static>> {
     let theme = app.theme();
-    let fps: Vec<FingerprintView> = sessions.iter().map(|s| s.state.fingerprint()).collect();
+    let fps: Vec<FingerprintView> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| states.get(i).unwrap_or(&s.state).fingerprint())
+        .collect();
     let name_w = if width >= 120 { 16 } else { 3 };
     let name = |i: usize, s: &EvalSession| {
         if name_w > 3 {
@@ -202,16 +224,21 @@ pub fn fingerprint_lines(app: &App, sessions: &[EvalSession], width: usize) -> V
 
 fn render_differing(app: &App, c: &CompareState, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
-    let title = format!(" Tasks whose outcome differs · {} ", c.differing.len());
+    let title = format!(
+        " Tasks whose outcome differs · {} of the {} compared ",
+        c.differing.len(),
+        c.comparison.rows.len()
+    );
     let block = pane(app, title);
     if c.differing.is_empty() {
         let inner = block.inner(area);
         block.render(area, buf);
-        Paragraph::new(Line::styled(
-            "Every task has the same outcome in every session.",
-            theme.muted(),
-        ))
-        .render(inner, buf);
+        let text = if c.comparison.rows.is_empty() {
+            "No task was finished by every session: nothing to compare."
+        } else {
+            "Every compared task has the same outcome in every session."
+        };
+        Paragraph::new(Line::styled(text, theme.muted())).render(inner, buf);
         return;
     }
     let n = c.sessions.len().max(1);
@@ -273,9 +300,14 @@ impl Widget for &CompareView<'_> {
             " Fingerprints: classes per outcome, failing tests per exception "
         };
         let block = pane(app, title);
-        Paragraph::new(fingerprint_lines(app, &c.sessions, width))
-            .block(block)
-            .render(fingerprint, buf);
+        Paragraph::new(fingerprint_lines(
+            app,
+            &c.sessions,
+            &c.comparison.states,
+            width,
+        ))
+        .block(block)
+        .render(fingerprint, buf);
         render_differing(app, c, tasks, buf);
     }
 }
