@@ -474,7 +474,7 @@ pub(crate) fn load_folded(
         let state = EvalState::from_events(&log.events);
         if !state.finished {
             eprintln!(
-                "classlab: warning: {}: not finished ({} of {} tasks done); the figures cover the tasks done",
+                "classlab: warning: {}: not finished ({} of {} tasks done): only finished tasks are counted",
                 log.meta.id,
                 state.progress().0,
                 state.progress().1

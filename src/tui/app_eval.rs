@@ -177,15 +177,13 @@ impl App {
             return;
         };
         let text = format!(
-            "Delete session {} ({}, {} · {}/{} tasks, {})? Its directory {} is removed with \
-             every result in it; this cannot be undone.",
+            "Delete session {} ({}, {}/{} tasks, {})? Its directory is removed; this cannot be \
+             undone.",
             row.info.id,
-            row.info.kind,
             row.info.label(),
             row.done,
             row.total,
             row.status.label(),
-            dir.display()
         );
         self.overlay = Some(Overlay::Confirm(Confirm {
             text,

@@ -276,6 +276,7 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
             (C::Sessions, A::Open, "open"),
             (C::Sessions, A::ToggleMark, "mark"),
             (C::Sessions, A::Compare, "compare"),
+            (C::Sessions, A::DeleteSession, "delete"),
             (C::Global, A::NewEval, "new"),
             (C::Sessions, A::Reload, "reload"),
             (C::Global, A::ToggleHelp, "help"),
