@@ -10,7 +10,7 @@ use crate::metrics::deps::Metrics;
 
 pub(crate) fn run(ctx: &Context, predictions_path: &Path, gt: &str) -> anyhow::Result<Outcome> {
     let (dataset, mut problems) = ctx.dataset()?;
-    let preds = predictions::load(predictions_path)?;
+    let preds = predictions::load_any(predictions_path, ctx.sessions.as_deref())?;
     problems += warn_all(&preds.problems);
     let truth = match gt {
         "extracted" => GroundTruth::Extracted,

@@ -320,7 +320,7 @@ fn open_tui(
     let predictions = args
         .predictions
         .as_deref()
-        .map(dataset::predictions::load)
+        .map(|p| dataset::predictions::load_any(p, ctx.sessions.as_deref()))
         .transpose()?;
     let digest = dataset::digest(&dataset);
     crate::tui::run_with(

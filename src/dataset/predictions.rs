@@ -32,6 +32,93 @@ pub fn load(path: &Path) -> Result<DepFile, LoadError> {
     parse(&shown, &text)
 }
 
+/// Predictions from a file or from a run session: `path` is a predictions file, a session
+/// directory, or a session id under the sessions root (`sessions`: `--sessions`, else the
+/// usual place). A session gives its dependency analyses ([`from_session`]).
+pub fn load_any(path: &Path, sessions: Option<&Path>) -> Result<DepFile, LoadError> {
+    let dir = if path.is_dir() {
+        Some(path.to_path_buf())
+    } else if !path.exists() && path.components().count() == 1 {
+        let under = crate::session::sessions_root(sessions).join(path);
+        under.is_dir().then_some(under)
+    } else {
+        None
+    };
+    match dir {
+        Some(dir) => from_session(&dir),
+        None => load(path),
+    }
+}
+
+/// The dependency analyses a run session recorded (TDD step 1, one `dependency_prediction`
+/// event per task; the first sample's, the last one recorded when a task was resumed): the
+/// parsed graph and the model's order. A reply no graph could be read from is reported as a
+/// problem and its task left unscored, never scored as "no dependencies".
+pub fn from_session(dir: &Path) -> Result<DepFile, LoadError> {
+    use crate::session::EventBody;
+    let shown = dir.display().to_string();
+    let log = crate::session::SessionLog::open(dir).map_err(|e| LoadError::Unrecognized {
+        path: shown.clone(),
+        message: format!("not a readable session: {e}"),
+    })?;
+    let mut out = DepFile {
+        file: shown.clone(),
+        ..DepFile::default()
+    };
+    for event in &log.events {
+        let EventBody::DependencyPrediction {
+            task_id,
+            sample,
+            graph,
+            order,
+            problems,
+            parsed,
+            ..
+        } = &event.body
+        else {
+            continue;
+        };
+        if *sample != 0 {
+            continue;
+        }
+        if !parsed {
+            out.tasks.remove(task_id);
+            out.problems.push(Problem {
+                file: shown.clone(),
+                task: Some(task_id.clone()),
+                field: Some("dependency_prediction".into()),
+                message: format!(
+                    "no dependency graph could be read from the model's reply{}",
+                    if problems.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", problems.join("; "))
+                    }
+                ),
+            });
+            continue;
+        }
+        out.tasks.insert(
+            task_id.clone(),
+            DepEntry {
+                deps: graph.clone(),
+                order: (!order.is_empty()).then(|| order.clone()),
+            },
+        );
+    }
+    if out.tasks.is_empty() && out.problems.is_empty() {
+        return Err(LoadError::Unrecognized {
+            path: shown,
+            message: format!(
+                "the session ({} kind) has no dependency analysis: only `tdd` runs predict \
+                 dependencies",
+                log.meta.kind
+            ),
+        });
+    }
+    Ok(out)
+}
+
 /// A JSON object's entries in file order, repeated keys kept (a `Value` keeps only one).
 struct Entries(Vec<(String, Value)>);
 
