@@ -47,3 +47,33 @@ fn the_sessions_list_is_reloaded_when_an_evaluation_ends_elsewhere() {
     assert!(!app.live_row(), "no stale live row");
     assert!(!screen(&app).contains("running"), "{}", screen(&app));
 }
+
+/// B10: an error longer than the status line is never cut silently: the line says `!` shows
+/// it, and `!` lists it whole (wrapped), with every error raised since startup.
+#[test]
+fn a_long_error_is_shown_whole_by_the_problems_list() {
+    let (mut app, mut fake) = sessions_app((80, 24));
+    fake.run(&mut app, [Action::NewEval]);
+    for c in "preds.jsonl".chars() {
+        fake.run(&mut app, [Action::Input(c)]);
+    }
+    fake.run(&mut app, [Action::Submit]);
+    let long = "cannot start: endpoint profile \"local\": base_url is missing (set it in \
+                /home/someone/.config/classlab/config.toml under [endpoints.local] or pass \
+                --base-url); the run was not started and nothing was written — THE-END";
+    fake.run(
+        &mut app,
+        [Action::EvalEnded {
+            dir: None,
+            error: Some(long.into()),
+        }],
+    );
+    let text = screen(&app);
+    let status = text.lines().last().unwrap_or_default();
+    assert!(status.ends_with("(!: all of it)"), "{status}");
+    fake.run(&mut app, [Action::ShowProblems]);
+    let text = screen(&app);
+    assert!(text.contains("Errors since startup"), "{text}");
+    assert!(text.contains("THE-END"), "the whole error, wrapped: {text}");
+    assert!(text.contains("error(s) since startup"), "{text}");
+}

@@ -252,6 +252,9 @@ pub struct App {
     pub commands: Vec<Command>,
     /// Problems met reading the config and themes (listed with the load problems).
     pub notes: Vec<String>,
+    /// Every error the status line showed since startup, whole (`!` lists them after the
+    /// load problems; the status line only has one row).
+    pub errors: Vec<String>,
     /// Memo of highlighted code; filled while rendering.
     pub highlight: RefCell<HighlightCache>,
     /// The evaluation screens.
@@ -307,6 +310,7 @@ impl App {
             size: setup.size,
             dirty: true,
             notes: messages,
+            errors: Vec::new(),
             highlight: RefCell::new(HighlightCache::default()),
             ev: EvalUi::default(),
             runs: RunUi::default(),
@@ -406,10 +410,11 @@ impl App {
     }
 
     pub(super) fn set_status(&mut self, level: Level, text: impl Into<String>) {
-        self.status = Some(Status {
-            text: text.into(),
-            level,
-        });
+        let text = text.into();
+        if level == Level::Error {
+            self.errors.push(text.clone());
+        }
+        self.status = Some(Status { text, level });
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
@@ -450,8 +455,8 @@ impl App {
                 }
             }
             Action::ShowProblems if !matches!(self.overlay, Some(Overlay::Problems { .. })) => {
-                if self.problems().is_empty() {
-                    self.set_status(Level::Info, "no load problems");
+                if self.problems().is_empty() && self.errors.is_empty() {
+                    self.set_status(Level::Info, "no load problems and no errors");
                 } else {
                     self.overlay = Some(Overlay::Problems { scroll: 0 });
                 }

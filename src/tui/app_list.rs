@@ -11,7 +11,9 @@ impl App {
     pub(super) fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
         let page = layout::inner_page(layout::overlay(self.area())).max(1);
         let max_help = views::help::line_count(self).saturating_sub(page);
-        let max_problems = self.problems().len().saturating_sub(page);
+        let max_problems = views::overlays::problem_lines(self, layout::overlay(self.area()).width)
+            .len()
+            .saturating_sub(page);
         match self.overlay.as_mut() {
             Some(Overlay::Help { scroll }) => match action {
                 Action::Back | Action::ToggleHelp | Action::Close => self.overlay = None,

@@ -372,7 +372,20 @@ fn status_line(app: &App, area: Rect, buf: &mut Buffer) {
             Level::Warn => theme.warn(),
             Level::Error => theme.error(),
         };
-        let text = truncate(&format!(" {}", status.text), usize::from(area.width));
+        let full = format!(" {}", status.text);
+        let width = usize::from(area.width);
+        let text = if status.level == Level::Error && full.chars().count() > width {
+            // Never cut silently: the whole error is one key away.
+            let key = app
+                .keymap
+                .key_for(Context::Global, &Action::ShowProblems)
+                .map_or_else(|| ":problems".to_string(), |k| k.to_string());
+            let hint = format!(" ({key}: all of it)");
+            let cut = truncate(&full, width.saturating_sub(hint.chars().count()));
+            format!("{cut}{hint}")
+        } else {
+            truncate(&full, width)
+        };
         Paragraph::new(Line::styled(text, style)).render(area, buf);
         return;
     }
