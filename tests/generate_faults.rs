@@ -394,25 +394,53 @@ fn dependency_reply_without_json_falls_back_to_the_skeleton_order() {
         skeleton_order,
         "methods generated in that order"
     );
-    // The three callers of `_unit_price` come before it: their public tests fail against
-    // its stub, whatever the (reference) repairs say, until the budget runs out …
-    for (m, status) in [
-        ("add_item", ("exhausted", 3)),
-        ("remove_item", ("passed", 0)),
-        ("line_total", ("exhausted", 3)),
-        ("total", ("exhausted", 3)),
-        ("_unit_price", ("passed", 0)),
-    ] {
-        assert_eq!(
-            run.method_status(CART, m),
-            (status.0.into(), status.1),
-            "{m}"
+    // The three callers of `_unit_price` come before it: the public tests that fail against
+    // its stub fail the reference written so far too, so they are left out (saying why)
+    // instead of costing repair rounds no code could win …
+    for m in ["add_item", "line_total", "total"] {
+        let checked = run.one(
+            "public_tests_checked",
+            &[("task_id", json!(CART)), ("method", json!(m))],
         );
+        let left_out = checked["left_out"].as_array().unwrap();
+        assert!(!left_out.is_empty(), "{checked}");
+        for l in left_out {
+            let reason = l["reason"].as_str().unwrap();
+            assert!(
+                reason.starts_with(&format!(
+                    "the reference written up to `{m}` in this schedule fails it"
+                )),
+                "{reason}"
+            );
+        }
+    }
+    for m in [
+        "add_item",
+        "remove_item",
+        "line_total",
+        "total",
+        "_unit_price",
+    ] {
+        let (status, repairs) = run.method_status(CART, m);
+        assert_eq!(repairs, 0, "{m}");
+        assert!(status == "passed" || status == "untested", "{m}: {status}");
     }
     // … and the finished class, with `_unit_price` in, is perfect.
     let summary = &run.one("task_finished", &[("task_id", json!(CART))])["summary"];
     assert_eq!(summary["outcome"], "Perfect", "{summary}");
-    assert_eq!(run.report["repair"]["methods_repaired"], 3);
+    assert_eq!(run.report["repair"]["methods_repaired"], 0);
+    assert_eq!(
+        run.report["public_tests_left_out"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["task_id"] == CART)
+            .count(),
+        run.of_kind("public_tests_checked")
+            .iter()
+            .map(|c| c["left_out"].as_array().map_or(0, Vec::len))
+            .sum::<usize>()
+    );
     let deps = &run.report["dependency"]["metrics"];
     assert_eq!(deps["edges_predicted"], 0, "{deps}");
     assert_eq!(deps["edges_truth"], 3, "{deps}");
@@ -449,7 +477,7 @@ fn empty_answer_is_a_failing_attempt_and_costs_a_repair_round() {
     assert!(
         run.of_kind("test_run")
             .iter()
-            .all(|t| t["method"] != "remove" || t["round"] != 0),
+            .all(|t| t["scope"] != "public" || t["method"] != "remove" || t["round"] != 0),
         "no public tests run without code"
     );
     // The reply that did not define `remove` is the round's failure, fed back to the model.

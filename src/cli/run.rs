@@ -238,6 +238,15 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         Output::Human => {
             print_reports(&[(&log, &result.state, &r)]);
             println!("session: {}", result.dir.display());
+            if !r.public_tests_left_out.is_empty() {
+                println!(
+                    "public tests left out (the reference does not pass them): {}",
+                    r.public_tests_left_out.len()
+                );
+                for t in &r.public_tests_left_out {
+                    println!("  {} {}: {}", t.task_id, t.test, t.reason);
+                }
+            }
             if !r.not_generated.is_empty() {
                 println!(
                     "not generated ({} task{}, model requests failed; in no metric):",

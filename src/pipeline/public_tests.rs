@@ -82,6 +82,67 @@ impl PublicTests {
     pub fn ids(&self) -> Vec<String> {
         crate::exec::unittest_expected(&self.runnable()).0
     }
+
+    /// These tests without the ones whose id (`Class.test_name`) `drop` accepts: each cut
+    /// from its line to the next line of content. `None` when no test is left.
+    pub fn without(&self, drop: &dyn Fn(&str) -> bool) -> Option<PublicTests> {
+        let module = parse_module(&self.code);
+        let src = self.code.as_str();
+        let mut cuts: Vec<(usize, usize)> = Vec::new();
+        for class in &module.classes {
+            for m in class.methods.iter().filter(|m| m.name.starts_with("test")) {
+                if drop(&format!("{}.{}", class.name, m.name)) {
+                    let end =
+                        next_content_line(src, m.end_byte).min(class.end_byte.max(m.end_byte));
+                    cuts.push((line_start(src, m.start_byte), end.max(m.end_byte)));
+                }
+            }
+        }
+        cuts.sort_unstable();
+        let mut code = String::new();
+        let mut at = 0;
+        for (from, to) in cuts {
+            if from < at {
+                continue;
+            }
+            code.push_str(&src[at..from]);
+            at = to;
+        }
+        code.push_str(&src[at..]);
+        // A class left with no test at all gets a body that still parses.
+        let mut tests = PublicTests {
+            code: code.trim_end().to_string() + "\n",
+            test_names: Vec::new(),
+            ..self.clone()
+        };
+        tests.code = with_bodies(&tests.code);
+        let kept: Vec<String> = tests.ids();
+        if kept.is_empty() {
+            return None;
+        }
+        tests.test_names = kept
+            .iter()
+            .filter_map(|id| id.rsplit('.').next().map(str::to_string))
+            .collect();
+        Some(tests)
+    }
+}
+
+/// Give a class whose body is now empty (or only a docstring was left out) a `pass`, so
+/// the fragment still compiles.
+fn with_bodies(code: &str) -> String {
+    let module = parse_module(code);
+    let mut out = code.to_string();
+    // Back to front, so earlier offsets stay valid.
+    for class in module.classes.iter().rev() {
+        let body = code.get(class.header_byte..class.end_byte).unwrap_or("");
+        let after_colon = body.find(':').map(|i| &body[i + 1..]).unwrap_or("");
+        if after_colon.trim().is_empty() {
+            let at = class.end_byte.min(out.len());
+            out.insert_str(at, "\n    pass");
+        }
+    }
+    out
 }
 
 /// The public tests of `method`: the dataset's when present (whatever the mode), else as

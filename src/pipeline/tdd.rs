@@ -17,7 +17,7 @@ use crate::analysis::{self, extract, splice};
 use crate::exec::{Limits, SuiteSpec};
 use crate::llm::Purpose;
 use crate::model::{DepMap, Outcome, SuiteFailure, SuiteResult, Task};
-use crate::session::event::{EventBody, MethodStatus, Scope};
+use crate::session::event::{EventBody, LeftOutTest, MethodStatus, Scope};
 
 /// Write the class method by method; `None` when cancelled meanwhile.
 pub fn write_class(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
@@ -37,18 +37,25 @@ pub fn write_class(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
     })?;
 
     let mut notes = Vec::new();
-    let skeleton_has_class = parse_module(&io.task.skeleton)
-        .class(&io.task.class_name)
-        .is_some();
-    let mut partial = if skeleton_has_class {
-        io.task.skeleton.clone()
-    } else {
+    let skeleton = parse_module(&io.task.skeleton);
+    let mut partial = if skeleton.class(&io.task.class_name).is_none() {
         notes.push(format!(
             "the task's skeleton defines no class `{}`: started from the skeleton generated from the reference",
             io.task.class_name
         ));
         analysis.generated_skeleton.clone()
+    } else if !skeleton.parses() && parse_module(&analysis.generated_skeleton).parses() {
+        // A skeleton that does not compile (ClassEval has docstrings in curly quotes) would
+        // fail every public run whatever the method: no code could pass.
+        notes.push(format!(
+            "the task's skeleton does not parse (line {}): started from the skeleton generated from the reference",
+            skeleton.error_lines.first().copied().unwrap_or(0)
+        ));
+        analysis.generated_skeleton.clone()
+    } else {
+        io.task.skeleton.clone()
     };
+    let mut reference_so_far = Some(partial.clone());
     for (index, method) in order.iter().enumerate() {
         io.emit(EventBody::MethodStarted {
             task_id: io.task.id.clone(),
@@ -56,7 +63,11 @@ pub fn write_class(io: &mut TaskIo<'_, '_>) -> Result<Written, RunError> {
             method: method.clone(),
             index,
         })?;
-        match write_method(io, &partial, method)? {
+        // The class the reference would have written by now: what this method's public tests
+        // are checked against besides the whole reference.
+        reference_so_far =
+            reference_so_far.and_then(|r| with_reference_method(io.task, &r, method));
+        match write_method(io, &partial, method, reference_so_far.as_deref())? {
             None => return Ok(None),
             Some(Some(next)) => partial = next,
             Some(None) => notes.push(format!("{method}: no usable code; the stub stays")),
@@ -116,8 +127,12 @@ fn write_method(
     io: &mut TaskIo<'_, '_>,
     partial: &str,
     method: &str,
+    reference_so_far: Option<&str>,
 ) -> Result<Option<Option<String>>, RunError> {
     let tests = public_tests::public_tests(io.task, method, io.req.public_tests);
+    let Some(tests) = check_against_reference(io, method, tests, reference_so_far)? else {
+        return Ok(None);
+    };
     let stub = splice::method_stub(io.task, method).unwrap_or_default();
     let messages = io.req.prompts.method(&MethodContext {
         class_name: &io.task.class_name,
@@ -164,7 +179,8 @@ fn write_method(
             (Err(_), _) => Verdict::Failing(None),
             (Ok(_), None) => Verdict::Untested,
             (Ok(class), Some(t)) => {
-                let spec = public_suite(class, t);
+                // The task's imports in front, as the private tests (ClassEval's harness) have.
+                let spec = public_suite(&splice::merge_imports(class, &io.task.imports), t);
                 let Some(result) = io.run_suite(&spec, Scope::Public, Some(method), Some(round))?
                 else {
                     return Ok(None);
@@ -214,6 +230,136 @@ fn write_method(
         };
         code = next;
     }
+}
+
+/// Run the method's public tests against the reference solution, twice, and leave out each
+/// test the reference does not pass both times (a wrong example, or a nondeterministic
+/// test): correct code must never be "repaired" toward it. Recorded as
+/// `public_tests_checked`. `None`: cancelled; `Some(None)`: no public test left.
+fn check_against_reference(
+    io: &mut TaskIo<'_, '_>,
+    method: &str,
+    tests: Option<PublicTests>,
+    reference_so_far: Option<&str>,
+) -> Result<Option<Option<PublicTests>>, RunError> {
+    let Some(tests) = tests else {
+        return Ok(Some(None));
+    };
+    if io.task.solution.trim().is_empty() {
+        // Nothing to check against: used as given.
+        return Ok(Some(Some(tests)));
+    }
+    let reference = splice::merge_imports(&io.task.solution, &io.task.imports);
+    let spec = public_suite(&reference, &tests);
+    let mut runs = Vec::new();
+    for round in 0..2 {
+        // Two hash seeds: an outcome that hangs on set or dict order shows.
+        let mut spec = spec.clone();
+        spec.hash_seed = Some(round + 1);
+        match io.run_suite(&spec, Scope::Reference, Some(method), Some(round))? {
+            Some(result) => runs.push(result),
+            None => return Ok(None),
+        }
+    }
+    let mut left_out = left_out_tests(&tests.ids(), &runs);
+    // A test the whole reference passes but the reference written up to this method fails
+    // needs a method scheduled later: it cannot pass at this point of the loop.
+    if let Some(so_far) = reference_so_far {
+        let passing: Vec<String> = tests
+            .ids()
+            .into_iter()
+            .filter(|id| !left_out.iter().any(|l| &l.test == id))
+            .collect();
+        if !passing.is_empty() {
+            let spec = public_suite(&splice::merge_imports(so_far, &io.task.imports), &tests);
+            let Some(result) = io.run_suite(&spec, Scope::Reference, Some(method), Some(2))? else {
+                return Ok(None);
+            };
+            for l in left_out_tests(&passing, std::slice::from_ref(&result)) {
+                left_out.push(LeftOutTest {
+                    reason: format!(
+                        "the reference written up to `{method}` in this schedule fails it ({}): it needs a \
+                         method scheduled later (or the skeleton is at fault)",
+                        l.reason
+                            .strip_prefix("the reference fails it (")
+                            .and_then(|r| r.strip_suffix(')'))
+                            .unwrap_or(&l.reason)
+                    ),
+                    ..l
+                });
+            }
+        }
+    }
+    let kept = if left_out.is_empty() {
+        Some(tests.clone())
+    } else {
+        tests.without(&|id| left_out.iter().any(|l| l.test == id))
+    };
+    io.emit(EventBody::PublicTestsChecked {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        method: method.to_string(),
+        source: tests.source.to_string(),
+        used: kept.as_ref().map(PublicTests::ids).unwrap_or_default(),
+        left_out,
+    })?;
+    Ok(Some(kept))
+}
+
+/// `class` with the reference's `method` (and the helpers it calls that the class lacks)
+/// spliced in; `None` when the reference has no such method or it does not splice.
+fn with_reference_method(task: &Task, class: &str, method: &str) -> Option<String> {
+    let code = method_and_helpers(&task.solution, task, method).ok()?;
+    let stub = splice::method_stub(task, method).unwrap_or_default();
+    splice_all(class, &task.class_name, method, &stub, &code).ok()
+}
+
+/// The tests of `ids` the reference did not pass in every one of `runs`, with the reason.
+fn left_out_tests(ids: &[String], runs: &[SuiteResult]) -> Vec<LeftOutTest> {
+    let ok = |o: Outcome| matches!(o, Outcome::Pass | Outcome::Skip | Outcome::Xfail);
+    ids.iter()
+        .filter_map(|id| {
+            let outcomes: Vec<Option<&crate::model::TestResult>> = runs
+                .iter()
+                .map(|r| r.tests.iter().find(|t| &t.id == id))
+                .collect();
+            let passes = outcomes
+                .iter()
+                .filter(|t| t.is_some_and(|t| ok(t.outcome)))
+                .count();
+            if passes == runs.len() {
+                return None;
+            }
+            let reason = if passes > 0 {
+                format!(
+                    "nondeterministic: the reference passed it in {passes} of {} runs",
+                    runs.len()
+                )
+            } else {
+                let failure = runs.iter().find_map(|r| r.failure.as_ref());
+                let test = outcomes.iter().flatten().next();
+                let why = match (failure, test) {
+                    (Some(f), _) => describe_failure(f),
+                    (None, Some(t)) => {
+                        let message = t.message.as_deref().unwrap_or("").trim();
+                        let message: String = message.chars().take(200).collect();
+                        match (&t.exc_type, message.is_empty()) {
+                            (Some(e), false) => format!("{e}: {message}"),
+                            (Some(e), true) => e.clone(),
+                            (None, false) => message,
+                            (None, true) => format!("{:?}", t.outcome).to_lowercase(),
+                        }
+                    }
+                    (None, None) => "it did not run".into(),
+                };
+                format!("the reference fails it ({why})")
+            };
+            Some(LeftOutTest {
+                test: id.clone(),
+                reason,
+            })
+        })
+        .collect()
 }
 
 enum Verdict {
@@ -495,6 +641,50 @@ mod tests {
                 assert!(!passed(&suite));
             }
         }
+    }
+
+    #[test]
+    fn a_public_test_the_reference_does_not_pass_twice_is_left_out() {
+        use crate::model::TestResult;
+        let failing = TestResult {
+            exc_type: Some("AssertionError".into()),
+            message: Some("'a' != 'ab'".into()),
+            ..TestResult::new("T.test_b", Outcome::Fail)
+        };
+        let run = |b: Outcome| {
+            let b = TestResult {
+                outcome: b,
+                ..failing.clone()
+            };
+            SuiteResult::new(vec![TestResult::new("T.test_a", Outcome::Pass), b], None)
+        };
+        let ids = ["T.test_a".to_string(), "T.test_b".to_string()];
+        let left = |runs: &[SuiteResult]| -> Vec<(String, String)> {
+            left_out_tests(&ids, runs)
+                .into_iter()
+                .map(|l| (l.test, l.reason))
+                .collect()
+        };
+        assert_eq!(left(&[run(Outcome::Pass), run(Outcome::Pass)]), []);
+        assert_eq!(
+            left(&[run(Outcome::Fail), run(Outcome::Fail)]),
+            [(
+                "T.test_b".to_string(),
+                "the reference fails it (AssertionError: 'a' != 'ab')".to_string()
+            )]
+        );
+        assert_eq!(
+            left(&[run(Outcome::Pass), run(Outcome::Fail)]),
+            [(
+                "T.test_b".to_string(),
+                "nondeterministic: the reference passed it in 1 of 2 runs".to_string()
+            )]
+        );
+        // A suite that did not run leaves every test out, saying why.
+        let broken = SuiteResult::new(Vec::new(), Some(SuiteFailure::Memory));
+        let all = left(&[broken.clone(), broken]);
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].1, "the reference fails it (ran out of memory)");
     }
 
     #[test]

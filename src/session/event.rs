@@ -71,6 +71,17 @@ pub enum Scope {
     Public,
     /// The held-out tests of the final evaluation.
     Private,
+    /// The reference solution against a method's public tests, before the method is written:
+    /// a public test the reference fails is no test (see `public_tests_checked`).
+    Reference,
+}
+
+/// A public test left out of the TDD loop, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOutTest {
+    /// `Class.test_name`.
+    pub test: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,6 +171,20 @@ pub enum EventBody {
         method: String,
         /// 0-based position in the schedule.
         index: usize,
+    },
+    /// TDD: the method's public tests, checked against the reference solution (twice) before
+    /// the method is written: what the loop uses, and what it leaves out and why (the
+    /// reference fails it, or its outcome differs between the two runs).
+    PublicTestsChecked {
+        task_id: String,
+        sample: u32,
+        method: String,
+        /// `dataset`, `doctest` or `split`.
+        source: String,
+        /// The tests the loop shows and runs (`Class.test_name`).
+        used: Vec<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        left_out: Vec<LeftOutTest>,
     },
     /// What was sent to the model, exactly.
     LlmRequest {
@@ -261,6 +286,7 @@ pub const KINDS: &[&str] = &[
     "dependency_prediction",
     "schedule",
     "method_started",
+    "public_tests_checked",
     "llm_request",
     "llm_response",
     "code_extracted",
@@ -297,6 +323,9 @@ impl EventBody {
             | EventBody::MethodStarted {
                 task_id, sample, ..
             }
+            | EventBody::PublicTestsChecked {
+                task_id, sample, ..
+            }
             | EventBody::LlmRequest {
                 task_id, sample, ..
             }
@@ -330,6 +359,7 @@ impl EventBody {
             EventBody::DependencyPrediction { .. } => "dependency_prediction",
             EventBody::Schedule { .. } => "schedule",
             EventBody::MethodStarted { .. } => "method_started",
+            EventBody::PublicTestsChecked { .. } => "public_tests_checked",
             EventBody::LlmRequest { .. } => "llm_request",
             EventBody::LlmResponse { .. } => "llm_response",
             EventBody::Reflection { .. } => "reflection",

@@ -206,6 +206,8 @@ impl EvalState {
                 match scope {
                     Scope::Private => run.private = Some(result.clone()),
                     Scope::Public => run.public.push((method.clone(), result.clone())),
+                    // The reference vetting public tests: no run of the model's code.
+                    Scope::Reference => {}
                 }
                 // A method's public run belongs to one of its rounds too.
                 self.trace.apply(&event.body);

@@ -34,6 +34,39 @@ pub struct RunReport {
     /// Tasks not generated because a model request failed: in no metric's denominator;
     /// `run --resume` asks again.
     pub not_generated: Vec<NotGeneratedTask>,
+    /// `tdd` runs: public tests left out of the loop because the reference solution does
+    /// not pass them (both times it ran them), with the reason.
+    pub public_tests_left_out: Vec<LeftOutPublicTest>,
+}
+
+/// One public test the TDD loop did not use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeftOutPublicTest {
+    pub task_id: String,
+    pub method: String,
+    pub test: String,
+    pub reason: String,
+}
+
+/// The public tests left out, in the run's task order and each task's method order.
+pub fn left_out_public_tests(state: &EvalState) -> Vec<LeftOutPublicTest> {
+    let mut out = Vec::new();
+    for id in &state.task_ids {
+        let Some(trace) = state.trace.task(id, 0) else {
+            continue;
+        };
+        for m in &trace.methods {
+            for l in m.public_check.iter().flat_map(|c| &c.left_out) {
+                out.push(LeftOutPublicTest {
+                    task_id: id.clone(),
+                    method: m.name.clone(),
+                    test: l.test.clone(),
+                    reason: l.reason.clone(),
+                });
+            }
+        }
+    }
+    out
 }
 
 /// One task a failed model request left without a class.
@@ -86,6 +119,7 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
                 reason: reason.to_string(),
             })
             .collect(),
+        public_tests_left_out: left_out_public_tests(state),
     }
 }
 

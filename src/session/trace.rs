@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::event::{EventBody, FailureRecord, MethodStatus};
+use super::event::{EventBody, FailureRecord, LeftOutTest, MethodStatus};
 use crate::llm::{Message, Params, Purpose, Usage};
 use crate::model::{DepMap, SuiteResult};
 
@@ -85,6 +85,16 @@ pub struct MethodTrace {
     pub status: Option<MethodStatus>,
     pub repairs: u32,
     pub rounds: Vec<RoundTrace>,
+    /// TDD: the public tests checked against the reference (`None`: not checked).
+    pub public_check: Option<PublicCheck>,
+}
+
+/// A method's public tests as checked against the reference before it was written.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PublicCheck {
+    pub source: String,
+    pub used: Vec<String>,
+    pub left_out: Vec<LeftOutTest>,
 }
 
 impl MethodTrace {
@@ -131,6 +141,7 @@ impl TaskTrace {
                     status: None,
                     repairs: 0,
                     rounds: Vec::new(),
+                    public_check: None,
                 });
                 self.methods.len() - 1
             }
@@ -380,6 +391,23 @@ impl Trace {
                 let m = self.tasks.entry(key).or_default().method_mut(method);
                 m.status = Some(*status);
                 m.repairs = *repairs;
+            }
+            EventBody::PublicTestsChecked {
+                method,
+                source,
+                used,
+                left_out,
+                ..
+            } => {
+                self.tasks
+                    .entry(key)
+                    .or_default()
+                    .method_mut(method)
+                    .public_check = Some(PublicCheck {
+                    source: source.clone(),
+                    used: used.clone(),
+                    left_out: left_out.clone(),
+                });
             }
             EventBody::TaskNotGenerated { .. } => {
                 self.tasks.entry(key).or_default().not_generated = true;

@@ -327,3 +327,39 @@ fn no_panic_on_garbage_tasks() {
         }
     }
 }
+
+#[test]
+fn without_cuts_the_tests_named_and_keeps_the_rest_runnable() {
+    let tests = from_dataset(
+        "import json\n\n\nclass ATest(unittest.TestCase):\n    def setUp(self):\n        self.x = 1\n\n    def test_one(self):\n        self.assertEqual(self.x, 1)\n\n    def test_two(self):\n        self.assertEqual(self.x, 2)\n\n\nclass BTest(unittest.TestCase):\n    def test_three(self):\n        self.assertTrue(True)\n",
+    )
+    .unwrap();
+    assert_eq!(
+        tests.ids(),
+        ["ATest.test_one", "ATest.test_two", "BTest.test_three"]
+    );
+    // (dropped, ids left)
+    let cases: [(&[&str], &[&str]); 4] = [
+        (
+            &[],
+            &["ATest.test_one", "ATest.test_two", "BTest.test_three"],
+        ),
+        (&["ATest.test_two"], &["ATest.test_one", "BTest.test_three"]),
+        (&["BTest.test_three"], &["ATest.test_one", "ATest.test_two"]),
+        (&["ATest.test_one", "ATest.test_two"], &["BTest.test_three"]),
+    ];
+    for (drop, want) in cases {
+        let kept = tests.without(&|id| drop.contains(&id)).unwrap();
+        assert_eq!(kept.ids(), want, "{drop:?}:\n{}", kept.code);
+        assert!(kept.code.contains("import json"), "{}", kept.code);
+        assert!(
+            parse_module(&kept.runnable()).parses(),
+            "it parses:\n{}",
+            kept.code
+        );
+    }
+    // A class left without its only test still parses; nothing left at all is `None`.
+    let only_a = tests.without(&|id| id.starts_with("BTest")).unwrap();
+    assert!(only_a.code.contains("class BTest"), "{}", only_a.code);
+    assert!(tests.without(&|_| true).is_none());
+}

@@ -213,6 +213,7 @@ mod tests {
             status,
             repairs,
             rounds: Vec::new(),
+            public_check: None,
         }
     }
 

@@ -14,7 +14,7 @@ use super::step_text::{diff_counts, diff_lines, wrap_into};
 use super::test_detail::{outcome_label, outcome_style};
 use super::truncate;
 use crate::model::{Outcome, SuiteResult};
-use crate::session::trace::{CallTrace, ReflectionTrace, RoundTrace};
+use crate::session::trace::{CallTrace, PublicCheck, ReflectionTrace, RoundTrace};
 use crate::tui::app::App;
 use crate::tui::app_step::StepCtx;
 use crate::tui::runs::{count, round_code, round_tests};
@@ -85,12 +85,26 @@ pub fn documents(app: &App, ctx: &StepCtx, areas: &StepAreas) -> Vec<Doc> {
     match areas.right {
         Some(right) => vec![
             model_doc(app, ctx, round, call, inner(areas.left)),
-            code_doc(app, ctx.live, round, previous, inner(right)),
+            code_doc(
+                app,
+                ctx.live,
+                round,
+                method.public_check.as_ref(),
+                previous,
+                inner(right),
+            ),
         ],
         None => {
             let width = inner(areas.left);
             let mut doc = model_doc(app, ctx, round, call, width);
-            doc.append(code_doc(app, ctx.live, round, previous, width));
+            doc.append(code_doc(
+                app,
+                ctx.live,
+                round,
+                method.public_check.as_ref(),
+                previous,
+                width,
+            ));
             doc.title = " Round ";
             vec![doc]
         }
@@ -264,6 +278,7 @@ fn code_doc(
     app: &App,
     live: bool,
     round: &RoundTrace,
+    check: Option<&PublicCheck>,
     previous: Option<&str>,
     width: usize,
 ) -> Doc {
@@ -273,6 +288,24 @@ fn code_doc(
         ..Doc::default()
     };
     tests(&mut doc, theme, live, round, width);
+    if let Some(check) = check.filter(|c| !c.left_out.is_empty()) {
+        doc.section(heading(
+            theme,
+            "Left out".into(),
+            format!(
+                " · {} public test(s) the reference does not pass",
+                check.left_out.len()
+            ),
+        ));
+        for l in &check.left_out {
+            wrap_into(
+                &mut doc.lines,
+                &format!("• {}: {}", l.test, l.reason),
+                width,
+                theme.warn(),
+            );
+        }
+    }
     let code = round_code(round).filter(|c| !c.trim().is_empty());
     if round.round > 0 {
         patch(
