@@ -382,6 +382,54 @@ mod tests {
     }
 
     #[test]
+    fn the_project_environment_follows_the_dataset() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = [
+            (None, ProjectEnv::ClassEval),
+            (Some(dir.path().to_path_buf()), ProjectEnv::ClassEval),
+            (
+                Some(dir.path().join("ClassEval_data.json")),
+                ProjectEnv::ClassEval,
+            ),
+        ];
+        for (dataset, want) in cases {
+            assert_eq!(
+                ProjectEnv::for_dataset(dataset.as_deref()),
+                want,
+                "{dataset:?}"
+            );
+        }
+        std::fs::write(dir.path().join("classes_full_docstr.csv"), "id\n").unwrap();
+        assert_eq!(
+            ProjectEnv::for_dataset(Some(dir.path())),
+            ProjectEnv::RealClassEval
+        );
+        assert_eq!(
+            ProjectEnv::RealClassEval.rel_dir(),
+            Path::new(".python/realclasseval")
+        );
+        assert_eq!(
+            ProjectEnv::ClassEval.setup_command(),
+            "scripts/setup-python.sh classeval"
+        );
+    }
+
+    #[test]
+    fn missing_modules_are_described_with_their_tasks() {
+        let missing = BTreeMap::from([
+            ("rich".to_string(), vec!["snippet_36".to_string()]),
+            (
+                "claude_monitor".to_string(),
+                (1..=5).map(|i| format!("snippet_{i}")).collect(),
+            ),
+        ]);
+        assert_eq!(
+            describe_missing(&missing, 3),
+            "claude_monitor (snippet_1, snippet_2, snippet_3, … 2 more); rich (snippet_36)"
+        );
+    }
+
+    #[test]
     fn a_real_interpreter() {
         let Some(python) = python() else {
             eprintln!("no python3 on PATH: skipped");
