@@ -104,6 +104,9 @@ impl App {
             return Vec::new(); // a newer validation of the task is under way
         }
         self.review.validating.remove(&task_id);
+        // The store read back right after recording: shown at once (no reload and relint of
+        // the whole dataset per task, which a queue being validated would keep superseding).
+        let store = result.as_ref().ok().and_then(|v| v.store.clone());
         match result {
             Err(e) => self.set_status(Level::Error, format!("{task_id}: {e}")),
             Ok(v) if !v.recorded => self.set_status(
@@ -126,11 +129,19 @@ impl App {
         if !effects.is_empty() {
             self.say_validation_progress();
         }
-        self.review.req += 1;
-        effects.push(Effect::LoadReview {
-            req: self.review.req,
-            path: self.review.path(&self.data.dataset),
-        });
+        match (store, self.review.data.as_mut()) {
+            (Some(store), Some(data)) => {
+                data.store = store.take();
+                self.refilter_review();
+            }
+            _ => {
+                self.review.req += 1;
+                effects.push(Effect::LoadReview {
+                    req: self.review.req,
+                    path: self.review.path(&self.data.dataset),
+                });
+            }
+        }
         effects
     }
 }

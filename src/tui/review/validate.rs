@@ -19,6 +19,9 @@ pub struct Validated {
     pub summary: Option<String>,
     /// False when the task was edited while it ran: the outcome was not recorded.
     pub recorded: bool,
+    /// The store as it was right after recording (the queue shows it without reading and
+    /// linting the whole dataset again); `None` when it could not be read back.
+    pub store: Option<crate::tui::action::Delivered<crate::curate::store::CurationStore>>,
 }
 
 /// Validate task `task_id` of `dataset` as edited in the store at `path` (interpreter
@@ -55,5 +58,8 @@ pub fn validate_task(
         passed: record.passed,
         summary: record.summary,
         recorded: stale.is_empty(),
+        store: curate::store::load(path)
+            .ok()
+            .map(crate::tui::action::Delivered::new),
     })
 }
