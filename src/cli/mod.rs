@@ -355,7 +355,6 @@ mod tests {
     fn cli_definition_is_consistent() {
         super::Cli::command().debug_assert();
     }
-}
 
     #[test]
     fn an_error_line_says_each_cause_once() {
@@ -370,3 +369,4 @@ mod tests {
             "loading predictions: x.json: cannot read: gone (os error 2)"
         );
     }
+}

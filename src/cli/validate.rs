@@ -87,16 +87,16 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
     let t0 = Instant::now();
     let total = tasks.len();
     let mut done = 0;
-    let bar = super::progress::Progress::new(total, "tasks");
     let human = ctx.output == Output::Human;
+    let bar = super::progress::Progress::new(total, "tasks");
     let results = validate::validate(&tasks, &sandbox, &opts, &cancel, &mut |v| {
-        bar.inc();
         done += 1;
+        bar.inc();
         if human {
             bar.line(&format!("[{done:>4}/{total}] {}", progress_line(v)));
         }
-    drop(bar);
     });
+    drop(bar);
     let methods: usize = tasks
         .iter()
         .filter(|t| results.iter().any(|r| r.task_id == t.id))
