@@ -944,7 +944,7 @@ impl Sandbox {
         let (err_r, err_w) = sys::pipe()?;
         let (res_r, res_w) = sys::pipe()?;
         // The token channel: a socket pair, so that classlab's writes can never raise SIGPIPE.
-        let (non_r, non_w) = sys::stream_pair()?;
+        let (non_r, non_w) = sys::socket_pair(libc::SOCK_STREAM)?;
         let (st_r, st_w) = sys::pipe()?;
         // The token pipe stays open: the nonce and the first token now, then one token per
         // accepted verdict (see protocol::Channel).

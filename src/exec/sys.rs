@@ -34,16 +34,17 @@ pub(crate) fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// A close-on-exec stream socket pair (one end for classlab, one for the sandbox): writes to
-/// it can use `MSG_NOSIGNAL`, so a sandbox that went away cannot kill classlab with SIGPIPE.
-pub(crate) fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+/// A close-on-exec UNIX socket pair of `kind` (`SOCK_STREAM`, `SOCK_SEQPACKET`). The token
+/// channel is one so that classlab's writes can use `MSG_NOSIGNAL`: a sandbox that went away
+/// cannot kill classlab with SIGPIPE.
+pub(crate) fn socket_pair(kind: libc::c_int) -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0 as RawFd; 2];
     // SAFETY: socketpair writes two descriptors into the array on success.
     check(
         unsafe {
             libc::socketpair(
                 libc::AF_UNIX,
-                libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+                kind | libc::SOCK_CLOEXEC,
                 0,
                 fds.as_mut_ptr(),
             )

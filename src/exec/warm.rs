@@ -14,7 +14,7 @@
 //! * one hash seed (the zygote's, 0): suites asking for another seed run cold.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,29 +33,11 @@ pub(crate) struct Zygote {
     thread: Option<JoinHandle<()>>,
 }
 
-fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: socketpair writes two descriptors on success.
-    sys::check(
-        unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-                0,
-                fds.as_mut_ptr(),
-            )
-        },
-        "socketpair",
-    )?;
-    // SAFETY: fresh descriptors.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
 impl Zygote {
     /// Start the zygote from a thread of its own (the launcher's parent-death signal is tied
     /// to the spawning thread, which must live as long as the zygote).
     pub fn start(launcher: &std::path::Path, config: LaunchConfig) -> io::Result<Zygote> {
-        let (mine, theirs) = seqpacket_pair()?;
+        let (mine, theirs) = sys::socket_pair(libc::SOCK_SEQPACKET)?;
         let (dummy_r, dummy_w) = sys::pipe()?;
         drop(dummy_w);
         let (st_r, st_w) = sys::pipe()?;
