@@ -193,6 +193,8 @@ impl EvalState {
                 let run = self.run_mut(task_id, *sample);
                 run.code = Some(code.clone());
                 run.notes = notes.clone();
+                // The judged class: each method's region in it, once the task finishes.
+                self.trace.apply(&event.body);
             }
             EventBody::TestRun {
                 task_id,
@@ -221,6 +223,8 @@ impl EvalState {
                 run.status = Status::Done;
                 run.summary = Some(summary.clone());
                 run.not_generated = None;
+                // Per-method entries of the judged class (every strategy).
+                self.trace.apply(&event.body);
             }
             EventBody::TaskNotGenerated {
                 task_id,

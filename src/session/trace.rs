@@ -6,9 +6,10 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::event::{EventBody, FailureRecord, LeftOutTest, MethodStatus};
+use super::event::{EventBody, FailureRecord, LeftOutTest, MethodStatus, Scope};
 use crate::llm::{Message, Params, Purpose, Usage};
-use crate::model::{DepMap, SuiteResult};
+use crate::metrics::fingerprint::Bucket;
+use crate::model::{DepMap, SuiteResult, camel_case};
 
 /// What the model predicted for one task (TDD step 1).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -124,11 +125,135 @@ pub struct TaskTrace {
     pub calls: Vec<CallTrace>,
     /// A model request failed: the task ended without a class (kept out of repair cost).
     pub not_generated: bool,
+    /// The class as assembled and judged (every strategy), from its extraction until the
+    /// task finishes (then `in_class` holds what the step-through needs of it).
+    pub class_code: Option<String>,
+    /// The private suite's result on that class, as long as `class_code`.
+    pub private: Option<SuiteResult>,
+    /// Each target method in the judged class — where it is, its tests, its outcome —
+    /// derived when the task finishes (every strategy).
+    pub in_class: Vec<ClassMethod>,
+    /// The methods were written together (holistic): `methods` holds entries derived from
+    /// the class, not rounds of a loop (kept out of repair cost).
+    pub whole_class: bool,
+}
+
+/// One target method as it stands in the judged class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassMethod {
+    pub name: String,
+    /// Lines (1-based, inclusive) of its definition in the class code; `None`: not defined.
+    pub lines: Option<(usize, usize)>,
+    /// Its definition's text, as in the class.
+    pub code: Option<String>,
+    /// The test class its tests belong to (ClassEval's `<Class>Test<Method>`), when found.
+    pub test_class: Option<String>,
+    /// The private suite's results of those tests (the suite's failure kept).
+    pub tests: SuiteResult,
+    /// Its outcome bucket, judged on its own test class (`None`: nothing to judge).
+    pub outcome: Option<Bucket>,
+}
+
+/// Per-method entries of a judged class: each method's span in `code` (tree-sitter), the
+/// tests of its test class in `suite`, and the outcome the summary gave it. A method's test
+/// class is the one named `…Test<Method>` as ClassEval names them.
+pub fn class_methods(
+    code: &str,
+    suite: Option<&SuiteResult>,
+    outcomes: &[(String, Option<Bucket>)],
+) -> Vec<ClassMethod> {
+    let module = crate::analysis::parse::parse_module(code);
+    let defs: Vec<&crate::analysis::parse::MethodDef> = module
+        .classes
+        .iter()
+        .flat_map(|c| c.methods.iter())
+        .collect();
+    outcomes
+        .iter()
+        .map(|(name, outcome)| {
+            let def = defs.iter().find(|d| d.name == *name);
+            let suffix = format!("Test{}", camel_case(name));
+            let mut tests = SuiteResult {
+                tests: Vec::new(),
+                failure: suite.and_then(|s| s.failure.clone()),
+                stdout: String::new(),
+                stderr: String::new(),
+                stdout_dropped: 0,
+                stderr_dropped: 0,
+                wall_s: 0.0,
+                leftovers: Vec::new(),
+            };
+            let mut test_class = None;
+            for t in suite.map(|s| s.tests.as_slice()).unwrap_or_default() {
+                let Some(class) = t.test_class() else {
+                    continue;
+                };
+                let class = class.rsplit('.').next().unwrap_or(class);
+                if class.ends_with(&suffix) {
+                    test_class.get_or_insert_with(|| class.to_string());
+                    tests.tests.push(t.clone());
+                }
+            }
+            ClassMethod {
+                name: name.clone(),
+                lines: def.map(|d| (d.start_line, d.end_line)),
+                code: def
+                    .and_then(|d| code.get(line_start(code, d.start_line)..d.end_byte))
+                    .map(str::to_string),
+                test_class,
+                tests,
+                outcome: *outcome,
+            }
+        })
+        .collect()
+}
+
+/// Byte offset where 1-based line `line` starts (its indentation kept).
+fn line_start(code: &str, line: usize) -> usize {
+    if line <= 1 {
+        return 0;
+    }
+    code.match_indices('\n')
+        .nth(line - 2)
+        .map_or(code.len(), |(i, _)| i + 1)
 }
 
 impl TaskTrace {
     pub fn method(&self, name: &str) -> Option<&MethodTrace> {
         self.methods.iter().find(|m| m.name == name)
+    }
+
+    /// A method as it stands in the judged class, once the task finished.
+    pub fn in_class(&self, name: &str) -> Option<&ClassMethod> {
+        self.in_class.iter().find(|m| m.name == name)
+    }
+
+    /// The task finished: derive each method's entry in the judged class. A strategy that
+    /// wrote no method on its own (holistic) gets a method entry per target method too, so
+    /// the run screen lists them and the step-through opens on them.
+    fn finish(&mut self, outcomes: &[(String, Option<Bucket>)]) {
+        // Kept only until now: the task's run holds them (see `EvalState`).
+        let (Some(code), private) = (self.class_code.take(), self.private.take()) else {
+            return;
+        };
+        self.in_class = class_methods(&code, private.as_ref(), outcomes);
+        if !self.methods.is_empty() {
+            return;
+        }
+        self.whole_class = true;
+        let derived: Vec<(String, bool)> = self
+            .in_class
+            .iter()
+            .map(|m| (m.name.clone(), m.code.is_some()))
+            .collect();
+        for (name, defined) in derived {
+            let m = self.method_mut(&name);
+            m.status = Some(if defined {
+                MethodStatus::Untested
+            } else {
+                MethodStatus::NoCode
+            });
+        }
     }
 
     fn method_mut(&mut self, name: &str) -> &mut MethodTrace {
@@ -319,6 +444,24 @@ impl Trace {
                 }
             }
             EventBody::CodeExtracted {
+                code, method: None, ..
+            } => {
+                let t = self.tasks.entry(key).or_default();
+                t.class_code = Some(code.clone());
+                t.private = None;
+            }
+            EventBody::TestRun {
+                method: None,
+                result,
+                scope: Scope::Private,
+                ..
+            } => {
+                self.tasks.entry(key).or_default().private = Some(result.clone());
+            }
+            EventBody::TaskFinished { summary, .. } => {
+                self.tasks.entry(key).or_default().finish(&summary.methods);
+            }
+            EventBody::CodeExtracted {
                 code,
                 notes,
                 method: Some(method),
@@ -338,7 +481,7 @@ impl Trace {
                 method: Some(method),
                 round,
                 result,
-                scope: super::event::Scope::Public,
+                scope: Scope::Public,
                 ..
             } => {
                 self.tasks
@@ -422,7 +565,7 @@ impl Trace {
         let classes: Vec<Vec<u32>> = self
             .tasks
             .values()
-            .filter(|t| !t.not_generated)
+            .filter(|t| !t.not_generated && !t.whole_class)
             .map(|t| {
                 t.methods
                     .iter()
@@ -549,5 +692,126 @@ mod tests {
         assert_eq!(m.rounds[1].reflection.as_ref().unwrap().analysis, "logic");
         assert_eq!(m.rounds[1].patch.as_deref(), Some("def f(self): return 1"));
         assert_eq!(m.status, None);
+    }
+
+    #[test]
+    fn a_holistic_class_gets_per_method_entries_with_regions_tests_and_outcomes() {
+        use crate::model::{Outcome, TestResult};
+        let code = "class Calc:\n    def __init__(self):\n        self.n = 0\n\n    def add(self, x):\n        self.n += x\n        return self.n\n\n    def sub(self, x):\n        return 0\n";
+        let mut suite = SuiteResult {
+            tests: vec![
+                TestResult::new("CalcTestAdd.test_add_1", Outcome::Pass),
+                TestResult::new("CalcTestAdd.test_add_2", Outcome::Pass),
+                TestResult::new("CalcTestSub.test_sub_1", Outcome::Fail),
+                TestResult::new("CalcTestMain.test_main", Outcome::Fail),
+            ],
+            failure: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            stdout_dropped: 0,
+            stderr_dropped: 0,
+            wall_s: 0.0,
+            leftovers: Vec::new(),
+        };
+        let mut t = Trace::default();
+        t.apply(&EventBody::CodeExtracted {
+            task_id: "A".into(),
+            sample: 0,
+            code: code.into(),
+            notes: vec![],
+            method: None,
+            round: None,
+        });
+        t.apply(&EventBody::TestRun {
+            task_id: "A".into(),
+            sample: 0,
+            scope: Scope::Private,
+            method: None,
+            round: None,
+            result: suite.clone(),
+        });
+        let summary = crate::session::event::TaskSummary {
+            outcome: Some(Bucket::Weak),
+            passed: 2,
+            judged: 4,
+            test_classes: Default::default(),
+            exceptions: Default::default(),
+            env_exceptions: Default::default(),
+            methods: vec![
+                ("add".into(), Some(Bucket::Perfect)),
+                ("sub".into(), Some(Bucket::Fail)),
+                ("mul".into(), Some(Bucket::SyntaxErr)),
+            ],
+        };
+        t.apply(&EventBody::TaskFinished {
+            task_id: "A".into(),
+            sample: 0,
+            summary,
+        });
+        let task = t.task("A", 0).unwrap();
+        let add = task.in_class("add").unwrap();
+        assert_eq!(add.lines, Some((5, 7)));
+        assert_eq!(
+            add.code.as_deref(),
+            Some("    def add(self, x):\n        self.n += x\n        return self.n")
+        );
+        assert_eq!(add.test_class.as_deref(), Some("CalcTestAdd"));
+        assert_eq!(add.tests.tests.len(), 2);
+        assert_eq!(add.outcome, Some(Bucket::Perfect));
+        let sub = task.in_class("sub").unwrap();
+        assert_eq!(sub.lines, Some((9, 10)));
+        assert_eq!(sub.tests.tests[0].id, "CalcTestSub.test_sub_1");
+        assert_eq!(sub.outcome, Some(Bucket::Fail));
+        let mul = task.in_class("mul").unwrap();
+        assert_eq!((mul.lines, mul.code.as_deref()), (None, None));
+        assert!(mul.tests.tests.is_empty());
+        // Holistic: one method entry per target method, as the run screen lists them …
+        assert!(task.whole_class);
+        let names: Vec<_> = task
+            .methods
+            .iter()
+            .map(|m| (m.name.as_str(), m.status))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("add", Some(MethodStatus::Untested)),
+                ("sub", Some(MethodStatus::Untested)),
+                ("mul", Some(MethodStatus::NoCode)),
+            ]
+        );
+        // … kept out of repair cost (no loop ran).
+        assert_eq!(t.repair_cost(), None);
+
+        // A strategy that wrote methods one by one keeps its entries and gains the class's.
+        let mut t = Trace::default();
+        t.apply(&finished("A", "add", 1));
+        suite.tests.truncate(2);
+        t.apply(&EventBody::CodeExtracted {
+            task_id: "A".into(),
+            sample: 0,
+            code: code.into(),
+            notes: vec![],
+            method: None,
+            round: None,
+        });
+        t.apply(&EventBody::TaskFinished {
+            task_id: "A".into(),
+            sample: 0,
+            summary: crate::session::event::TaskSummary {
+                outcome: None,
+                passed: 0,
+                judged: 0,
+                test_classes: Default::default(),
+                exceptions: Default::default(),
+                env_exceptions: Default::default(),
+                methods: vec![("add".into(), None)],
+            },
+        });
+        let task = t.task("A", 0).unwrap();
+        assert!(!task.whole_class);
+        assert_eq!(task.methods.len(), 1);
+        assert_eq!(task.in_class("add").unwrap().lines, Some((5, 7)));
+        assert!(t.repair_cost().is_some());
     }
 }

@@ -235,7 +235,7 @@ mod tests {
                 method("c", 0, Some(MethodStatus::Passed), 0),
             ],
             calls: Vec::new(),
-            not_generated: false,
+            ..TaskTrace::default()
         };
         let rows = method_rows(&t);
         let names: Vec<&str> = rows.iter().map(|r| r.name).collect();

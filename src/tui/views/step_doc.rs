@@ -14,7 +14,7 @@ use super::step_text::{diff_counts, diff_lines, wrap_into};
 use super::test_detail::{outcome_label, outcome_style};
 use super::truncate;
 use crate::model::{Outcome, SuiteResult};
-use crate::session::trace::{CallTrace, PublicCheck, ReflectionTrace, RoundTrace};
+use crate::session::trace::{CallTrace, ClassMethod, PublicCheck, ReflectionTrace, RoundTrace};
 use crate::tui::app::App;
 use crate::tui::app_step::StepCtx;
 use crate::tui::runs::{count, round_code, round_tests};
@@ -62,7 +62,20 @@ pub fn documents(app: &App, ctx: &StepCtx, areas: &StepAreas) -> Vec<Doc> {
         .method
         .zip(ctx.round)
         .and_then(|(m, i)| m.rounds.get(i).map(|r| (m, i, r)));
+    let in_class = ctx
+        .task
+        .zip(ctx.method)
+        .and_then(|(t, m)| t.in_class(&m.name));
     let Some((method, index, round)) = round else {
+        if let Some(c) = in_class {
+            // Written with the whole class (holistic): the method is where it stands in it.
+            let mut doc = Doc {
+                title: " Method ",
+                ..Doc::default()
+            };
+            class_section(&mut doc, app, c, inner(areas.left));
+            return vec![doc];
+        }
         let mut doc = Doc {
             title: " Rounds ",
             ..Doc::default()
@@ -83,17 +96,20 @@ pub fn documents(app: &App, ctx: &StepCtx, areas: &StepAreas) -> Vec<Doc> {
         .and_then(|i| method.rounds.get(i))
         .and_then(round_code);
     match areas.right {
-        Some(right) => vec![
-            model_doc(app, ctx, round, call, inner(areas.left)),
-            code_doc(
+        Some(right) => {
+            let mut code = code_doc(
                 app,
                 ctx.live,
                 round,
                 method.public_check.as_ref(),
                 previous,
                 inner(right),
-            ),
-        ],
+            );
+            if let Some(c) = in_class {
+                class_section(&mut code, app, c, inner(right));
+            }
+            vec![model_doc(app, ctx, round, call, inner(areas.left)), code]
+        }
         None => {
             let width = inner(areas.left);
             let mut doc = model_doc(app, ctx, round, call, width);
@@ -105,6 +121,9 @@ pub fn documents(app: &App, ctx: &StepCtx, areas: &StepAreas) -> Vec<Doc> {
                 previous,
                 width,
             ));
+            if let Some(c) = in_class {
+                class_section(&mut doc, app, c, width);
+            }
             doc.title = " Round ";
             vec![doc]
         }
@@ -420,6 +439,57 @@ fn suite_lines(doc: &mut Doc, theme: &Theme, suite: &SuiteResult, width: usize) 
     }
 }
 
+/// The method as it stands in the judged class: its outcome, its tests (the private suite's,
+/// of its test class) and its code region.
+fn class_section(doc: &mut Doc, app: &App, c: &ClassMethod, width: usize) {
+    let theme = app.theme();
+    let outcome = c.outcome.map_or("not judged", |b| b.as_str());
+    doc.section(Line::from(vec![
+        Span::styled("Outcome", theme.header()),
+        Span::styled(" · ", theme.muted()),
+        match c.outcome {
+            Some(b) => Span::styled(outcome.to_string(), theme.bucket(b)),
+            None => Span::styled(outcome.to_string(), theme.muted()),
+        },
+        Span::styled(" · on its own test class", theme.muted()),
+    ]));
+    let passed = c
+        .tests
+        .tests
+        .iter()
+        .filter(|t| t.outcome == Outcome::Pass)
+        .count();
+    let total = c.tests.tests.len();
+    doc.section(heading(
+        theme,
+        "Tests".into(),
+        match &c.test_class {
+            Some(class) => format!(" · {class} · {passed}/{total} passed"),
+            None => " · no test class found for it".into(),
+        },
+    ));
+    if total > 0 || c.tests.failure.is_some() {
+        suite_lines(doc, theme, &c.tests, width);
+    }
+    match (&c.code, c.lines) {
+        (Some(code), Some((from, to))) => {
+            doc.section(heading(
+                theme,
+                "In the class".into(),
+                format!(" · lines {from}–{to}"),
+            ));
+            code_lines_from(doc, app, code, from, to, width);
+        }
+        _ => {
+            doc.section(heading(theme, "In the class".into(), String::new()));
+            doc.lines.push(Line::styled(
+                "(not defined in the generated class)",
+                theme.muted(),
+            ));
+        }
+    }
+}
+
 /// A cache key for highlighting a round's code (pane 10: generated code).
 fn code_key(code: &str) -> (usize, u8) {
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -428,9 +498,15 @@ fn code_key(code: &str) -> (usize, u8) {
 }
 
 fn code_lines(doc: &mut Doc, app: &App, code: &str, width: usize) {
+    let total = code.lines().count();
+    code_lines_from(doc, app, code, 1, total, width);
+}
+
+/// `code` numbered from line `first` on (`last`: the highest number shown, for the gutter).
+fn code_lines_from(doc: &mut Doc, app: &App, code: &str, first: usize, last: usize, width: usize) {
     let theme = app.theme();
     let total = code.lines().count();
-    let digits = total.to_string().len();
+    let digits = last.max(1).to_string().len();
     let syntax = theme.has_color().then_some(theme.syntax.as_str());
     let styled = app
         .highlight
@@ -439,7 +515,7 @@ fn code_lines(doc: &mut Doc, app: &App, code: &str, width: usize) {
     let room = width.saturating_sub(digits + 1);
     for (i, line) in styled.into_iter().enumerate() {
         let mut spans = vec![Span::styled(
-            format!("{:>digits$} ", i + 1),
+            format!("{:>digits$} ", i + first),
             theme.line_number(),
         )];
         spans.extend(window(line, 0, room));

@@ -63,6 +63,14 @@ fn title(app: &App, ctx: &StepCtx) -> Line<'static> {
         state.label(),
         super::run_view::state_style(app, state),
     ));
+    if let Some(b) = ctx
+        .task
+        .and_then(|t| t.in_class(&step.method))
+        .and_then(|c| c.outcome)
+    {
+        spans.push(Span::raw(" · "));
+        spans.push(Span::styled(b.as_str(), theme.bucket(b)));
+    }
     if let (Some(m), Some(i)) = (ctx.method, ctx.round) {
         let r = m.rounds.get(i).map_or(0, |r| r.round);
         let repairs = m.rounds.len().saturating_sub(1);
@@ -92,7 +100,13 @@ fn timeline(app: &App, ctx: &StepCtx) -> Line<'static> {
     let theme = app.theme();
     let mut spans = vec![Span::styled(" rounds ", theme.muted())];
     let (Some(m), Some(selected)) = (ctx.method, ctx.round) else {
-        spans.push(Span::styled("none yet", theme.muted()));
+        let whole = ctx.task.is_some_and(|t| t.whole_class);
+        let text = if whole {
+            "none: written with the whole class in one completion"
+        } else {
+            "none yet"
+        };
+        spans.push(Span::styled(text, theme.muted()));
         return Line::from(spans);
     };
     for i in 0..m.rounds.len() {
