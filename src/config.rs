@@ -4,6 +4,7 @@
 //! ```toml
 //! theme = "dark"            # dark | light | high-contrast | a theme in <config dir>/themes/
 //! python = "/usr/bin/python3"  # the interpreter that runs tests (`--python` overrides)
+//! default_endpoint = "local"  # the profile the TUI's new-run dialog starts with
 //!
 //! [keys]                    # key → action name; adds to (or replaces) the default bindings
 //! "ctrl-n" = "down"
@@ -23,6 +24,10 @@
 //! connect_timeout_s = 10    # (default 10)
 //! max_retries = 4           # attempts beyond the first (default 4)
 //! ```
+//!
+//! `default_endpoint` only chooses what the TUI's new-run dialog starts with (`classlab run`
+//! still takes `--endpoint`); without it, a config with exactly one profile starts with that
+//! one, and otherwise the dialog starts with no profile and empty fields.
 //!
 //! Unknown top-level keys are ignored so later sections can be added without breaking older
 //! binaries; an unknown key inside an endpoint profile is an error (a typo there would
@@ -50,6 +55,20 @@ pub struct Config {
     pub python: Option<PathBuf>,
     /// LLM endpoint profiles by name (`--endpoint NAME`); see `llm::endpoint::resolve`.
     pub endpoints: BTreeMap<String, EndpointConfig>,
+    /// The profile the TUI's new-run dialog starts with; see [`Config::default_profile`].
+    pub default_endpoint: Option<String>,
+}
+
+impl Config {
+    /// The profile a new run starts with: `default_endpoint` when it names one, else the only
+    /// profile when there is exactly one, else none.
+    pub fn default_profile(&self) -> Option<&str> {
+        match &self.default_endpoint {
+            Some(name) => self.endpoints.get_key_value(name).map(|(k, _)| k.as_str()),
+            None if self.endpoints.len() == 1 => self.endpoints.keys().next().map(String::as_str),
+            None => None,
+        }
+    }
 }
 
 /// One `[endpoints.<name>]` profile as written; `llm::endpoint` fills in the defaults.
@@ -164,6 +183,7 @@ static DEFAULTS: Config = Config {
     keys: BTreeMap::new(),
     python: None,
     endpoints: BTreeMap::new(),
+    default_endpoint: None,
 };
 
 /// Load the user's config for this process, once: the first successful call reads the file,
@@ -251,6 +271,22 @@ mod tests {
         assert!(err.message.contains("base_ulr"), "{err}");
         let err = parse("c.toml", "[endpoints.a]\nmax_concurrent = \"2\"\n").unwrap_err();
         assert_eq!(err.line, Some(2), "{err}");
+    }
+
+    #[test]
+    fn the_default_profile() {
+        let one = parse("c.toml", "[endpoints.a]\nmodel = \"m\"\n").unwrap();
+        assert_eq!(one.default_profile(), Some("a"));
+        let two = "[endpoints.a]\nmodel = \"m\"\n[endpoints.b]\nmodel = \"n\"\n";
+        assert_eq!(parse("c.toml", two).unwrap().default_profile(), None);
+        let chosen = format!("default_endpoint = \"b\"\n{two}");
+        assert_eq!(
+            parse("c.toml", &chosen).unwrap().default_profile(),
+            Some("b")
+        );
+        // A name that is no profile chooses none (the dialog then asks for a base URL).
+        let wrong = format!("default_endpoint = \"c\"\n{two}");
+        assert_eq!(parse("c.toml", &wrong).unwrap().default_profile(), None);
     }
 
     #[test]

@@ -120,21 +120,12 @@ fn new_run_dialog() {
     snap("new_dialog", |size| {
         let mut app = app(size);
         let mut fake = Fake::new();
-        // From the task list: the selected task is offered; move to the schedule.
+        // From the task list: the selected task is offered; choose the first profile, then
+        // move past its settings to the schedule.
         fake.run(&mut app, [Action::NewRun]);
-        fake.run(
-            &mut app,
-            [
-                Action::Down,
-                Action::Down,
-                Action::Right,
-                Action::Down,
-                Action::Down,
-                Action::Down,
-                Action::Down,
-                Action::Right,
-            ],
-        );
+        fake.run(&mut app, [Action::Down, Action::Down, Action::Right]);
+        fake.run(&mut app, std::iter::repeat_n(Action::Down, 9));
+        fake.run(&mut app, [Action::Right]);
         app
     });
 }
@@ -286,7 +277,11 @@ fn the_dialog_starts_a_run_with_what_was_chosen() {
     assert!(app.run_is_live());
     assert!(screen(&app).contains("Starting"));
     // One run at a time.
-    fake.run(&mut app, [Action::NewRun, Action::Submit]);
+    fake.run(
+        &mut app,
+        [Action::NewRun, Action::Down, Action::Down, Action::Right],
+    );
+    fake.run(&mut app, [Action::Submit]);
     assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Error));
 }
 

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use super::eval::{
     load_folded, print_human as print_functional, recorded_config, resolve_session, sandbox_for,
 };
+use super::progress::Progress;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::dataset;
@@ -223,12 +224,21 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         ..RunRequest::new(&ds, strategy, provider, root)
     };
     let human = ctx.output == Output::Human;
+    // The bar (a terminal only) also with --json: it is on stderr.
+    let planned = req.tasks.as_ref().map_or(ds.tasks.len(), Vec::len);
+    let bar = Progress::new(planned, "tasks");
     let on_update = |u: Update<'_>| {
-        if let (true, Update::Event(event, state)) = (human, u) {
-            progress_line(&event.body, state);
+        if let Update::Event(event, state) = u {
+            let (done, total) = state.progress();
+            bar.set(done, total);
+            if human {
+                progress_line(&bar, &event.body, state);
+            }
         }
     };
-    let result = generate::run(&req, sandbox, &cancel, &on_update)?;
+    let result = generate::run(&req, sandbox, &cancel, &on_update);
+    drop(bar);
+    let result = result?;
     let log = SessionLog::open(&result.dir)?;
     let r = report(&log.meta, &result.state);
     let missing = r.not_generated.len();
@@ -292,17 +302,18 @@ fn apply_params(params: &mut crate::llm::Params, args: &RunArgs) {
     }
 }
 
-fn progress_line(body: &EventBody, state: &EvalState) {
+/// A line on stderr (above the bar when it is drawn) for what a human follows of a run.
+fn progress_line(bar: &Progress, body: &EventBody, state: &EvalState) {
     match body {
         EventBody::TaskFinished {
             task_id, summary, ..
         } => {
             let (done, total) = state.progress();
             let bucket = summary.outcome.map_or("-", |b| b.as_str());
-            eprintln!(
+            bar.line(&format!(
                 "[{done:>4}/{total}] {task_id:<16} {bucket:<10} {}/{} tests",
                 summary.passed, summary.judged
-            );
+            ));
         }
         EventBody::TaskNotGenerated {
             task_id,
@@ -315,23 +326,25 @@ fn progress_line(body: &EventBody, state: &EvalState) {
                 .as_deref()
                 .map(|m| format!(" `{m}`"))
                 .unwrap_or_default();
-            eprintln!("[{done:>4}/{total}] {task_id:<16} not generated{method}: {reason}");
+            bar.line(&format!(
+                "[{done:>4}/{total}] {task_id:<16} not generated{method}: {reason}"
+            ));
         }
         EventBody::LlmResponse {
             task_id,
             failure: Some(f),
             ..
-        } => eprintln!(
+        } => bar.line(&format!(
             "classlab: warning: {task_id}: model request failed: {}",
             f.message
-        ),
-        EventBody::Error { task_id, message } => eprintln!(
+        )),
+        EventBody::Error { task_id, message } => bar.line(&format!(
             "classlab: warning: {}{message}",
             task_id
                 .as_deref()
                 .map(|t| format!("{t}: "))
                 .unwrap_or_default()
-        ),
+        )),
         _ => {}
     }
 }

@@ -199,9 +199,18 @@ impl App {
         replays: Vec<(String, std::path::PathBuf)>,
     ) {
         if let Some(Overlay::NewRun(d)) = self.overlay.as_mut() {
-            d.endpoints = endpoints;
+            // The profiles' contents from the config loaded at startup (as the run will read
+            // them); the default one chosen and its values filled in.
+            let config = crate::config::current();
+            let profiles = endpoints
+                .into_iter()
+                .map(|name| {
+                    let profile = config.endpoints.get(&name).cloned().unwrap_or_default();
+                    (name, profile)
+                })
+                .collect();
+            d.set_profiles(profiles, config.default_profile());
             d.replays = replays;
-            d.endpoint = d.endpoint.min(d.endpoints.len());
             d.replay = d.replay.min(d.replays.len().saturating_sub(1));
             d.loading = false;
         }

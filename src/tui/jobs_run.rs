@@ -14,6 +14,7 @@ use super::evals::short_date;
 use super::jobs::EvalSetup;
 use super::runs::RunSetup;
 use crate::dataset::Dataset;
+use crate::llm::Params;
 use crate::pipeline::prompts::Prompts;
 use crate::pipeline::providers::{self, ProviderChoice};
 use crate::pipeline::public_tests::PublicTestsMode;
@@ -42,6 +43,26 @@ pub fn choices(root: &Path) -> (Vec<String>, Vec<(String, PathBuf)>) {
     (endpoints, replays)
 }
 
+/// The provider and sampling parameters of the dialog's run, as `classlab run` makes them from
+/// `--endpoint --base-url --model --api-key-env --temperature --max-tokens --seed`.
+pub fn run_parameters(run: &RunSetup) -> (ProviderChoice, Params) {
+    let choice = ProviderChoice {
+        kind: run.provider.clone(),
+        endpoint: run.endpoint.clone(),
+        base_url: run.base_url.clone(),
+        model: run.model.clone(),
+        api_key_env: run.api_key_env.clone(),
+        replay_from: run.replay_from.clone(),
+    };
+    let mut params = Params::default();
+    if let Some(t) = run.temperature {
+        params.temperature = t;
+    }
+    params.max_tokens = run.max_tokens;
+    params.seed = run.seed;
+    (choice, params)
+}
+
 /// Generate with `run` on `dataset` as a new session, sending every event and streamed text;
 /// the session directory when it ends (finished or stopped through `cancel`).
 pub fn generate(
@@ -51,13 +72,7 @@ pub fn generate(
     cancel: &AtomicBool,
     tx: &Sender<Action>,
 ) -> anyhow::Result<PathBuf> {
-    let choice = ProviderChoice {
-        kind: run.provider.clone(),
-        endpoint: run.endpoint.clone(),
-        model: run.model.clone(),
-        replay_from: run.replay_from.clone(),
-        ..ProviderChoice::default()
-    };
+    let (choice, params) = run_parameters(run);
     let provider = providers::build(&choice, dataset).map_err(anyhow::Error::msg)?;
     let schedule: ScheduleMode = run.schedule.parse().map_err(anyhow::Error::msg)?;
     let public_tests: PublicTestsMode = run
@@ -77,6 +92,7 @@ pub fn generate(
         schedule,
         public_tests,
         prompts,
+        params,
         provider_choice: Some(choice),
         budget: setup.timeout,
         ..RunRequest::new(dataset, run.strategy, provider, setup.sessions_root.clone())

@@ -489,7 +489,12 @@ pub fn run_sessions_app(size: (u16, u16)) -> (App, Fake) {
 pub fn live_run_app(size: (u16, u16)) -> (App, Fake) {
     let mut app = app(size);
     let mut fake = Fake::new();
-    fake.run(&mut app, [Action::NewRun, Action::Submit]);
+    // An openai run on the first profile (the dialog needs a profile or a base URL).
+    fake.run(
+        &mut app,
+        [Action::NewRun, Action::Down, Action::Down, Action::Right],
+    );
+    fake.run(&mut app, [Action::Submit]);
     for e in run_events(Stage::MidRun) {
         fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
     }

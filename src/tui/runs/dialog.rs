@@ -1,8 +1,11 @@
-//! The new-run dialog: a small form (strategy, provider, endpoint, tasks, TDD settings) whose
-//! values become a [`RunSetup`], the TUI's description of a run for `jobs` to start.
+//! The new-run dialog: a small form (strategy, provider, endpoint and its settings, tasks, TDD
+//! settings) whose values become a [`RunSetup`], the TUI's description of a run for `jobs` to
+//! start. Choosing an endpoint profile fills in its base URL, model and API-key variable (each
+//! editable: a value typed overrides the profile's, as `classlab run --base-url …` does).
 
 use std::path::PathBuf;
 
+use crate::config::EndpointConfig;
 use crate::model::Strategy;
 
 pub const STRATEGIES: [Strategy; 4] = [
@@ -19,7 +22,7 @@ const MAX_REPAIRS: u32 = 10;
 const MAX_JOBS: usize = 64;
 
 /// What the dialog asks the loop to start.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunSetup {
     pub strategy: Strategy,
     /// `openai` | `reference` | `replay`.
@@ -27,6 +30,14 @@ pub struct RunSetup {
     /// A config profile (`[endpoints.NAME]`).
     pub endpoint: Option<String>,
     pub model: Option<String>,
+    /// Overrides the profile's (or, with no profile, the whole endpoint).
+    pub base_url: Option<String>,
+    pub api_key_env: Option<String>,
+    /// Sampling parameters (`classlab run --temperature --max-tokens --seed`); `None`: the
+    /// defaults (temperature 0, the server's limit, no seed).
+    pub temperature: Option<f32>,
+    pub max_tokens: Option<u32>,
+    pub seed: Option<u64>,
     /// The session `replay` answers from.
     pub replay_from: Option<PathBuf>,
     /// `None`: every task.
@@ -39,6 +50,10 @@ pub struct RunSetup {
     /// Tasks at once (0: one per core).
     pub jobs: usize,
 }
+
+// The temperature is never NaN ([`NewRunState::setup`] accepts only 0 to 2), so equality is
+// reflexive and `Effect` can stay `Eq`.
+impl Eq for RunSetup {}
 
 /// Which tasks the run covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -59,6 +74,11 @@ pub enum Field {
     Provider,
     Endpoint,
     Model,
+    BaseUrl,
+    ApiKeyEnv,
+    Temperature,
+    MaxTokens,
+    Seed,
     Replay,
     Tasks,
     TaskList,
@@ -75,6 +95,11 @@ impl Field {
             Field::Provider => "provider",
             Field::Endpoint => "endpoint",
             Field::Model => "model",
+            Field::BaseUrl => "base URL",
+            Field::ApiKeyEnv => "API key var",
+            Field::Temperature => "temperature",
+            Field::MaxTokens => "max tokens",
+            Field::Seed => "seed",
             Field::Replay => "replay from",
             Field::Tasks => "tasks",
             Field::TaskList => "task ids",
@@ -87,7 +112,16 @@ impl Field {
 
     /// Typed characters go into the field.
     pub fn is_text(self) -> bool {
-        matches!(self, Field::Model | Field::TaskList)
+        matches!(
+            self,
+            Field::Model
+                | Field::BaseUrl
+                | Field::ApiKeyEnv
+                | Field::Temperature
+                | Field::MaxTokens
+                | Field::Seed
+                | Field::TaskList
+        )
     }
 }
 
@@ -98,8 +132,15 @@ pub struct NewRunState {
     pub provider: usize,
     /// Profiles of the config file; choice 0 is none.
     pub endpoints: Vec<String>,
+    /// What each of `endpoints` holds (prefills the fields when chosen).
+    pub profiles: Vec<EndpointConfig>,
     pub endpoint: usize,
     pub model: String,
+    pub base_url: String,
+    pub api_key_env: String,
+    pub temperature: String,
+    pub max_tokens: String,
+    pub seed: String,
     /// Generation sessions replay can answer from: (label, directory).
     pub replays: Vec<(String, PathBuf)>,
     pub replay: usize,
@@ -122,8 +163,14 @@ impl Default for NewRunState {
             strategy: 3,
             provider: 0,
             endpoints: Vec::new(),
+            profiles: Vec::new(),
             endpoint: 0,
             model: String::new(),
+            base_url: String::new(),
+            api_key_env: String::new(),
+            temperature: String::new(),
+            max_tokens: String::new(),
+            seed: String::new(),
             replays: Vec::new(),
             replay: 0,
             tasks: TaskPick::All,
@@ -160,7 +207,15 @@ impl NewRunState {
     pub fn fields(&self) -> Vec<Field> {
         let mut out = vec![Field::Strategy, Field::Provider];
         match self.provider() {
-            "openai" => out.extend([Field::Endpoint, Field::Model]),
+            "openai" => out.extend([
+                Field::Endpoint,
+                Field::Model,
+                Field::BaseUrl,
+                Field::ApiKeyEnv,
+                Field::Temperature,
+                Field::MaxTokens,
+                Field::Seed,
+            ]),
             "replay" => out.push(Field::Replay),
             _ => {}
         }
@@ -173,6 +228,60 @@ impl NewRunState {
         }
         out.push(Field::Jobs);
         out
+    }
+
+    /// The config's profiles (names and contents) and the one to start with (`default`):
+    /// chosen, its values filled in.
+    pub fn set_profiles(&mut self, profiles: Vec<(String, EndpointConfig)>, default: Option<&str>) {
+        let (names, contents) = profiles.into_iter().unzip();
+        self.endpoints = names;
+        self.profiles = contents;
+        let at = default.and_then(|d| self.endpoints.iter().position(|n| n == d));
+        self.choose_endpoint(at.map_or(0, |i| i + 1));
+    }
+
+    /// Choose endpoint `i` (0: none) and fill its base URL, model and key variable in (none
+    /// empties them: everything is then typed).
+    pub fn choose_endpoint(&mut self, i: usize) {
+        self.endpoint = i.min(self.endpoints.len());
+        let profile = match self.endpoint {
+            0 => EndpointConfig::default(),
+            i => self.profiles.get(i - 1).cloned().unwrap_or_default(),
+        };
+        self.base_url = profile.base_url.unwrap_or_default();
+        self.model = profile.model.unwrap_or_default();
+        self.api_key_env = profile.api_key_env.unwrap_or_default();
+    }
+
+    /// The typed text of a text row.
+    fn text_mut(&mut self, field: Field) -> Option<&mut String> {
+        if !field.is_text() {
+            return None;
+        }
+        Some(match field {
+            Field::Model => &mut self.model,
+            Field::BaseUrl => &mut self.base_url,
+            Field::ApiKeyEnv => &mut self.api_key_env,
+            Field::Temperature => &mut self.temperature,
+            Field::MaxTokens => &mut self.max_tokens,
+            Field::Seed => &mut self.seed,
+            _ => &mut self.task_list,
+        })
+    }
+
+    /// What an empty text row means, shown in its place.
+    pub fn placeholder(&self, field: Field) -> Option<&'static str> {
+        match field {
+            Field::Model if self.endpoint == 0 => Some("needed"),
+            Field::Model => Some("the endpoint's"),
+            Field::BaseUrl if self.endpoint == 0 => Some("needed: type one, or choose a profile"),
+            Field::BaseUrl => Some("the endpoint's"),
+            Field::ApiKeyEnv => Some("none (no key sent)"),
+            Field::Temperature => Some("0"),
+            Field::MaxTokens => Some("the server's limit"),
+            Field::Seed => Some("none"),
+            _ => None,
+        }
     }
 
     /// Move to the next (`delta` 1) or previous (-1) row.
@@ -188,7 +297,7 @@ impl NewRunState {
             Field::Strategy => self.strategy = cycle(self.strategy, delta, STRATEGIES.len()),
             Field::Provider => self.provider = cycle(self.provider, delta, PROVIDERS.len()),
             Field::Endpoint => {
-                self.endpoint = cycle(self.endpoint, delta, self.endpoints.len() + 1)
+                self.choose_endpoint(cycle(self.endpoint, delta, self.endpoints.len() + 1))
             }
             Field::Replay => self.replay = cycle(self.replay, delta, self.replays.len()),
             Field::Tasks => {
@@ -213,15 +322,24 @@ impl NewRunState {
                     .unwrap_or(0)
             }
             Field::Jobs => self.jobs = self.jobs.saturating_add_signed(delta).min(MAX_JOBS),
-            Field::Model | Field::TaskList => {}
+            Field::Model
+            | Field::BaseUrl
+            | Field::ApiKeyEnv
+            | Field::Temperature
+            | Field::MaxTokens
+            | Field::Seed
+            | Field::TaskList => {}
         }
     }
 
     /// A typed character: text for text rows, a digit for number rows, Space cycles choices.
     pub fn input(&mut self, c: char) {
+        let focus = self.focus;
+        if let Some(text) = self.text_mut(focus) {
+            text.push(c);
+            return;
+        }
         match self.focus {
-            Field::Model => self.model.push(c),
-            Field::TaskList => self.task_list.push(c),
             Field::MaxRepairs | Field::Jobs => {
                 if let Some(d) = c.to_digit(10) {
                     // A digit typed replaces a one-digit value and extends a longer one.
@@ -243,23 +361,18 @@ impl NewRunState {
     }
 
     pub fn backspace(&mut self) {
-        match self.focus {
-            Field::Model => {
-                self.model.pop();
-            }
-            Field::TaskList => {
-                self.task_list.pop();
-            }
-            Field::Jobs => self.jobs /= 10,
-            _ => {}
+        let focus = self.focus;
+        if let Some(text) = self.text_mut(focus) {
+            text.pop();
+        } else if self.focus == Field::Jobs {
+            self.jobs /= 10;
         }
     }
 
     pub fn clear(&mut self) {
-        match self.focus {
-            Field::Model => self.model.clear(),
-            Field::TaskList => self.task_list.clear(),
-            _ => {}
+        let focus = self.focus;
+        if let Some(text) = self.text_mut(focus) {
+            text.clear();
         }
     }
 
@@ -277,10 +390,15 @@ impl NewRunState {
             Field::Strategy => self.strategy().to_string(),
             Field::Provider => self.provider().to_string(),
             Field::Endpoint => match self.endpoint {
-                0 => "none (the config's default)".into(),
+                0 => "none (typed below)".into(),
                 i => self.endpoints.get(i - 1).cloned().unwrap_or_default(),
             },
             Field::Model => self.model.clone(),
+            Field::BaseUrl => self.base_url.clone(),
+            Field::ApiKeyEnv => self.api_key_env.clone(),
+            Field::Temperature => self.temperature.clone(),
+            Field::MaxTokens => self.max_tokens.clone(),
+            Field::Seed => self.seed.clone(),
             Field::Replay => match self.replays.get(self.replay) {
                 Some((label, _)) => label.clone(),
                 None if self.loading => "reading the sessions…".into(),
@@ -336,7 +454,48 @@ impl NewRunState {
             ),
             _ => None,
         };
-        let model = self.model.trim();
+        let typed = |s: &str| {
+            let s = s.trim();
+            (openai && !s.is_empty()).then(|| s.to_string())
+        };
+        let (model, base_url, api_key_env) = (
+            typed(&self.model),
+            typed(&self.base_url),
+            typed(&self.api_key_env),
+        );
+        if openai && self.endpoint == 0 {
+            if base_url.is_none() {
+                return Err(if self.endpoints.is_empty() {
+                    "a base URL is needed: type one (the config has no [endpoints.NAME] profile)"
+                        .into()
+                } else {
+                    "a base URL is needed: type one, or choose an endpoint profile".into()
+                });
+            }
+            if model.is_none() {
+                return Err("a model is needed: type one, or choose an endpoint profile".into());
+            }
+        }
+        let temperature = match typed(&self.temperature) {
+            None => None,
+            Some(t) => match t.parse::<f32>() {
+                Ok(t) if (0.0..=2.0).contains(&t) => Some(t),
+                _ => return Err(format!("temperature {t:?}: a number from 0 to 2")),
+            },
+        };
+        let max_tokens = match typed(&self.max_tokens) {
+            None => None,
+            Some(n) => match n.parse::<u32>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => return Err(format!("max tokens {n:?}: a whole number above 0")),
+            },
+        };
+        let seed = typed(&self.seed)
+            .map(|n| {
+                n.parse::<u64>()
+                    .map_err(|_| format!("seed {n:?}: a whole number"))
+            })
+            .transpose()?;
         Ok(RunSetup {
             strategy: self.strategy(),
             provider: self.provider().to_string(),
@@ -345,7 +504,12 @@ impl NewRunState {
                 i if openai => self.endpoints.get(i - 1).cloned(),
                 _ => None,
             },
-            model: (openai && !model.is_empty()).then(|| model.to_string()),
+            model,
+            base_url,
+            api_key_env,
+            temperature,
+            max_tokens,
+            seed,
             replay_from,
             tasks,
             max_repairs: self.max_repairs,
@@ -385,8 +549,10 @@ mod tests {
 
     #[test]
     fn tasks_and_numbers() {
+        // The reference provider: no endpoint needed.
         let mut d = NewRunState {
             selected_task: Some("ClassEval_3".into()),
+            provider: 1,
             focus: Field::Tasks,
             ..NewRunState::default()
         };
@@ -419,5 +585,38 @@ mod tests {
         d.focus = Field::MaxRepairs;
         d.change(-5);
         assert_eq!(d.max_repairs, 0);
+    }
+
+    #[test]
+    fn without_a_profile_the_dialog_asks_for_a_base_url() {
+        let mut d = NewRunState::default();
+        d.set_profiles(
+            vec![
+                ("a".into(), Default::default()),
+                ("b".into(), Default::default()),
+            ],
+            None,
+        );
+        assert_eq!(d.endpoint, 0);
+        assert!(d.base_url.is_empty() && d.model.is_empty());
+        let err = d.setup().unwrap_err();
+        assert!(err.contains("base URL is needed"), "{err}");
+        d.base_url = "http://127.0.0.1:1/v1".into();
+        let err = d.setup().unwrap_err();
+        assert!(err.contains("model is needed"), "{err}");
+        d.model = "m".into();
+        d.temperature = "hot".into();
+        assert!(d.setup().unwrap_err().contains("temperature"));
+        d.temperature = "0.7".into();
+        let setup = d.setup().unwrap();
+        assert_eq!(setup.endpoint, None);
+        assert_eq!(setup.base_url.as_deref(), Some("http://127.0.0.1:1/v1"));
+        assert_eq!(setup.temperature, Some(0.7));
+        // Choosing a profile fills its values in; going back to none empties them.
+        d.focus = Field::Endpoint;
+        d.change(1);
+        assert_eq!(d.value(Field::Endpoint), "a");
+        d.change(-1);
+        assert!(d.base_url.is_empty());
     }
 }

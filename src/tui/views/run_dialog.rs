@@ -37,8 +37,16 @@ fn help(field: Field) -> &'static str {
                             dataset's solution (a self-check) · replay: a recorded session's \
                             answers"
         }
-        Field::Endpoint => "a profile [endpoints.NAME] of the config file",
-        Field::Model => "overrides the endpoint's model (empty: the endpoint's)",
+        Field::Endpoint => {
+            "a profile [endpoints.NAME] of the config file (default_endpoint = \"NAME\" \
+             picks the first shown); none: the base URL and model typed below"
+        }
+        Field::Model => "the model asked (prefilled from the profile)",
+        Field::BaseUrl => "http(s)://host:port/v1 of an OpenAI-compatible server",
+        Field::ApiKeyEnv => "the environment variable holding the API key (its name, not the key)",
+        Field::Temperature => "sampling temperature, 0 to 2 (empty: 0)",
+        Field::MaxTokens => "the longest answer in tokens (empty: the server's limit)",
+        Field::Seed => "a sampling seed, for servers that honour one (empty: none)",
         Field::Replay => "the generation session whose answers are served again",
         Field::Tasks => "every task, the task selected in the list, or the ids typed",
         Field::TaskList => "task ids separated by commas",
@@ -65,7 +73,12 @@ impl Widget for &NewRunView<'_> {
         let inner_w = usize::from(width.saturating_sub(2)).max(1);
         // Borders, dataset, rows, blank, the help wrapped, blank, keys (and the loading note).
         let help_lines = help(d.focus).chars().count().div_ceil(inner_w);
-        let rows = 2 + 1 + fields.len() + 1 + help_lines + 2 + usize::from(d.loading);
+        let mut rows = 2 + 1 + fields.len() + 1 + help_lines + 2 + usize::from(d.loading);
+        // Short of room (an openai TDD run on 24 rows), the blank lines go first.
+        let spacious = rows <= usize::from(area.height);
+        if !spacious {
+            rows -= 2;
+        }
         let height = u16::try_from(rows).unwrap_or(u16::MAX);
         let rect = layout::centered(area, width, height);
         Clear.render(rect, buf);
@@ -89,8 +102,8 @@ impl Widget for &NewRunView<'_> {
                 value = format!("‹ {value} ›");
             }
             let room = width.saturating_sub(LABEL + 3);
-            let value = if value.is_empty() && !focused && *f == Field::Model {
-                Span::styled("the endpoint's", theme.muted())
+            let value = if let Some(hint) = d.placeholder(*f).filter(|_| value.is_empty()) {
+                Span::styled(truncate(hint, room), theme.muted())
             } else {
                 Span::raw(truncate(&value, room))
             };
@@ -109,7 +122,9 @@ impl Widget for &NewRunView<'_> {
             }
             lines.push(line);
         }
-        lines.push(Line::default());
+        if spacious {
+            lines.push(Line::default());
+        }
         lines.push(Line::styled(help(d.focus), theme.muted()));
         let keys = format!(
             "{} start · {}/{} field · {}/{} change · {} cancel",
@@ -120,7 +135,10 @@ impl Widget for &NewRunView<'_> {
             key(app, &A::Right),
             key(app, &A::Back),
         );
-        let mut tail = vec![Line::default(), Line::styled(keys, theme.accent())];
+        let mut tail = vec![Line::styled(keys, theme.accent())];
+        if spacious {
+            tail.insert(0, Line::default());
+        }
         if d.loading {
             tail.insert(
                 0,
