@@ -42,7 +42,8 @@ impl Home {
 }
 
 /// Line 3 does not parse: `[keys` never closes its table header.
-const MALFORMED: &str = "theme = \"dark\"\npython = \"/usr/bin/python3\"\n[keys\n\"j\" = \"down\"\n";
+const MALFORMED: &str =
+    "theme = \"dark\"\npython = \"/usr/bin/python3\"\n[keys\n\"j\" = \"down\"\n";
 
 fn names_the_place(home: &Home) -> impl Predicate<str> {
     predicate::str::contains(format!("{}:3:", home.config_file()))
@@ -89,7 +90,12 @@ fn the_tui_refuses_to_start_on_a_malformed_config() {
 #[test]
 fn every_other_command_refuses_it_too() {
     let home = Home::with_config(Some(MALFORMED));
-    for args in [&["tasks"][..], &["show", "Sample_0"], &["sessions"], &["lint"]] {
+    for args in [
+        &["tasks"][..],
+        &["show", "Sample_0"],
+        &["sessions"],
+        &["lint"],
+    ] {
         home.classlab()
             .args(args)
             .assert()
@@ -110,7 +116,10 @@ fn every_other_command_refuses_it_too() {
 
 #[test]
 fn a_missing_or_valid_config_is_fine() {
-    for config in [None, Some("theme = \"light\"\n[keys]\n\"ctrl-n\" = \"down\"\n")] {
+    for config in [
+        None,
+        Some("theme = \"light\"\n[keys]\n\"ctrl-n\" = \"down\"\n"),
+    ] {
         let home = Home::with_config(config);
         home.classlab()
             .arg("tasks")
