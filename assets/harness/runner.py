@@ -54,20 +54,23 @@ def _harness():
     unittest_mod = unittest
     harness_file = _sys._getframe().f_code.co_filename
 
-    # ---- the channel: nonce from fd 4, results to fd 3 moved to a high descriptor ----------
-    # The token pipe: moved to a random high descriptor like the result pipe.
-    try:
-        tfd = _os.dup(4)
-        hi = 1000 + (int.from_bytes(_os.urandom(2), "little") % 20000)
+    # ---- the channel: tokens from fd 4, results to fd 3, both moved to random high fds ------
+    def move_high(fd):
         try:
-            _os.dup2(tfd, hi, inheritable=False)
-            close(tfd)
-            tfd = hi
+            moved = _os.dup(fd)
+            hi = 1000 + (int.from_bytes(_os.urandom(2), "little") % 20000)
+            try:
+                _os.dup2(moved, hi, inheritable=False)
+                close(moved)
+                moved = hi
+            except OSError:
+                _os.set_inheritable(moved, False)
+            close(fd)
+            return moved
         except OSError:
-            _os.set_inheritable(tfd, False)
-        close(4)
-    except OSError:
-        exit_now(121)
+            exit_now(121)
+
+    tfd = move_high(4)
 
     def read_line33():
         got = b""
@@ -84,18 +87,7 @@ def _harness():
         return got[:32].decode("ascii", "replace")
 
     nonce = read_line33()
-    try:
-        rfd = _os.dup(3)
-        hi = 1000 + (int.from_bytes(_os.urandom(2), "little") % 20000)
-        try:
-            _os.dup2(rfd, hi, inheritable=False)
-            close(rfd)
-            rfd = hi
-        except OSError:
-            _os.set_inheritable(rfd, False)
-        close(3)
-    except OSError:
-        exit_now(121)
+    rfd = move_high(3)
     seq = [0]
 
     def emit(kind, **fields):
