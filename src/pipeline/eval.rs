@@ -347,19 +347,43 @@ fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
 /// budget, the hash seed, the outcome thresholds and the interpreter (path and version).
 /// `--jobs` and warm/cold forking change how fast, not what, and are left out.
 pub fn inputs(req: &EvalRequest<'_>, sandbox: &Sandbox) -> Inputs {
-    let python = &sandbox.isolation().python;
+    let mut config = json!({ "format": req.outputs.format });
+    add_judging(
+        &mut config,
+        req.budget,
+        req.hash_seed,
+        &req.thresholds,
+        sandbox,
+    );
     Inputs {
         dataset: InputRecord::file(&req.dataset.origin, &req.dataset_digest),
         outputs: Some(InputRecord::file(&req.outputs.file, &req.outputs.digest)),
-        config: InputRecord::config(json!({
-            "format": req.outputs.format,
-            "budget_s": req.budget.as_secs_f64(),
-            "hash_seed": req.hash_seed.unwrap_or(0),
-            "thresholds": req.thresholds,
-            "python": python.executable,
-            "python_version": python.version,
-        })),
+        config: InputRecord::config(config),
         recorded_on_resume: None,
+    }
+}
+
+/// Add to a session's configuration (a JSON object) what judging its code depends on, for
+/// evaluations and runs alike: the test budget, the hash seed, the outcome thresholds and the
+/// interpreter (path and version).
+pub(crate) fn add_judging(
+    config: &mut serde_json::Value,
+    budget: Duration,
+    hash_seed: Option<u32>,
+    thresholds: &Thresholds,
+    sandbox: &Sandbox,
+) {
+    let python = &sandbox.isolation().python;
+    if let Some(map) = config.as_object_mut() {
+        for (k, v) in [
+            ("budget_s", json!(budget.as_secs_f64())),
+            ("hash_seed", json!(hash_seed.unwrap_or(0))),
+            ("thresholds", json!(thresholds)),
+            ("python", json!(python.executable)),
+            ("python_version", json!(python.version)),
+        ] {
+            map.insert(k.to_string(), v);
+        }
     }
 }
 

@@ -176,7 +176,6 @@ fn base_url(choice: Option<&ProviderChoice>) -> Option<String> {
 /// public tests, sampling parameters, prompt templates, test budget, hash seed, thresholds
 /// and interpreter. `--jobs`, streaming and the API key's variable change how, not what.
 pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunError> {
-    let python = &sandbox.isolation().python;
     let choice = req.provider_choice.as_ref();
     let outputs = match choice.and_then(|c| c.replay_from.as_ref()) {
         Some(from) if req.provider.kind() == "replay" => {
@@ -197,7 +196,8 @@ pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunErro
     Ok(Inputs {
         dataset: InputRecord::file(&req.dataset.origin, &req.dataset_digest),
         outputs,
-        config: InputRecord::config(json!({
+        config: InputRecord::config({
+            let mut config = json!({
             "strategy": req.strategy,
             "provider": req.provider.kind(),
             "base_url": base_url(choice),
@@ -208,12 +208,16 @@ pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunErro
             "public_tests": req.public_tests.to_string(),
             "params": params,
             "prompts": req.prompts.fingerprint(),
-            "budget_s": req.budget.as_secs_f64(),
-            "hash_seed": req.hash_seed.unwrap_or(0),
-            "thresholds": req.thresholds,
-            "python": python.executable,
-            "python_version": python.version,
-        })),
+            });
+            super::eval::add_judging(
+                &mut config,
+                req.budget,
+                req.hash_seed,
+                &req.thresholds,
+                sandbox,
+            );
+            config
+        }),
         recorded_on_resume: None,
     })
 }

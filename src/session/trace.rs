@@ -163,26 +163,18 @@ pub fn class_methods(
     outcomes: &[(String, Option<Bucket>)],
 ) -> Vec<ClassMethod> {
     let module = crate::analysis::parse::parse_module(code);
-    let defs: Vec<&crate::analysis::parse::MethodDef> = module
-        .classes
-        .iter()
-        .flat_map(|c| c.methods.iter())
-        .collect();
+    // The first definition of each name (a later class may reuse it).
+    let mut defs: std::collections::HashMap<&str, &crate::analysis::parse::MethodDef> =
+        std::collections::HashMap::new();
+    for d in module.classes.iter().flat_map(|c| c.methods.iter()) {
+        defs.entry(d.name.as_str()).or_insert(d);
+    }
     outcomes
         .iter()
         .map(|(name, outcome)| {
-            let def = defs.iter().find(|d| d.name == *name);
+            let def = defs.get(name.as_str()).copied();
             let suffix = format!("Test{}", camel_case(name));
-            let mut tests = SuiteResult {
-                tests: Vec::new(),
-                failure: suite.and_then(|s| s.failure.clone()),
-                stdout: String::new(),
-                stderr: String::new(),
-                stdout_dropped: 0,
-                stderr_dropped: 0,
-                wall_s: 0.0,
-                leftovers: Vec::new(),
-            };
+            let mut tests = SuiteResult::new(Vec::new(), suite.and_then(|s| s.failure.clone()));
             let mut test_class = None;
             for t in suite.map(|s| s.tests.as_slice()).unwrap_or_default() {
                 let Some(class) = t.test_class() else {
