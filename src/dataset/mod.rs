@@ -8,6 +8,7 @@ mod classlab;
 pub mod outputs;
 pub mod predictions;
 mod realclasseval;
+pub mod stream;
 mod task_json;
 
 use std::fmt;
