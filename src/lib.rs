@@ -14,4 +14,5 @@ pub mod metrics;
 pub mod model;
 pub mod pipeline;
 pub mod session;
+pub mod stats;
 pub mod tui;
