@@ -7,6 +7,7 @@
 //! `tests/fixtures/stats/`).
 
 pub mod bootstrap;
+pub mod compare;
 pub mod interval;
 pub mod multiple;
 pub mod outcomes;
