@@ -19,7 +19,7 @@ use crate::curate::{
     task_gates,
 };
 use crate::dataset::Dataset;
-use crate::model::Task;
+use crate::model::{Task, TaskIndex};
 
 #[derive(Debug, clap::Args)]
 pub struct CurateArgs {
@@ -185,9 +185,10 @@ fn approve_plan(reason: &Option<String>, overrides: &[Gate]) -> Vec<ReviewAction
 }
 
 fn find<'a>(dataset: &'a Dataset, ids: &[String]) -> anyhow::Result<Vec<&'a Task>> {
+    let index = TaskIndex::of(&dataset.tasks);
     let missing: Vec<&str> = ids
         .iter()
-        .filter(|id| dataset.task(id).is_none())
+        .filter(|id| !index.contains(id))
         .map(String::as_str)
         .collect();
     if !missing.is_empty() {
@@ -197,7 +198,10 @@ fn find<'a>(dataset: &'a Dataset, ids: &[String]) -> anyhow::Result<Vec<&'a Task
             missing.join(", ")
         );
     }
-    Ok(ids.iter().filter_map(|id| dataset.task(id)).collect())
+    Ok(ids
+        .iter()
+        .filter_map(|id| index.get(&dataset.tasks, id))
+        .collect())
 }
 
 /// Run each task's actions under the lock; a task whose actions are refused keeps its
@@ -409,10 +413,11 @@ fn status(ctx: &Context, dataset: &Dataset, path: &Path) -> anyhow::Result<()> {
             )
         })
         .collect();
+    let index = TaskIndex::of(&dataset.tasks);
     let unknown: Vec<&String> = store
         .tasks
         .keys()
-        .filter(|id| dataset.task(id).is_none())
+        .filter(|id| !index.contains(id))
         .collect();
     if ctx.output == Output::Json {
         let tasks: Vec<Value> = dataset

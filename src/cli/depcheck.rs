@@ -61,11 +61,8 @@ fn refuse_if_nothing_to_score(
     preds: &predictions::DepFile,
     dataset: &crate::dataset::Dataset,
 ) -> anyhow::Result<()> {
-    if preds
-        .tasks
-        .keys()
-        .any(|id| dataset.tasks.iter().any(|t| &t.id == id))
-    {
+    let index = crate::model::TaskIndex::of(&dataset.tasks);
+    if preds.tasks.keys().any(|id| index.contains(id)) {
         return Ok(());
     }
     if preds.tasks.is_empty() {

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::analysis::lint::{self, Finding, RULES, Severity};
+use crate::model::TaskIndex;
 
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
@@ -41,19 +42,15 @@ pub(crate) fn run(ctx: &Context, args: &LintArgs) -> anyhow::Result<Outcome> {
         );
     }
     let (dataset, problems) = ctx.dataset()?;
-    let missing: Vec<&String> = args
-        .tasks
-        .iter()
-        .filter(|id| dataset.task(id).is_none())
-        .collect();
+    let missing = TaskIndex::of(&dataset.tasks).missing(&args.tasks);
     if !missing.is_empty() {
-        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-        bail!("no such task(s) in the dataset: {}", list.join(", "));
+        bail!("no such task(s) in the dataset: {}", missing.join(", "));
     }
+    let wanted: std::collections::HashSet<&String> = args.tasks.iter().collect();
     let tasks: Vec<_> = dataset
         .tasks
         .iter()
-        .filter(|t| args.tasks.is_empty() || args.tasks.contains(&t.id))
+        .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
         .collect();
     let bar = super::progress::Progress::new(tasks.len(), "tasks");
     let findings: Vec<Finding> = tasks

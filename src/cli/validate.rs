@@ -17,7 +17,7 @@ use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::curate::validate::{self, Summary, TaskValidation, ValidateOptions};
 use crate::curate::{edited_task, record_validations, store};
-use crate::model::Task;
+use crate::model::{Task, TaskIndex};
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
@@ -46,19 +46,15 @@ pub struct ValidateArgs {
 
 pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
     let (dataset, problems) = ctx.dataset()?;
-    let missing: Vec<&str> = args
-        .tasks
-        .iter()
-        .filter(|id| dataset.task(id).is_none())
-        .map(String::as_str)
-        .collect();
+    let missing = TaskIndex::of(&dataset.tasks).missing(&args.tasks);
     if !missing.is_empty() {
         bail!("no such task(s) in the dataset: {}", missing.join(", "));
     }
+    let wanted: std::collections::HashSet<&String> = args.tasks.iter().collect();
     let originals: Vec<&Task> = dataset
         .tasks
         .iter()
-        .filter(|t| args.tasks.is_empty() || args.tasks.contains(&t.id))
+        .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
         .collect();
     // With a curation store, the tasks as edited there are what the gate asks about.
     // The store is classlab's own (the data directory, or the sessions directory for the
@@ -97,9 +93,11 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         }
     });
     drop(bar);
+    let validated: std::collections::HashSet<&str> =
+        results.iter().map(|r| r.task_id.as_str()).collect();
     let methods: usize = tasks
         .iter()
-        .filter(|t| results.iter().any(|r| r.task_id == t.id))
+        .filter(|t| validated.contains(t.id.as_str()))
         .map(|t| t.methods.len())
         .sum();
     let summary = validate::summarize(&results, methods, t0.elapsed().as_secs_f64());

@@ -46,8 +46,9 @@ pub fn export(dataset: &Dataset, store: &CurationStore, format: ExportFormat, no
     let mut tasks = Vec::new();
     let mut skipped = Vec::new();
     let mut warnings = Vec::new();
+    let index = crate::model::TaskIndex::of(&dataset.tasks);
     for (id, record) in &store.tasks {
-        if record.review.status == Status::Approved && dataset.task(id).is_none() {
+        if record.review.status == Status::Approved && !index.contains(id) {
             skipped.push((id.clone(), format!("not in the dataset {}", dataset.origin)));
         }
     }

@@ -143,11 +143,14 @@ pub fn record_validations(
     let mut locked = store::lock(path)?;
     let when = crate::session::store::now_rfc3339();
     let mut stale = Vec::new();
+    let positions = crate::model::TaskIndex::from_ids(originals.iter().map(|t| t.id.as_str()));
     for v in results {
-        let Some(i) = originals.iter().position(|t| t.id == v.task_id) else {
+        let Some(i) = positions.position(&v.task_id) else {
             continue;
         };
-        let (original, ran) = (originals[i], &validated[i]);
+        let (Some(original), Some(ran)) = (originals.get(i).copied(), validated.get(i)) else {
+            continue;
+        };
         if edited_task(&locked.store, original) != *ran {
             stale.push(v.task_id.clone());
             continue;

@@ -382,6 +382,8 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
     let mut reported: Vec<TestResult> = Vec::new();
     let mut final_count = None;
     let mut seen = BTreeSet::new();
+    // Tests whose first record failed (a further failing record of theirs is accepted).
+    let mut failed: BTreeSet<String> = BTreeSet::new();
     for r in &channel.records {
         match r {
             Record::Start => {}
@@ -393,13 +395,19 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
                     let worse = |o: Outcome| {
                         matches!(o, Outcome::Fail | Outcome::Error | Outcome::Tampered)
                     };
-                    let first_failed = reported.iter().any(|r| r.id == t.id && worse(r.outcome));
+                    let first_failed = failed.contains(&t.id);
                     if first_failed && worse(t.outcome) {
                         reported.push(t.clone());
                     } else {
                         violations.push(format!("test {} reported twice", t.id));
                     }
                     continue;
+                }
+                if matches!(
+                    t.outcome,
+                    Outcome::Fail | Outcome::Error | Outcome::Tampered
+                ) {
+                    failed.insert(t.id.clone());
                 }
                 reported.push(t.clone());
             }

@@ -242,7 +242,9 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
+pub mod index;
 pub mod results;
+pub use index::TaskIndex;
 pub use results::{Origin, Outcome, SuiteFailure, SuiteResult, TestResult};
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::dataset::{Dataset, Problem};
 use crate::exec::{Limits, Pool, Sandbox, SuiteSpec};
 use crate::metrics::fingerprint::{self, EnvContext, Thresholds};
 use crate::metrics::functional::{self, SampleCounts};
-use crate::model::{SuiteResult, Task, TestLayout};
+use crate::model::{SuiteResult, Task, TaskIndex, TestLayout};
 use crate::session::store::{DatasetRef, Meta, SCHEMA, new_id, now_rfc3339};
 use crate::session::{
     EvalState, Event, EventBody, InputRecord, Inputs, Resumable, Scope, SessionError,
@@ -44,8 +44,9 @@ pub fn prepare(dataset: &Dataset, outputs: &Outputs) -> (Vec<Item>, Vec<Problem>
     let mut problems = Vec::new();
     let mut unknown = BTreeSet::new();
     let model = outputs.model.clone().unwrap_or_default();
+    let positions = TaskIndex::of(&dataset.tasks);
     for s in &outputs.samples {
-        let Some(index) = dataset.tasks.iter().position(|t| t.id == s.task_id) else {
+        let Some(index) = positions.position(&s.task_id) else {
             if unknown.insert(s.task_id.clone()) {
                 problems.push(Problem {
                     file: outputs.file.clone(),
@@ -504,9 +505,10 @@ pub fn run(
         )?;
     } else {
         let mut tasks: Vec<String> = Vec::new();
+        let mut seen = TaskIndex::default();
         for i in &items {
             let id = &req.dataset.tasks[i.task].id;
-            if !tasks.contains(id) {
+            if seen.insert(id, tasks.len()) {
                 tasks.push(id.clone());
             }
         }

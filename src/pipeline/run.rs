@@ -20,7 +20,7 @@ use crate::dataset::Dataset;
 use crate::exec::Sandbox;
 use crate::llm::{Params, Provider};
 use crate::metrics::fingerprint::Thresholds;
-use crate::model::Strategy;
+use crate::model::{Strategy, TaskIndex};
 use crate::session::event::{Event, EventBody};
 use crate::session::store::{
     DatasetRef, EVENTS_FILE, Meta, SCHEMA, SessionError, SessionWriter, new_id, now_rfc3339,
@@ -228,7 +228,8 @@ fn selected_tasks(req: &RunRequest<'_>) -> Result<Vec<String>, RunError> {
     let Some(wanted) = &req.tasks else {
         return Ok(all);
     };
-    let unknown: Vec<&String> = wanted.iter().filter(|w| !all.contains(w)).collect();
+    let known = TaskIndex::of(&req.dataset.tasks);
+    let unknown: Vec<&String> = wanted.iter().filter(|w| !known.contains(w)).collect();
     if !unknown.is_empty() {
         return Err(RunError::Invalid(format!(
             "no task {} in {}",
@@ -240,6 +241,7 @@ fn selected_tasks(req: &RunRequest<'_>) -> Result<Vec<String>, RunError> {
             req.dataset.origin
         )));
     }
+    let wanted = TaskIndex::from_ids(wanted.iter().map(String::as_str));
     Ok(all.into_iter().filter(|id| wanted.contains(id)).collect())
 }
 
@@ -337,6 +339,7 @@ pub fn run(
     }
     .clamp(1, todo.len().max(1));
     let journals = Mutex::new(journals);
+    let positions = TaskIndex::of(&req.dataset.tasks);
     let failure: Mutex<Option<RunError>> = Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..workers {
@@ -349,7 +352,7 @@ pub fn run(
                     let Some(task_id) = todo.get(i) else {
                         return;
                     };
-                    let Some(task) = req.dataset.task(task_id) else {
+                    let Some(task) = positions.get(&req.dataset.tasks, task_id) else {
                         continue;
                     };
                     let journal = journals

@@ -3,6 +3,7 @@
 //! while they fail, repaired by reflection (analysis, region, plan, patch) at most
 //! `max_repairs` times. Each method is spliced into the partial class by tree-sitter.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use super::prompts::{DependencyContext, MethodContext, RepairContext};
@@ -265,10 +266,11 @@ fn check_against_reference(
     // A test the whole reference passes but the reference written up to this method fails
     // needs a method scheduled later: it cannot pass at this point of the loop.
     if let Some(so_far) = reference_so_far {
+        let failing: BTreeSet<&str> = left_out.iter().map(|l| l.test.as_str()).collect();
         let passing: Vec<String> = tests
             .ids()
             .into_iter()
-            .filter(|id| !left_out.iter().any(|l| &l.test == id))
+            .filter(|id| !failing.contains(id.as_str()))
             .collect();
         if !passing.is_empty() {
             let spec = public_suite(&splice::merge_imports(so_far, &io.task.imports), &tests);
@@ -317,12 +319,21 @@ fn with_reference_method(task: &Task, class: &str, method: &str) -> Option<Strin
 /// The tests of `ids` the reference did not pass in every one of `runs`, with the reason.
 fn left_out_tests(ids: &[String], runs: &[SuiteResult]) -> Vec<LeftOutTest> {
     let ok = |o: Outcome| matches!(o, Outcome::Pass | Outcome::Skip | Outcome::Xfail);
+    let by_id: Vec<BTreeMap<&str, &crate::model::TestResult>> = runs
+        .iter()
+        .map(|r| {
+            // The first record of a test id, as a scan would find it.
+            let mut m = BTreeMap::new();
+            for t in &r.tests {
+                m.entry(t.id.as_str()).or_insert(t);
+            }
+            m
+        })
+        .collect();
     ids.iter()
         .filter_map(|id| {
-            let outcomes: Vec<Option<&crate::model::TestResult>> = runs
-                .iter()
-                .map(|r| r.tests.iter().find(|t| &t.id == id))
-                .collect();
+            let outcomes: Vec<Option<&crate::model::TestResult>> =
+                by_id.iter().map(|r| r.get(id.as_str()).copied()).collect();
             let passes = outcomes
                 .iter()
                 .filter(|t| t.is_some_and(|t| ok(t.outcome)))

@@ -116,6 +116,8 @@ pub struct EvalState {
     /// Every task the run covers, in order (from `run_started`).
     pub task_ids: Vec<String>,
     pub samples: u32,
+    /// The run's configuration as `run_started` recorded it (`Null` before it).
+    pub config: serde_json::Value,
     pub runs: BTreeMap<(String, u32), TaskRun>,
     pub started: bool,
     pub finished: bool,
@@ -140,8 +142,14 @@ impl EvalState {
     pub fn apply(&mut self, event: &Event) {
         self.events += 1;
         match &event.body {
-            EventBody::RunStarted { tasks, samples, .. } => {
+            EventBody::RunStarted {
+                tasks,
+                samples,
+                config,
+                ..
+            } => {
                 self.started = true;
+                self.config = config.clone();
                 self.samples = (*samples).max(1);
                 self.task_ids = tasks.clone();
                 for id in tasks {

@@ -32,9 +32,9 @@ pub fn save(
     stamp: &curate::Stamp,
 ) -> Result<CurationStore, String> {
     let mut locked = curate::store::lock(path).map_err(|e| e.to_string())?;
-    let mut refused = Vec::new();
+    let (mut refused, index) = (Vec::new(), crate::model::TaskIndex::of(&dataset.tasks));
     for (id, action) in ops {
-        let Some(task) = dataset.tasks.iter().find(|t| &t.id == id) else {
+        let Some(task) = index.get(&dataset.tasks, id) else {
             refused.push(format!("{id}: not in the dataset"));
             continue;
         };
