@@ -4,6 +4,7 @@
 //! had problems (listed on stderr, one per line).
 
 mod analyze;
+mod compare;
 mod curate;
 mod depcheck;
 mod deps;
@@ -11,6 +12,7 @@ mod doctor;
 mod eval;
 mod lint;
 mod progress;
+mod report;
 mod run;
 mod sessions;
 mod show;
@@ -110,10 +112,15 @@ pub enum Command {
     },
     /// Generate classes with a model (or the reference, or a recorded session), as a session.
     Run(Box<run::RunArgs>),
-    /// Functional, dependency, repair-cost and usage tables of runs, side by side.
-    Report {
-        /// Session ids or directories.
-        #[arg(required = true, value_name = "SESSION")]
+    /// Functional metrics with 95% intervals, dependency, repair-cost and usage tables of
+    /// runs side by side; --by slices by a task property, --format writes md/html/csv/latex.
+    Report(report::ReportArgs),
+    /// Two or more sessions paired on their common tasks: McNemar for the class-level
+    /// metrics, a task-clustered paired difference for the test-class ones, effect sizes;
+    /// with more than two, every pair with Holm-adjusted p.
+    Compare {
+        /// Session ids or directories (A first).
+        #[arg(required = true, num_args = 2.., value_name = "SESSION")]
         ids: Vec<String>,
     },
     /// Open a generation run in the TUI: its run screen, then every method's rounds.
@@ -235,7 +242,8 @@ pub fn main() -> ExitCode {
         Some(Command::Eval(args)) => eval::run(&ctx, &args),
         Some(Command::Fingerprint { ids }) => eval::fingerprint(&ctx, &ids),
         Some(Command::Run(args)) => run::run(&ctx, &args),
-        Some(Command::Report { ids }) => run::report_cmd(&ctx, &ids),
+        Some(Command::Report(args)) => report::report_cmd(&ctx, &args),
+        Some(Command::Compare { ids }) => compare::run(&ctx, &ids),
         Some(Command::Replay { session }) => replay(&ctx, &session),
         Some(Command::Sessions(args)) => sessions::run(&ctx, &args),
         Some(Command::Doctor) => doctor::run(&ctx),

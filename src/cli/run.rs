@@ -1,5 +1,4 @@
-//! `classlab run` (generate classes with a model, as a session) and `classlab report`
-//! (functional, dependency, repair-cost and usage tables of finished runs).
+//! `classlab run`: generate classes with a model, as a session.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -7,11 +6,9 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use super::eval::{
-    load_folded, print_human as print_functional, recorded_config, resolve_session, sandbox_for,
-};
+use super::eval::{recorded_config, resolve_session, sandbox_for};
 use super::progress::Progress;
-use super::table::Table;
+use super::report::print_reports;
 use super::{Context, Outcome, Output, print_json};
 use crate::dataset;
 use crate::model::Strategy;
@@ -20,7 +17,7 @@ use crate::pipeline::providers::{self, ProviderChoice};
 use crate::pipeline::public_tests::PublicTestsMode;
 use crate::pipeline::run::{self as generate, RunRequest, Update};
 use crate::pipeline::schedule::ScheduleMode;
-use crate::session::report::{RunReport, report};
+use crate::session::report::report;
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
 
@@ -347,95 +344,6 @@ fn progress_line(bar: &Progress, body: &EventBody, state: &EvalState) {
         )),
         _ => {}
     }
-}
-
-pub(crate) fn report_cmd(ctx: &Context, sessions: &[String]) -> anyhow::Result<Outcome> {
-    let (loaded, problems) = load_folded(ctx, sessions)?;
-    let reports: Vec<RunReport> = loaded.iter().map(|(l, s)| report(&l.meta, s)).collect();
-    match ctx.output {
-        Output::Json => print_json(&json!({ "sessions": reports }))?,
-        Output::Human => {
-            let rows: Vec<_> = loaded
-                .iter()
-                .zip(&reports)
-                .map(|((l, s), r)| (l, s, r))
-                .collect();
-            print_reports(&rows);
-        }
-    }
-    Ok(Outcome { problems })
-}
-
-/// A dependency figure of a TDD run (`None` for other strategies).
-fn dep(r: &RunReport, f: fn(&crate::metrics::deps::Metrics) -> String) -> Option<String> {
-    r.dependency.as_ref().map(|d| f(&d.report.metrics))
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
-
-/// The functional table (as `fingerprint` prints it), then dependency, repair and usage.
-fn print_reports(rows: &[(&SessionLog, &EvalState, &RunReport)]) {
-    let functional: Vec<_> = rows.iter().map(|(l, s, _)| (*l, *s)).collect();
-    print_functional(&functional);
-    let mut header = vec![String::new()];
-    header.extend(rows.iter().map(|(l, _, _)| l.meta.id.clone()));
-    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let right: Vec<usize> = (1..header.len()).collect();
-    let mut t = Table::new(&refs).right(&right);
-    let row = |label: &str, f: &dyn Fn(&RunReport) -> String| {
-        let mut r = vec![label.to_string()];
-        r.extend(rows.iter().map(|(_, _, rep)| f(rep)));
-        r
-    };
-    t.row(row("provider", &|r| {
-        r.provider.clone().unwrap_or_else(|| "-".into())
-    }));
-    type Cell = fn(&RunReport) -> Option<String>;
-    let cells: [(&str, Cell); 16] = [
-        ("deps exact", |r| dep(r, |m| pct(m.exact_pct / 100.0))),
-        ("deps macro F1", |r| {
-            dep(r, |m| format!("{:.3}", m.macro_avg.f1))
-        }),
-        ("deps micro F1", |r| {
-            dep(r, |m| format!("{:.3}", m.micro.f1))
-        }),
-        ("deps class accuracy", |r| dep(r, |m| pct(m.class_accuracy))),
-        ("deps fully correct", |r| {
-            dep(r, |m| m.fully_correct_tasks.to_string())
-        }),
-        ("order violations", |r| {
-            dep(r, |m| m.tasks_with_violations.to_string())
-        }),
-        ("repair rounds/method", |r| {
-            r.repair.map(|c| format!("{:.2}", c.avg_rounds_per_method))
-        }),
-        ("methods repaired", |r| {
-            r.repair.map(|c| c.methods_repaired.to_string())
-        }),
-        ("rounds when repaired", |r| {
-            r.repair
-                .map(|c| format!("{:.2}", c.avg_rounds_when_repaired))
-        }),
-        ("repair rounds/class", |r| {
-            r.repair.map(|c| format!("{:.2}", c.avg_rounds_per_class))
-        }),
-        ("classes repaired", |r| {
-            r.repair.map(|c| c.classes_repaired.to_string())
-        }),
-        ("requests", |r| Some(r.usage.requests.to_string())),
-        ("retries", |r| Some(r.usage.retries.to_string())),
-        ("prompt tokens", |r| Some(r.usage.prompt_tokens.to_string())),
-        ("completion tokens", |r| {
-            Some(r.usage.completion_tokens.to_string())
-        }),
-        ("model seconds", |r| Some(format!("{:.1}", r.usage.seconds))),
-    ];
-    for (label, cell) in cells {
-        t.row(row(label, &|r| cell(r).unwrap_or_else(|| "-".into())));
-    }
-    print!("{}", t.render());
 }
 
 /// The session a `replay` opens, checked to be a generation run.

@@ -4,6 +4,8 @@
 //! and the tasks whose runs the harness found tampered with, listed apart (they count as the
 //! model's failures in the metrics and the fingerprint, but a reader must see them by name).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::reduce::{EvalState, FingerprintView};
@@ -11,7 +13,10 @@ use super::store::Meta;
 use super::trace::{RepairCost, UsageTotals};
 use crate::metrics::deps::{self, DepReport, Prediction, TaskInput};
 use crate::metrics::fingerprint::tampering;
-use crate::metrics::functional::FunctionalMetrics;
+use crate::metrics::functional::{FunctionalMetrics, TaskCounts};
+use crate::stats::bootstrap::PassAtK;
+use crate::stats::compare::SessionData;
+use crate::stats::outcomes::{self, Interval, METRICS, Share};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -20,8 +25,18 @@ pub struct RunReport {
     pub model: Option<String>,
     /// `openai`, `replay` or `reference` (`null` for evaluations of existing outputs).
     pub provider: Option<String>,
+    /// The docstring condition of a generation run (`run --docstrings`, docs/conditions.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub docstrings: Option<String>,
     pub metrics: FunctionalMetrics,
+    /// A 95 % interval for every metric (docs/statistics.md).
+    pub intervals: BTreeMap<&'static str, Interval>,
+    /// pass@k of `class_success` with a bootstrap interval, when tasks have several samples.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pass_at_k: Vec<PassAtK>,
     pub fingerprint: FingerprintView,
+    /// The fingerprint's buckets and exception kinds as shares with Wilson intervals.
+    pub shares: Shares,
     /// `tdd` runs only: predicted vs extracted dependencies (domain.md §4).
     pub dependency: Option<DependencyReport>,
     /// `tdd` runs only (domain.md §5).
@@ -99,13 +114,19 @@ pub struct DependencyReport {
 pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
     let tdd = meta.strategy.as_deref() == Some("tdd");
     let provider = (meta.kind == "run").then(|| meta.source.clone()).flatten();
+    let outcomes = outcomes::outcomes(&task_counts(state));
+    let fingerprint = state.fingerprint();
     RunReport {
         session: meta.id.clone(),
         strategy: meta.strategy.clone(),
         model: meta.model.clone(),
         provider,
+        docstrings: None,
         metrics: state.metrics(),
-        fingerprint: state.fingerprint(),
+        intervals: intervals(&outcomes),
+        pass_at_k: outcomes::pass_at_k(&outcomes),
+        fingerprint: fingerprint.clone(),
+        shares: shares(&fingerprint),
         dependency: tdd.then(|| dependency(state)).flatten(),
         repair: tdd.then(|| state.trace.repair_cost()).flatten(),
         usage: state.trace.usage,
@@ -120,6 +141,78 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
             })
             .collect(),
         public_tests_left_out: left_out_public_tests(state),
+    }
+}
+
+/// Every finished task's per-test-class counts, one entry per sample, in the run's order
+/// (what `EvalState::metrics` scores).
+pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
+    let mut out: Vec<TaskCounts> = Vec::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let announced = state.task_ids.iter().map(String::as_str);
+    let finished = state.runs.keys().map(|(t, _)| t.as_str());
+    for id in announced.chain(finished) {
+        if seen.contains_key(id) {
+            continue;
+        }
+        seen.insert(id, out.len());
+        let samples: Vec<_> = state
+            .runs
+            .range((id.to_string(), 0)..=(id.to_string(), u32::MAX))
+            .filter_map(|(_, r)| Some(r.summary.as_ref()?.test_classes.clone()))
+            .collect();
+        if !samples.is_empty() {
+            out.push(TaskCounts {
+                task_id: id.to_string(),
+                samples,
+            });
+        }
+    }
+    out
+}
+
+/// What paired comparisons need of a session.
+pub fn session_data(meta: &Meta, state: &EvalState) -> SessionData {
+    SessionData {
+        id: meta.id.clone(),
+        announced: state.task_ids.clone(),
+        outcomes: outcomes::outcomes(&task_counts(state)),
+    }
+}
+
+/// The interval of every metric that has observations.
+pub fn intervals(tasks: &[outcomes::TaskOutcome]) -> BTreeMap<&'static str, Interval> {
+    METRICS
+        .iter()
+        .filter_map(|m| Some((*m, outcomes::metric_interval(tasks, m)?)))
+        .collect()
+}
+
+/// Shares of the fingerprint, each with its Wilson interval.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Shares {
+    /// Evaluated classes per outcome bucket.
+    pub spectrum: Vec<Share>,
+    /// The model's failing tests per exception kind.
+    pub exceptions: Vec<Share>,
+}
+
+pub fn shares(fp: &FingerprintView) -> Shares {
+    let spectrum: Vec<(String, usize)> = fp
+        .spectrum
+        .counts
+        .iter()
+        .map(|(b, n)| (b.as_str().to_string(), *n))
+        .collect();
+    let exceptions: Vec<(String, usize)> = fp
+        .exceptions
+        .counts
+        .iter()
+        .map(|(k, n)| (format!("{k:?}"), *n))
+        .collect();
+    Shares {
+        spectrum: outcomes::shares(&spectrum),
+        exceptions: outcomes::shares(&exceptions),
     }
 }
 

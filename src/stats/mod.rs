@@ -8,11 +8,14 @@
 
 pub mod bootstrap;
 pub mod compare;
+pub mod grid;
 pub mod interval;
 pub mod multiple;
 pub mod outcomes;
 pub mod paired;
+pub mod properties;
 pub mod rank;
+pub mod slices;
 
 /// The two-sided 95 % normal quantile Φ⁻¹(0.975), as the issue fixes it.
 pub const Z95: f64 = 1.959964;

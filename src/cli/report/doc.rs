@@ -1,0 +1,184 @@
+//! Everything a report shows, built once from the folded sessions; the renderers only
+//! format it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use serde::Serialize;
+
+use super::ReportArgs;
+use crate::cli::Context;
+use crate::dataset::{self, SAMPLE_NAME};
+use crate::session::report::{RunReport, report, session_data};
+use crate::session::{EvalState, SessionLog};
+use crate::stats::compare::{PairComparison, SessionData, all_pairs};
+use crate::stats::grid::{Grid, grid};
+use crate::stats::properties::{BUILTIN, property};
+use crate::stats::slices::{Slices, slices};
+
+#[derive(Debug, Serialize)]
+pub struct ReportDoc {
+    /// `report --json`'s shape: one entry per session.
+    pub sessions: Vec<RunReport>,
+    /// Column labels (model, strategy, condition), one per session.
+    #[serde(skip)]
+    pub labels: Vec<String>,
+    /// Every pair of sessions, paired on common tasks, p Holm-adjusted across pairs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<PairComparison>,
+    /// `--by`: per session, the metrics per quantile bin of the property.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slices: Vec<Slices>,
+    /// Tasks × sessions, fingerprint bucket per cell (several sessions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grid: Option<Grid>,
+}
+
+/// A session's column label: model, strategy and docstring condition when recorded.
+pub fn label(log: &SessionLog) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    parts.extend(log.meta.model.clone());
+    parts.extend(log.meta.strategy.clone());
+    if let Some(d) = docstrings(log) {
+        parts.push(format!("docstrings={d}"));
+    }
+    if parts.is_empty() {
+        log.meta.id.clone()
+    } else {
+        parts.join(" ")
+    }
+}
+
+/// The docstring condition a run was generated under (`run --docstrings`), if recorded.
+pub fn docstrings(log: &SessionLog) -> Option<String> {
+    let config = crate::cli::eval::recorded_config(log);
+    config.get("docstrings")?.as_str().map(str::to_string)
+}
+
+/// Labels, made unique with the session id where two would read the same.
+pub fn labels(loaded: &[(SessionLog, EvalState)]) -> Vec<String> {
+    let plain: Vec<String> = loaded.iter().map(|(l, _)| label(l)).collect();
+    plain
+        .iter()
+        .zip(loaded)
+        .map(|(p, (l, _))| {
+            if plain.iter().filter(|q| *q == p).count() > 1 {
+                format!("{p} ({})", l.meta.id)
+            } else {
+                p.clone()
+            }
+        })
+        .collect()
+}
+
+pub fn build(
+    ctx: &Context,
+    loaded: &[(SessionLog, EvalState)],
+    args: &ReportArgs,
+    problems: &mut usize,
+) -> anyhow::Result<ReportDoc> {
+    let sessions: Vec<RunReport> = loaded
+        .iter()
+        .map(|(l, s)| RunReport {
+            docstrings: docstrings(l),
+            ..report(&l.meta, s)
+        })
+        .collect();
+    let labels = labels(loaded);
+    let data: Vec<SessionData> = loaded
+        .iter()
+        .zip(&labels)
+        .map(|((l, s), label)| SessionData {
+            id: label.clone(),
+            ..session_data(&l.meta, s)
+        })
+        .collect();
+    let pairs = if loaded.len() > 1 {
+        all_pairs(&data)
+    } else {
+        Vec::new()
+    };
+    let slices = match &args.by {
+        Some(by) => {
+            let values = property_values(ctx, loaded, by, problems)?;
+            data.iter()
+                .map(|d| slices(by, &d.outcomes, &values, args.bins))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let grid = (loaded.len() > 1).then(|| {
+        let columns: Vec<_> = loaded
+            .iter()
+            .zip(&labels)
+            .map(|((_, s), label)| {
+                let mut ids: Vec<&String> = s.task_ids.iter().collect();
+                ids.extend(
+                    s.runs
+                        .keys()
+                        .map(|(t, _)| t)
+                        .filter(|t| !s.task_ids.contains(t)),
+                );
+                ids.dedup();
+                let cells = ids.iter().map(|t| ((*t).clone(), s.outcome(t))).collect();
+                (label.clone(), cells)
+            })
+            .collect();
+        grid(&columns)
+    });
+    Ok(ReportDoc {
+        sessions,
+        labels,
+        pairs,
+        slices,
+        grid,
+    })
+}
+
+/// The property of every task of the dataset the sessions ran on (`--dataset`, else the
+/// first session's recorded dataset).
+fn property_values(
+    ctx: &Context,
+    loaded: &[(SessionLog, EvalState)],
+    by: &str,
+    problems: &mut usize,
+) -> anyhow::Result<BTreeMap<String, f64>> {
+    let path = ctx.dataset_path.clone().or_else(|| {
+        loaded
+            .iter()
+            .map(|(l, _)| l.meta.dataset.origin.clone())
+            .find(|o| o != SAMPLE_NAME)
+            .map(PathBuf::from)
+    });
+    let ds = dataset::load(path.as_deref())?;
+    *problems += crate::cli::warn_all(&ds.problems);
+    let values: BTreeMap<String, f64> = ds
+        .tasks
+        .iter()
+        .filter_map(|t| Some((t.id.clone(), property(t, by)?)))
+        .collect();
+    if values.is_empty() {
+        let mut metrics: Vec<&String> = ds
+            .tasks
+            .iter()
+            .flat_map(|t| t.provenance.extra.iter())
+            .filter(|(_, v)| v.is_number())
+            .map(|(k, _)| k)
+            .collect();
+        metrics.sort();
+        metrics.dedup();
+        let extra = if metrics.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<&str> = metrics.iter().map(|s| s.as_str()).collect();
+            format!("; this dataset's metrics: {}", names.join(", "))
+        };
+        bail!(
+            "no task of {} has the property `{by}` (built in: {}{extra})",
+            ds.origin,
+            BUILTIN.join(", ")
+        );
+    }
+    Ok(values)
+}

@@ -1,0 +1,1 @@
+//! A small SVG writer for the HTML report (placeholder, filled in below).

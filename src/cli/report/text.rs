@@ -1,0 +1,361 @@
+//! The report as terminal tables, Markdown, tidy CSV and LaTeX (booktabs).
+
+use super::doc::ReportDoc;
+use crate::cli::table::Table;
+use crate::stats::outcomes::{Interval, METRICS};
+
+/// 0.4213 → "42.1".
+fn p1(x: f64) -> String {
+    format!("{:.1}", 100.0 * x)
+}
+
+/// "42.1 [32.9, 51.8]".
+pub fn with_ci(i: &Interval) -> String {
+    format!("{} [{}, {}]", p1(i.estimate), p1(i.ci95.0), p1(i.ci95.1))
+}
+
+fn p_value(p: f64) -> String {
+    if p < 0.0001 {
+        "<0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
+/// Rows of (metric, per-session cell) for the interval table.
+fn interval_rows(doc: &ReportDoc, cell: &dyn Fn(&Interval) -> String) -> Vec<Vec<String>> {
+    METRICS
+        .iter()
+        .map(|m| {
+            let mut row = vec![m.to_string()];
+            row.extend(
+                doc.sessions
+                    .iter()
+                    .map(|s| s.intervals.get(m).map_or_else(|| "-".into(), cell)),
+            );
+            row
+        })
+        .collect()
+}
+
+/// Standard errors of the test-class metrics: clustered (naive) and the design effect.
+fn se_cell(i: &Interval) -> String {
+    match (i.se, i.se_naive) {
+        (Some(se), Some(naive)) => format!(
+            "se {} (naive {}), deff {}, {} tasks",
+            p1(se),
+            p1(naive),
+            i.design_effect.map_or("-".into(), |d| format!("{d:.2}")),
+            i.clusters.unwrap_or(0)
+        ),
+        _ => format!("{}, n={}", i.method, i.n),
+    }
+}
+
+/// Terminal: the interval table, the pairs, the slices, after the classic tables.
+pub fn print_extras(doc: &ReportDoc) {
+    let mut header = vec!["95% interval (%)".to_string()];
+    header.extend(doc.labels.iter().cloned());
+    let refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut t = Table::new(&refs);
+    for r in interval_rows(doc, &|i| format!("{} {}", with_ci(i), se_cell(i))) {
+        t.row(r);
+    }
+    println!();
+    print!("{}", t.render());
+    for s in &doc.sessions {
+        for p in &s.pass_at_k {
+            println!(
+                "{}: pass@{} = {} [{}, {}] (bootstrap over {} tasks, seed {})",
+                s.session,
+                p.k,
+                p1(p.estimate),
+                p1(p.ci95.0),
+                p1(p.ci95.1),
+                p.tasks,
+                p.bootstrap.seed
+            );
+        }
+    }
+    for pair in &doc.pairs {
+        println!();
+        println!(
+            "{} vs {}: paired on {} tasks ({} dropped)",
+            pair.a,
+            pair.b,
+            pair.comparison.tasks,
+            pair.comparison.dropped.len()
+        );
+        print!(
+            "{}",
+            pair_table(&pair.comparison, doc.pairs.len() > 1).render()
+        );
+    }
+    for (label, s) in doc.labels.iter().zip(&doc.slices) {
+        println!();
+        println!(
+            "{label}: by {} ({} tasks without it)",
+            s.property, s.missing
+        );
+        print!("{}", slice_table(s).render());
+    }
+}
+
+/// The metrics of one comparison (B − A).
+pub fn pair_table(c: &crate::stats::compare::Comparison, holm: bool) -> Rows {
+    let mut cols = vec!["metric", "A", "B", "B−A", "95% CI", "p"];
+    if holm {
+        cols.push("p (Holm)");
+    }
+    cols.extend(["test", "effect"]);
+    let mut t = Rows::new(cols.iter().map(|c| c.to_string()).collect());
+    for (m, r) in &c.metrics {
+        let mut row = vec![
+            m.to_string(),
+            p1(r.a),
+            p1(r.b),
+            format!("{:+.1}", 100.0 * r.diff),
+            format!("[{}, {}]", p1(r.ci95.0), p1(r.ci95.1)),
+            p_value(r.p),
+        ];
+        if holm {
+            row.push(r.p_holm.map_or("-".into(), p_value));
+        }
+        row.push(r.test.to_string());
+        row.push(match r.effect.value {
+            Some(v) => format!("{} {v:+.2}", r.effect.name),
+            None => format!("{} -", r.effect.name),
+        });
+        t.row(row);
+    }
+    t
+}
+
+pub fn slice_table(s: &crate::stats::slices::Slices) -> Rows {
+    let mut cols = vec!["bin".to_string(), "tasks".to_string()];
+    cols.extend(METRICS.iter().map(|m| m.to_string()));
+    let mut t = Rows::new(cols);
+    for b in &s.bins {
+        let mut row = vec![format!("{:.4}–{:.4}", b.lo, b.hi), b.tasks.to_string()];
+        row.extend(
+            METRICS
+                .iter()
+                .map(|m| b.metrics.get(m).map_or("-".into(), with_ci)),
+        );
+        t.row(row);
+    }
+    let mut row = vec!["Spearman ρ".to_string(), String::new()];
+    row.extend(METRICS.iter().map(|m| {
+        s.spearman.get(m).map_or("-".into(), |r| {
+            format!("{:+.3} [{:+.3}, {:+.3}]", r.rho, r.ci95.0, r.ci95.1)
+        })
+    }));
+    t.row(row);
+    t
+}
+
+fn md_table(header: &[String], rows: &[Vec<String>]) -> String {
+    let esc = |s: &String| s.replace('|', "\\|");
+    let mut out = format!(
+        "| {} |\n",
+        header.iter().map(esc).collect::<Vec<_>>().join(" | ")
+    );
+    out += &format!("|{}\n", " --- |".repeat(header.len()));
+    for r in rows {
+        out += &format!(
+            "| {} |\n",
+            r.iter().map(esc).collect::<Vec<_>>().join(" | ")
+        );
+    }
+    out
+}
+
+/// A header and rows, for the terminal or Markdown.
+pub struct Rows {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Rows {
+    fn new(header: Vec<String>) -> Self {
+        Rows {
+            header,
+            rows: Vec::new(),
+        }
+    }
+
+    fn row(&mut self, r: Vec<String>) {
+        self.rows.push(r);
+    }
+
+    pub fn render(&self) -> String {
+        let refs: Vec<&str> = self.header.iter().map(String::as_str).collect();
+        let mut t = Table::new(&refs);
+        for r in &self.rows {
+            t.row(r.clone());
+        }
+        t.render()
+    }
+}
+
+fn table_md(t: &Rows) -> String {
+    md_table(&t.header, &t.rows)
+}
+
+pub fn markdown(doc: &ReportDoc) -> String {
+    let mut out = String::from("# classlab report\n\n## Metrics (%, 95% interval)\n\n");
+    let mut header = vec!["metric".to_string()];
+    header.extend(doc.labels.iter().cloned());
+    out += &md_table(&header, &interval_rows(doc, &with_ci));
+    out += "\nClass-level metrics: Wilson interval over tasks. Test-class metrics: clustered \
+            standard error by task (naive beside it) and the design effect:\n\n";
+    out += &md_table(&header, &interval_rows(doc, &se_cell));
+    out += "\n## Fingerprint (% of classes, 95% Wilson interval)\n\n";
+    let buckets: Vec<String> = doc
+        .sessions
+        .first()
+        .map(|s| s.shares.spectrum.iter().map(|x| x.name.clone()).collect())
+        .unwrap_or_default();
+    let rows: Vec<Vec<String>> = buckets
+        .iter()
+        .map(|b| {
+            let mut row = vec![b.clone()];
+            row.extend(doc.sessions.iter().map(|s| {
+                s.shares
+                    .spectrum
+                    .iter()
+                    .find(|x| &x.name == b)
+                    .map_or("-".into(), |x| {
+                        format!("{} [{}, {}]", p1(x.share), p1(x.ci95.0), p1(x.ci95.1))
+                    })
+            }));
+            row
+        })
+        .collect();
+    out += &md_table(&header, &rows);
+    for pair in &doc.pairs {
+        out += &format!(
+            "\n## {} vs {}\n\nPaired on {} tasks ({} dropped).\n\n",
+            pair.a,
+            pair.b,
+            pair.comparison.tasks,
+            pair.comparison.dropped.len()
+        );
+        out += &table_md(&pair_table(&pair.comparison, doc.pairs.len() > 1));
+    }
+    for (label, s) in doc.labels.iter().zip(&doc.slices) {
+        out += &format!("\n## {label} by {}\n\n", s.property);
+        out += &table_md(&slice_table(s));
+    }
+    out
+}
+
+/// Tidy: one row per session × metric × slice.
+pub fn csv(doc: &ReportDoc) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "session", "label", "metric", "slice", "estimate", "ci_low", "ci_high", "se", "se_naive",
+        "n", "method",
+    ])?;
+    let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+    for (i, s) in doc.sessions.iter().enumerate() {
+        let label = doc.labels.get(i).cloned().unwrap_or_default();
+        let mut row = |metric: &str, slice: &str, iv: &Interval| {
+            w.write_record([
+                s.session.as_str(),
+                label.as_str(),
+                metric,
+                slice,
+                &iv.estimate.to_string(),
+                &iv.ci95.0.to_string(),
+                &iv.ci95.1.to_string(),
+                &opt(iv.se),
+                &opt(iv.se_naive),
+                &iv.n.to_string(),
+                iv.method,
+            ])
+        };
+        for (m, iv) in &s.intervals {
+            row(m, "all", iv)?;
+        }
+        if let Some(sl) = doc.slices.get(i) {
+            for b in &sl.bins {
+                let slice = format!("{} ({}, {}]", sl.property, b.lo, b.hi);
+                for (m, iv) in &b.metrics {
+                    row(m, &slice, iv)?;
+                }
+            }
+        }
+        for (kind, shares) in [
+            ("bucket", &s.shares.spectrum),
+            ("exception", &s.shares.exceptions),
+        ] {
+            for x in shares {
+                w.write_record([
+                    s.session.as_str(),
+                    label.as_str(),
+                    &format!("{kind}:{}", x.name),
+                    "all",
+                    &x.share.to_string(),
+                    &x.ci95.0.to_string(),
+                    &x.ci95.1.to_string(),
+                    "",
+                    "",
+                    &x.count.to_string(),
+                    "wilson",
+                ])?;
+            }
+        }
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+fn tex(s: &str) -> String {
+    s.replace('\\', "\\textbackslash{}")
+        .replace('_', "\\_")
+        .replace('%', "\\%")
+        .replace('&', "\\&")
+        .replace('#', "\\#")
+        .replace('$', "\\$")
+}
+
+/// A booktabs table: metrics × sessions, estimate with its 95 % interval.
+pub fn latex(doc: &ReportDoc) -> String {
+    let mut out = String::from("% classlab report (needs \\usepackage{booktabs})\n");
+    out += "\\begin{table}[t]\n\\centering\n\\small\n";
+    out += &format!(
+        "\\begin{{tabular}}{{l{}}}\n\\toprule\n",
+        "c".repeat(doc.sessions.len())
+    );
+    out += "Metric";
+    for l in &doc.labels {
+        out += &format!(" & {}", tex(l));
+    }
+    out += " \\\\\n\\midrule\n";
+    for row in interval_rows(doc, &|i| {
+        format!(
+            "{} {{\\scriptsize[{}, {}]}}",
+            p1(i.estimate),
+            p1(i.ci95.0),
+            p1(i.ci95.1)
+        )
+    }) {
+        out += &row
+            .iter()
+            .map(|c| {
+                if c.contains("scriptsize") {
+                    c.clone()
+                } else {
+                    tex(c)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" & ");
+        out += " \\\\\n";
+    }
+    out += "\\bottomrule\n\\end{tabular}\n";
+    out += "\\caption{ClassEval metrics (\\%) with 95\\% intervals: Wilson over tasks for class-level \
+            metrics, task-clustered standard errors for test-class metrics.}\n";
+    out += "\\end{table}\n";
+    out
+}
