@@ -34,11 +34,13 @@ pub(crate) fn run(ctx: &Context, ids: &[String]) -> anyhow::Result<Outcome> {
     match ctx.output {
         Output::Json => print_json(&json!({ "pairs": pairs }))?,
         Output::Human => {
+            let by_id: std::collections::BTreeMap<&str, &String> =
+                data.iter().map(|d| d.id.as_str()).zip(&labels).collect();
             for p in &pairs {
                 let label = |id: &str| {
-                    data.iter()
-                        .position(|d| d.id == id)
-                        .map_or(id.to_string(), |i| format!("{} ({id})", labels[i]))
+                    by_id
+                        .get(id)
+                        .map_or(id.to_string(), |l| format!("{l} ({id})"))
                 };
                 println!("A: {}\nB: {}", label(&p.a), label(&p.b));
                 print_one(&p.comparison, true);

@@ -2,7 +2,7 @@
 //! `report` with several sessions): McNemar for the class-level metrics, the task-clustered
 //! paired difference for the test-class metrics, Holm across pairs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
@@ -70,28 +70,37 @@ pub struct Comparison {
 /// a task has several: McNemar pairs single outcomes).
 pub fn compare(a: &SessionData, b: &SessionData) -> Comparison {
     let (ma, mb) = (by_id(a), by_id(b));
-    let mut order: Vec<&str> = a.announced.iter().map(String::as_str).collect();
-    for id in b.announced.iter().chain(ma.keys()).chain(mb.keys()) {
-        if !order.contains(&id.as_str()) {
+    let mut order: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    for id in a
+        .announced
+        .iter()
+        .chain(&b.announced)
+        .chain(ma.keys())
+        .chain(mb.keys())
+    {
+        if seen.insert(id) {
             order.push(id);
         }
     }
+    let announced = |s: &SessionData| -> BTreeSet<String> { s.announced.iter().cloned().collect() };
+    let (aa, ab) = (announced(a), announced(b));
     let mut dropped = Vec::new();
     let mut pairs: Vec<(&TaskOutcome, &TaskOutcome)> = Vec::new();
     for id in order {
         match (ma.get(id), mb.get(id)) {
             (Some(x), Some(y)) => pairs.push((x, y)),
             (x, y) => {
-                let why = |s: &SessionData, has: bool| {
+                let why = |s: &SessionData, listed: &BTreeSet<String>, has: bool| {
                     (!has).then(|| {
-                        if s.announced.iter().any(|t| t == id) {
+                        if listed.contains(id) {
                             format!("not finished in {}", s.id)
                         } else {
                             format!("not in {}", s.id)
                         }
                     })
                 };
-                let reasons: Vec<String> = [why(a, x.is_some()), why(b, y.is_some())]
+                let reasons: Vec<String> = [why(a, &aa, x.is_some()), why(b, &ab, y.is_some())]
                     .into_iter()
                     .flatten()
                     .collect();

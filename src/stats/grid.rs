@@ -1,6 +1,8 @@
 //! The task × session grid (data for the TUI's grid screen and the report's heatmap): each
 //! cell a task's fingerprint bucket in one session; rows sortable by disagreement.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use serde::Serialize;
 
 use crate::metrics::fingerprint::Bucket;
@@ -28,20 +30,23 @@ pub struct GridRow {
 /// `columns`: (label, [(task, bucket)]) per session.
 pub fn grid(columns: &[(String, Vec<(String, Option<Bucket>)>)]) -> Grid {
     let mut ids: Vec<&str> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
     for (_, cells) in columns {
         for (t, _) in cells {
-            if !ids.contains(&t.as_str()) {
+            if seen.insert(t) {
                 ids.push(t);
             }
         }
     }
+    let maps: Vec<BTreeMap<&str, Option<Bucket>>> = columns
+        .iter()
+        .map(|(_, c)| c.iter().map(|(t, b)| (t.as_str(), *b)).collect())
+        .collect();
     let rows = ids
         .into_iter()
         .map(|id| {
-            let cells: Vec<Option<Bucket>> = columns
-                .iter()
-                .map(|(_, c)| c.iter().find(|(t, _)| t == id).and_then(|(_, b)| *b))
-                .collect();
+            let cells: Vec<Option<Bucket>> =
+                maps.iter().map(|m| m.get(id).copied().flatten()).collect();
             let mut distinct = cells.clone();
             distinct.sort();
             distinct.dedup();
