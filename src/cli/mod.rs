@@ -324,31 +324,47 @@ fn open_tui(
     args: TuiArgs,
     open_session: Option<PathBuf>,
 ) -> anyhow::Result<Outcome> {
-    let dataset = dataset::load(ctx.dataset_path.as_deref())?;
+    // A ClassEval list streams in (the TUI shows its first tasks at once); anything else is
+    // loaded here, so a file that is no dataset fails before the terminal changes.
+    let (source, curation_store) = match ctx.dataset_path.as_deref() {
+        Some(path) if dataset::stream::is_list_file(path) => {
+            // The store `classlab curate` uses, found from the dataset's digest once loaded.
+            (crate::tui::DatasetSource::Stream(path.to_path_buf()), None)
+        }
+        path => {
+            let dataset = dataset::load(path)?;
+            let digest = dataset::digest(&dataset);
+            // The store `classlab curate` and `validate` use (the sample's honours --sessions).
+            let store =
+                crate::curate::store::default_path(None, path, &digest, ctx.sessions.as_deref());
+            (crate::tui::DatasetSource::Loaded(dataset), Some(store))
+        }
+    };
     let predictions = args
         .predictions
         .as_deref()
         .map(|p| dataset::predictions::load_any(p, ctx.sessions.as_deref()))
         .transpose()?;
-    let digest = dataset::digest(&dataset);
     crate::tui::run_with(
         crate::tui::TuiOptions {
-            dataset,
+            dataset: source,
             predictions,
             truth: crate::depcheck::GroundTruth::Extracted,
             theme: args.theme,
             open_session,
-            // The store `classlab curate` and `validate` use (the sample's honours --sessions).
-            curation_store: Some(crate::curate::store::default_path(
-                None,
-                ctx.dataset_path.as_deref(),
-                &digest,
-                ctx.sessions.as_deref(),
-            )),
+            curation_store,
         },
         crate::tui::EvalSetup::new(
             crate::session::sessions_root(ctx.sessions.as_deref()),
             eval::python_for(ctx.python.as_deref(), ctx.dataset_path.as_deref()),
+        )
+        // Model outputs kept beside the dataset (ClassEval's layout) are offered too.
+        .with_prediction_dirs(
+            ctx.dataset_path
+                .as_deref()
+                .and_then(std::path::Path::parent)
+                .map(|d| d.join("model_output"))
+                .filter(|d| d.is_dir()),
         ),
     )?;
     Ok(Outcome::clean())

@@ -34,6 +34,8 @@ pub struct Batch {
     pub tasks: Vec<Task>,
     /// `hashes[i]` is [`content_hash`] of `tasks[i]`.
     pub hashes: Vec<u64>,
+    /// `tests[i]` is `tasks[i].test_count()` (counted here, off the reader's thread).
+    pub tests: Vec<usize>,
     pub problems: Vec<Problem>,
     /// Bytes of the file read so far, and its size (0 when unknown).
     pub read: u64,
@@ -60,6 +62,23 @@ pub fn content_hash(task: &Task) -> u64 {
     h.finish()
 }
 
+/// Whether `path` is a file whose first non-blank byte opens a JSON list (a ClassEval file,
+/// which [`stream`] reads in batches).
+pub fn is_list_file(path: &Path) -> bool {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if path.is_dir() {
+        return false;
+    }
+    let mut head = [0u8; 4096];
+    let n = read_full(&mut file, &mut head).unwrap_or(0);
+    head[..n]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'[')
+}
+
 /// Start loading `path` (the bundled sample for `None`) on a thread of its own.
 pub fn stream(path: Option<PathBuf>) -> Receiver<Streamed> {
     let (tx, rx) = mpsc::channel();
@@ -81,9 +100,11 @@ pub fn stream(path: Option<PathBuf>) -> Receiver<Streamed> {
 fn whole(dataset: Dataset, tx: &Sender<Streamed>) {
     let format = dataset.format;
     let hashes = dataset.tasks.par_iter().map(content_hash).collect();
+    let tests = dataset.tasks.par_iter().map(Task::test_count).collect();
     let batch = Batch {
         tasks: dataset.tasks,
         hashes,
+        tests,
         problems: dataset.problems,
         read: 0,
         total: 0,
@@ -407,7 +428,11 @@ impl<'a> ListReader<'a> {
             }
             batch.tasks.push(task);
         }
-        batch.hashes = batch.tasks.par_iter().map(content_hash).collect();
+        (batch.hashes, batch.tests) = batch
+            .tasks
+            .par_iter()
+            .map(|t| (content_hash(t), t.test_count()))
+            .unzip();
         self.tx.send(Streamed::Batch(batch)).is_ok()
     }
 }

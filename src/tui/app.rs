@@ -396,7 +396,7 @@ impl App {
     pub fn code_source(&self, idx: usize, tab: Tab) -> &str {
         let (Some(task), Some(analysis)) = (
             self.data.dataset.tasks.get(idx),
-            self.data.analyses.get(idx),
+            self.data.full_analysis(idx),
         ) else {
             return "";
         };

@@ -158,6 +158,22 @@ impl App {
         }
     }
 
+    /// Rows arrived or their counts changed: show them in the list's order, the selected task
+    /// kept (while loading the newest request wins, as for a sort).
+    pub fn rows_changed(&mut self) {
+        self.relist(false);
+    }
+
+    /// The tasks the background should analyse first: the one open (whole), then the rows on
+    /// screen.
+    pub fn wanted_tasks(&self) -> (Option<usize>, Vec<usize>) {
+        let open = (self.screen == Screen::Task).then_some(self.task.idx);
+        let page = self.list_page();
+        let first = self.list.offset.min(self.list.visible.len());
+        let last = (first + page).min(self.list.visible.len());
+        (open, self.list.visible[first..last].to_vec())
+    }
+
     /// The background answer to a filter or sort request (older answers are dropped).
     pub(super) fn tasks_filtered(&mut self, req: u64, found: Found) {
         if let Some(select_best) = self.list.receive(req, found) {

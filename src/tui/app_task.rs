@@ -63,8 +63,7 @@ pub fn scroll_code(
 pub fn update_methods(app: &mut App, action: Action) {
     let count = app
         .data
-        .analyses
-        .get(app.task.idx)
+        .analysis(app.task.idx)
         .map_or(0, |a| a.graph.nodes.len());
     let (_, content) = layout::task_split(app.chrome().body);
     let (table, _) = layout::methods_split(content);
@@ -90,7 +89,7 @@ pub fn update_methods(app: &mut App, action: Action) {
 
 /// The 0-based line of `def name` in the solution, from the analysed span.
 pub fn def_line(app: &App, idx: usize, name: &str) -> Option<usize> {
-    let def = app.data.analyses.get(idx)?.method_def(name)?;
+    let def = app.data.full_analysis(idx)?.method_def(name)?;
     let source = app.code_source(idx, Tab::Solution);
     let start = def.start_line.saturating_sub(1);
     let span = def.end_line.saturating_sub(def.start_line) + 1;
@@ -111,8 +110,7 @@ fn jump_to_method(app: &mut App) {
     let idx = app.task.idx;
     let Some(name) = app
         .data
-        .analyses
-        .get(idx)
+        .analysis(idx)
         .and_then(|a| a.graph.nodes.get(app.task.method_selected))
         .cloned()
     else {

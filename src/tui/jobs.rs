@@ -33,7 +33,8 @@ pub struct EvalSetup {
     pub jobs: usize,
     /// Time budget per test class (ClassEval's 5 s).
     pub timeout: Duration,
-    /// Directories listed in the new-evaluation dialog.
+    /// Directories listed in the new-evaluation dialog (the working directory unless the
+    /// caller adds more, see [`EvalSetup::with_prediction_dirs`]).
     pub prediction_dirs: Vec<PathBuf>,
 }
 
@@ -44,11 +45,18 @@ impl EvalSetup {
             python,
             jobs: 0,
             timeout: Duration::from_secs(5),
-            prediction_dirs: vec![
-                PathBuf::from("."),
-                PathBuf::from("../shared/data/classeval/model_output"),
-            ],
+            prediction_dirs: vec![PathBuf::from(".")],
         }
+    }
+
+    /// List these directories too in the new-evaluation dialog.
+    pub fn with_prediction_dirs(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> EvalSetup {
+        for dir in dirs {
+            if !self.prediction_dirs.contains(&dir) {
+                self.prediction_dirs.push(dir);
+            }
+        }
+        self
     }
 
     /// The defaults without flags: `./sessions` or the XDG data directory, and the config's

@@ -3,13 +3,13 @@
 //! one by a [`FilterWorker`] off the UI thread, where the newest request wins.
 
 use std::cmp::Ordering;
-use std::sync::mpsc::{self, Receiver, Sender};
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
-use super::action::{Action, Delivered, SortColumn};
+use super::action::SortColumn;
 use super::data::TaskRow;
+pub use super::list_worker::FilterWorker;
 
 /// Lists up to this long are filtered and sorted on the UI thread, at once.
 pub const INLINE_ROWS: usize = 2000;
@@ -251,55 +251,10 @@ impl ListState {
     }
 }
 
-/// Filters and sorts a long task list on a thread of its own: requests queue up, only the
-/// newest waiting one is computed, and answers come back as [`Action::TasksFiltered`].
-pub struct FilterWorker {
-    requests: Sender<(u64, ListQuery)>,
-    results: Receiver<(u64, Found)>,
-}
-
-impl FilterWorker {
-    /// A worker over `rows` (the task list never changes while the TUI runs).
-    pub fn spawn(rows: Vec<TaskRow>) -> std::io::Result<FilterWorker> {
-        let (requests, inbox) = mpsc::channel::<(u64, ListQuery)>();
-        let (outbox, results) = mpsc::channel();
-        std::thread::Builder::new()
-            .name("classlab-filter".into())
-            .spawn(move || {
-                while let Ok(mut next) = inbox.recv() {
-                    // The newest request wins; older ones waiting are dropped.
-                    while let Ok(newer) = inbox.try_recv() {
-                        next = newer;
-                    }
-                    let (req, query) = next;
-                    if outbox.send((req, find(&rows, &query))).is_err() {
-                        break;
-                    }
-                }
-            })?;
-        Ok(FilterWorker { requests, results })
-    }
-
-    pub fn request(&self, req: u64, query: ListQuery) {
-        // A worker that is gone leaves the list as it is; nothing to report.
-        let _ = self.requests.send((req, query));
-    }
-
-    /// An answer, if one is ready.
-    pub fn try_recv(&self) -> Option<Action> {
-        self.results
-            .try_recv()
-            .ok()
-            .map(|(req, found)| Action::TasksFiltered {
-                req,
-                found: Delivered::new(found),
-            })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::action::Action;
 
     fn rows() -> Vec<TaskRow> {
         [
@@ -314,6 +269,7 @@ mod tests {
             methods,
             deps,
             tests: methods * 2,
+            analysed: true,
         })
         .collect()
     }
@@ -367,6 +323,7 @@ mod tests {
                 methods: 0,
                 deps: 0,
                 tests: 0,
+                analysed: true,
             })
             .collect();
         let mut s = ListState::new(&rows);
@@ -385,6 +342,7 @@ mod tests {
                 methods: 0,
                 deps: 0,
                 tests: 0,
+                analysed: true,
             })
             .collect();
         let mut s = ListState::new(&rows);

@@ -8,6 +8,7 @@
 //! code is highlighted lazily, only as far as it is shown.
 
 pub mod action;
+pub mod analysis;
 pub mod app;
 mod app_detail;
 mod app_eval;
@@ -19,6 +20,7 @@ mod app_run;
 mod app_step;
 mod app_task;
 pub mod data;
+mod data_load;
 pub mod evals;
 pub mod highlight;
 pub mod jobs;
@@ -29,9 +31,11 @@ mod keymap_eval;
 mod keymap_review;
 mod keymap_run;
 pub mod list;
+mod list_worker;
 pub mod palette;
 pub mod review;
 pub mod runs;
+pub mod runtime;
 mod terminal;
 pub mod theme;
 pub mod views;
@@ -45,6 +49,7 @@ pub use app::{App, Effect, UiSetup};
 pub use data::Data;
 pub use jobs::EvalSetup;
 use jobs::Jobs;
+use runtime::Runtime;
 
 use crate::config::{self, Config};
 use crate::dataset::Dataset;
@@ -53,9 +58,17 @@ use crate::depcheck::GroundTruth;
 use keymap::{KeyChord, Keymap};
 use theme::Theme;
 
+/// Where the tasks come from.
+pub enum DatasetSource {
+    /// Loaded already (analysed at once).
+    Loaded(Dataset),
+    /// A file read in the background, in batches (see [`crate::dataset::stream`]).
+    Stream(std::path::PathBuf),
+}
+
 /// Everything the TUI needs to open.
 pub struct TuiOptions {
-    pub dataset: Dataset,
+    pub dataset: DatasetSource,
     pub predictions: Option<DepFile>,
     pub truth: GroundTruth,
     /// Theme name from `--theme`, overriding the config file.
@@ -126,36 +139,55 @@ pub fn run(opts: TuiOptions) -> anyhow::Result<()> {
     run_with(opts, EvalSetup::from_config())
 }
 
+/// The app over `source`: a loaded dataset is analysed at once; a file is streamed in and
+/// analysed in the background (the first frame waits for neither).
+pub fn open_app(
+    source: DatasetSource,
+    predictions: Option<DepFile>,
+    truth: GroundTruth,
+    setup: UiSetup,
+) -> App {
+    let data = match source {
+        DatasetSource::Loaded(dataset) => Data::new(dataset, predictions, truth),
+        DatasetSource::Stream(path) => {
+            let origin = path.display().to_string();
+            let name = crate::dataset::name_from_path(&origin);
+            let rx = crate::dataset::stream::stream(Some(path));
+            Data::streaming(rx, name, origin, predictions, truth)
+        }
+    };
+    App::new(data, setup)
+}
+
 /// Open the TUI; evaluations started from it use `eval` (sessions root, interpreter). A
 /// config file that cannot be read or parsed is an error here, before the terminal changes.
 pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     let setup = setup_from_config(config::init()?, opts.theme);
-    let data = Data::new(opts.dataset, opts.predictions, opts.truth);
     let mut guard = terminal::enter()?;
     let size = guard.terminal.size()?;
-    let mut app = App::new(
-        data,
-        UiSetup {
-            size: (size.width, size.height),
-            ..setup
-        },
-    );
+    let setup = UiSetup {
+        size: (size.width, size.height),
+        ..setup
+    };
+    let mut app = open_app(opts.dataset, opts.predictions, opts.truth, setup);
     app.review.store_path = opts.curation_store;
-    let mut jobs = Jobs::new(eval);
-    let mut filter = ListFilter::default();
+    let mut rt = Runtime::new(app, Jobs::new(eval));
     if let Some(dir) = opts.open_session {
-        let req = app.ev.next_request();
-        app.ev.open_request = req;
-        jobs.execute(app::Effect::OpenSession { req, dir }, &app.data.dataset);
+        let req = rt.app.ev.next_request();
+        rt.app.ev.open_request = req;
+        let effect = app::Effect::OpenSession { req, dir };
+        rt.app.dirty = true;
+        // Through `step`'s rules: held until the dataset is loaded.
+        rt.defer_or_execute(effect);
     }
     let debug_panic = std::env::var_os("CLASSLAB_TUI_DEBUG_PANIC").is_some();
     let debug_busy = std::env::var_os("CLASSLAB_TUI_DEBUG_BUSY").is_some();
     let mut last_draw: Option<Instant> = None;
     loop {
         let since = last_draw.map_or(FRAME, |t| t.elapsed());
-        if app.dirty && since >= FRAME {
-            guard.terminal.draw(|frame| views::render(&app, frame))?;
-            app.dirty = false;
+        if rt.app.dirty && since >= FRAME {
+            guard.terminal.draw(|frame| views::render(&rt.app, frame))?;
+            rt.app.dirty = false;
             last_draw = Some(Instant::now());
             if debug_panic {
                 panic!("CLASSLAB_TUI_DEBUG_PANIC is set: testing terminal restoration");
@@ -167,11 +199,11 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
                 }
             }
         }
-        let wait = if app.dirty {
+        let wait = if rt.app.dirty {
             FRAME.saturating_sub(since)
-        } else if app.list.pending.is_some() {
+        } else if rt.busy() {
             Duration::from_millis(10)
-        } else if app.ev.running || jobs.running() || jobs.validating() {
+        } else if rt.app.ev.running || rt.jobs.running() || rt.jobs.validating() {
             Duration::from_millis(50)
         } else {
             Duration::from_millis(250)
@@ -183,9 +215,10 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
             let mut typing = key::Typing::default();
             loop {
                 let event = event::read()?;
-                for action in action_for(&app, &event).map_or_else(Vec::new, |a| typing.feed(a)) {
+                let actions = action_for(&rt.app, &event).map_or_else(Vec::new, |a| typing.feed(a));
+                for action in actions {
                     if !quit {
-                        quit |= step(&mut app, &mut jobs, &mut guard, action);
+                        quit |= step(&mut rt, &mut guard, action);
                     }
                 }
                 if quit || !event::poll(Duration::ZERO)? {
@@ -193,108 +226,72 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
                 }
             }
             if let Some(action) = typing.flush().filter(|_| !quit) {
-                quit |= step(&mut app, &mut jobs, &mut guard, action);
+                quit |= step(&mut rt, &mut guard, action);
             }
         }
-        filter.send(&app)?;
-        // Results of background work, a bounded batch per frame.
-        for _ in 0..BATCH {
-            if quit {
-                break;
+        if !quit {
+            for effect in rt.pump()? {
+                quit |= outside(&mut rt, &mut guard, effect);
             }
-            let Some(action) = jobs.try_recv().or_else(|| filter.try_recv()) else {
-                break;
-            };
-            quit |= step(&mut app, &mut jobs, &mut guard, action);
         }
         if quit {
-            if jobs.running() || jobs.validating() {
-                let what = if jobs.running() {
-                    app.live_kind()
+            if rt.jobs.running() || rt.jobs.validating() {
+                let what = if rt.jobs.running() {
+                    rt.app.live_kind()
                 } else {
                     "validation"
                 };
-                app.status = Some(app::Status {
+                rt.app.status = Some(app::Status {
                     text: format!("stopping the {what} before quitting…"),
                     level: app::Level::Warn,
                 });
-                guard.terminal.draw(|frame| views::render(&app, frame))?;
+                guard.terminal.draw(|frame| views::render(&rt.app, frame))?;
             }
-            jobs.shutdown();
+            rt.jobs.shutdown();
             drop(guard);
             return Ok(());
         }
     }
 }
 
-/// The task list's filter worker, started on the first request (only a long list makes any,
-/// see `list::ListState::request`); the loop hands it the list's newest request.
-#[derive(Default)]
-struct ListFilter {
-    worker: Option<list::FilterWorker>,
-    sent: u64,
-}
-
-impl ListFilter {
-    /// Hand the list's newest request to the worker, once.
-    fn send(&mut self, app: &App) -> std::io::Result<()> {
-        let Some((req, _)) = app.list.pending else {
-            return Ok(());
-        };
-        if req == self.sent {
-            return Ok(());
-        }
-        let worker = match self.worker.take() {
-            Some(w) => w,
-            None => list::FilterWorker::spawn(app.data.rows.clone())?,
-        };
-        worker.request(req, app.list.query());
-        self.worker = Some(worker);
-        self.sent = req;
-        Ok(())
-    }
-
-    fn try_recv(&self) -> Option<Action> {
-        self.worker.as_ref().and_then(list::FilterWorker::try_recv)
-    }
-}
-
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(33);
-/// Background results handled between two looks at the terminal.
-const BATCH: usize = 512;
 
 /// Update the app with one action and carry out its effects; true to quit.
-fn step(app: &mut App, jobs: &mut Jobs, guard: &mut terminal::Guard, action: Action) -> bool {
+fn step(rt: &mut Runtime, guard: &mut terminal::Guard, action: Action) -> bool {
     let mut quit = false;
-    for effect in app.update(action) {
-        match effect {
-            Effect::Quit => quit = true,
-            Effect::EditPart {
-                task_id,
-                target,
-                text,
-            } => {
-                // The TUI steps aside while the editor has the terminal.
-                terminal::suspend();
-                let editor = review::editor::editor_command();
-                let name = format!("{task_id}-{}", target.file_stem());
-                let result = review::editor::edit_with(&editor, &text, &name);
-                if let Err(e) = terminal::resume(guard) {
-                    app.status = Some(app::Status {
-                        text: format!("terminal: {e}"),
-                        level: app::Level::Error,
-                    });
-                }
-                let edited = Action::ReviewEdited {
-                    task_id,
-                    target,
-                    result,
-                };
-                quit |= step(app, jobs, guard, edited);
-            }
-            other => jobs.execute(other, &app.data.dataset),
-        }
+    for effect in rt.step(action) {
+        quit |= outside(rt, guard, effect);
     }
     quit
+}
+
+/// The effects only the terminal loop can carry out; true to quit.
+fn outside(rt: &mut Runtime, guard: &mut terminal::Guard, effect: Effect) -> bool {
+    match effect {
+        Effect::EditPart {
+            task_id,
+            target,
+            text,
+        } => {
+            // The TUI steps aside while the editor has the terminal.
+            terminal::suspend();
+            let editor = review::editor::editor_command();
+            let name = format!("{task_id}-{}", target.file_stem());
+            let result = review::editor::edit_with(&editor, &text, &name);
+            if let Err(e) = terminal::resume(guard) {
+                rt.app.status = Some(app::Status {
+                    text: format!("terminal: {e}"),
+                    level: app::Level::Error,
+                });
+            }
+            let edited = Action::ReviewEdited {
+                task_id,
+                target,
+                result,
+            };
+            step(rt, guard, edited)
+        }
+        _ => true,
+    }
 }

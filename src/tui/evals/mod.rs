@@ -16,7 +16,7 @@ pub use ui::*;
 use super::list::natural_cmp;
 use crate::metrics::fingerprint::Bucket;
 use crate::model::{Outcome, TestResult};
-use crate::session::{EvalState, Event, EventBody, Meta, RunEnd, Scope, SessionLog, TaskRun};
+use crate::session::{EvalState, Event, EventBody, Meta, RunEnd, SessionLog, TaskRun};
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,20 +236,10 @@ impl EvalSession {
         }
     }
 
-    /// Fold one event (the reducer's `apply`, plus the timing and, live, the header).
+    /// Fold one event (the reducer's `apply`, plus the timing and, live, the header). The
+    /// reducer alone derives the state (it forwards public test runs to the trace too).
     pub fn apply(&mut self, event: &Event) {
         self.state.apply(event);
-        // `EvalState::apply` keeps public test runs on the task run only; their rounds need
-        // them in the trace too. Setting a round's result is idempotent, so this stays right
-        // if the reducer starts forwarding them.
-        if let EventBody::TestRun {
-            scope: Scope::Public,
-            method: Some(_),
-            ..
-        } = &event.body
-        {
-            self.state.trace.apply(&event.body);
-        }
         if event.ts.is_finite() {
             self.first_ts.get_or_insert(event.ts);
             self.last_ts = Some(event.ts);
@@ -329,7 +319,7 @@ pub fn differing_tasks(sessions: &[EvalSession]) -> Vec<String> {
 pub fn is_failing(outcome: Outcome) -> bool {
     matches!(
         outcome,
-        Outcome::Fail | Outcome::Error | Outcome::Xpass | Outcome::NotRun
+        Outcome::Fail | Outcome::Error | Outcome::Xpass | Outcome::NotRun | Outcome::Tampered
     )
 }
 
@@ -391,6 +381,7 @@ mod tests {
                 exceptions: Default::default(),
                 env_exceptions: Default::default(),
                 methods: Vec::new(),
+                method_tests: Vec::new(),
             },
         }
     }

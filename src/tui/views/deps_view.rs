@@ -279,7 +279,14 @@ fn graph_doc(app: &App, width: usize) -> Vec<Line<'static>> {
         Span::styled("Ground truth: ", theme.muted()),
         Span::raw(data.truth_label()),
     ])];
-    let Some(graph) = data.truth_graphs.get(idx).and_then(Option::as_ref) else {
+    if !data.is_analysed(idx) {
+        lines.push(Line::styled(
+            "Waiting for the dependency analysis…",
+            theme.muted(),
+        ));
+        return lines;
+    }
+    let Some(graph) = data.truth_graph(idx) else {
         lines.push(Line::styled(
             "The ground-truth file has no entry for this task.",
             theme.warn(),
@@ -346,7 +353,9 @@ fn annotation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let theme = app.theme();
     let idx = app.task.idx;
     let mut lines = vec![Line::styled("Extracted vs annotated", theme.header())];
-    let analysis = &app.data.analyses[idx];
+    let Some(analysis) = app.data.analysis(idx) else {
+        return lines;
+    };
     if analysis.annotated.is_none() {
         lines.push(Line::styled(
             "  The dataset has no dependency annotation for this task.",

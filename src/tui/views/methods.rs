@@ -59,7 +59,14 @@ impl Widget for &MethodsView<'_> {
         let app = self.app;
         let theme = app.theme();
         let idx = app.task.idx;
-        let (task, analysis) = (&app.data.dataset.tasks[idx], &app.data.analyses[idx]);
+        let (Some(task), Some(analysis)) =
+            (app.data.dataset.tasks.get(idx), app.data.full_analysis(idx))
+        else {
+            Paragraph::new(Line::styled("Analysing this task…", theme.muted()))
+                .block(pane(app, " Methods "))
+                .render(area, buf);
+            return;
+        };
         let (table_area, detail_area) = layout::methods_split(area);
         let wide = area.width >= layout::METHODS_WIDE_WIDTH;
         let nodes = &analysis.graph.nodes;

@@ -17,8 +17,8 @@ pub struct SummaryView<'a> {
 }
 
 /// The check shown and a title saying what it compares.
-fn subject(app: &App) -> (&DepCheck, String) {
-    match &app.data.check {
+fn subject(app: &App) -> Option<(&DepCheck, String)> {
+    Some(match &app.data.check {
         Some(check) => (
             check,
             format!(
@@ -28,10 +28,10 @@ fn subject(app: &App) -> (&DepCheck, String) {
             ),
         ),
         None => (
-            &app.data.agreement,
+            app.data.agreement.as_ref()?,
             "Annotation vs code (no predictions loaded): truth = annotated method_dependencies, prediction = extracted graph".into(),
         ),
-    }
+    })
 }
 
 fn pct(x: f64) -> String {
@@ -154,7 +154,15 @@ fn table_lines(app: &App, check: &DepCheck, width: usize) -> Vec<Line<'static>> 
 /// The whole summary document for an inner width.
 pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
     let theme = app.theme();
-    let (check, title) = subject(app);
+    let Some((check, title)) = subject(app) else {
+        let progress = app.data.loading().map_or(String::new(), |l| {
+            format!(" ({} of {} tasks so far)", l.analysed, l.tasks())
+        });
+        return vec![Line::styled(
+            format!("Waiting for the analysis of every task{progress}…"),
+            theme.muted(),
+        )];
+    };
     let r = &check.report;
     let mut lines: Vec<Line<'static>> = match title.split_once(": ") {
         Some((head, tail)) if title.chars().count() > width => vec![

@@ -42,12 +42,7 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let list = &app.list;
     let rows = &app.data.rows;
-    let id_width = rows
-        .iter()
-        .map(|r| r.id.chars().count())
-        .max()
-        .unwrap_or(2)
-        .clamp(4, 24);
+    let id_width = app.data.id_chars.clamp(4, 24);
     let mut header = vec![
         header_cell(app, SortColumn::Id, "id", false),
         header_cell(app, SortColumn::Class, "class", false),
@@ -60,10 +55,15 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         header.push(Cell::from(Line::from("exact").right_aligned()));
     }
     let header = Row::new(header).style(theme.header());
-    let body: Vec<Row> = list
-        .visible
+    // Only the rows on screen are built (the table scrolls within them).
+    let page = layout::table_page(area).max(1);
+    let first = list.offset.min(list.visible.len());
+    let last = (first + page).min(list.visible.len());
+    let no_matches: &[Vec<u32>] = &[];
+    let matches = list.matches.get(first..last).unwrap_or(no_matches);
+    let body: Vec<Row> = list.visible[first..last]
         .iter()
-        .zip(&list.matches)
+        .zip(matches.iter().chain(std::iter::repeat(&Vec::new())))
         .map(|(&i, matched)| {
             let r = &rows[i];
             let id_chars = u32::try_from(r.id.chars().count()).unwrap_or(u32::MAX);
@@ -83,7 +83,11 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
                     theme.matched(),
                 )),
                 number(r.methods),
-                number(r.deps),
+                if r.analysed {
+                    number(r.deps)
+                } else {
+                    Cell::from(Line::styled("…", theme.muted()).right_aligned())
+                },
                 number(r.tests),
             ];
             if with_predictions {
@@ -102,7 +106,10 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
     if with_predictions {
         widths.push(Constraint::Length(7));
     }
-    let title = format!(" Tasks {}/{} ", list.visible.len(), rows.len());
+    let mut title = format!(" Tasks {}/{} ", list.visible.len(), rows.len());
+    if let Some(l) = app.data.loading() {
+        title.push_str(&loading_label(l, app.data.is_loading()));
+    }
     let mut block = pane(app, title);
     if list.filtering || !list.filter.is_empty() {
         let cursor = if list.filtering { "▏" } else { "" };
@@ -115,7 +122,9 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
     if list.visible.is_empty() {
         let inner = block.inner(area);
         block.render(area, buf);
-        let text = if rows.is_empty() {
+        let text = if rows.is_empty() && app.data.is_loading() {
+            "Loading the dataset…".to_string()
+        } else if rows.is_empty() {
             "The dataset has no tasks.".to_string()
         } else {
             format!("No task matches `{}`.", list.filter)
@@ -126,7 +135,22 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let table = Table::new(body, widths).header(header).block(block);
-    super::render_selectable(app, table, list.offset, list.selected, area, buf);
+    let selected = list.selected.saturating_sub(first);
+    super::render_selectable(app, table, 0, selected, area, buf);
+}
+
+/// What the background is doing: reading the file (how far), then analysing the tasks.
+fn loading_label(l: &crate::tui::data::Loading, reading: bool) -> String {
+    if reading {
+        return match (l.read * 100).checked_div(l.total) {
+            Some(pct) => format!("· loading {pct}% "),
+            None => "· loading… ".into(),
+        };
+    }
+    if l.analysed < l.tasks() {
+        return format!("· analysed {}/{} ", l.analysed, l.tasks());
+    }
+    String::new()
 }
 
 /// With predictions: exact methods / methods, `!` when the order violates a true edge.
@@ -180,7 +204,10 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
         block.render(area, buf);
         return;
     };
-    let (task, analysis) = (&app.data.dataset.tasks[idx], &app.data.analyses[idx]);
+    let Some(task) = app.data.dataset.tasks.get(idx) else {
+        block.render(area, buf);
+        return;
+    };
     let mut lines = vec![
         Line::from(vec![
             Span::styled(task.class_name.clone(), theme.accent()),
@@ -211,6 +238,13 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
         lines.push(Line::styled("No prediction for this task.", theme.muted()));
         lines.push(Line::default());
     }
+    let Some(analysis) = app.data.analysis(idx) else {
+        lines.push(Line::styled("Analysing this task…", theme.muted()));
+        return Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .render(area, buf);
+    };
     let nodes = &analysis.graph.nodes;
     lines.push(Line::styled(
         format!("Methods ({})", nodes.len()),

@@ -27,7 +27,7 @@ fn category_name(c: Category) -> &'static str {
 pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
     let idx = app.task.idx;
     let data = &app.data;
-    let Some(graph) = data.truth_graphs.get(idx).and_then(Option::as_ref) else {
+    let Some(graph) = data.truth_graph(idx) else {
         return Vec::new();
     };
     let score = data.task_score(idx);
