@@ -5,6 +5,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod config;
+pub mod corpus;
 pub mod curate;
 pub mod dataset;
 pub mod depcheck;

@@ -3,6 +3,7 @@
 pub mod extract;
 pub mod graph;
 pub mod lint;
+pub mod metrics;
 pub mod parse;
 pub mod skeleton;
 pub mod splice;

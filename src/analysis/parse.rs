@@ -152,6 +152,11 @@ pub fn parse_module(source: &str) -> Module {
             error_lines: vec![1],
         };
     };
+    module_from_tree(source, &tree)
+}
+
+/// Collect the classes of an already parsed module (the corpus reuses the tree for metrics).
+pub fn module_from_tree(source: &str, tree: &Tree) -> Module {
     let root = tree.root_node();
     let mut module = Module {
         classes: Vec::new(),

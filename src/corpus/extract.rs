@@ -1,0 +1,363 @@
+//! One file → its rows: read (size-capped), hash, decode (PEP 263), parse once with
+//! tree-sitter, then per class everything the store keeps. Never panics on input; every file
+//! ends as rows or as a counted reason.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use sha2::{Digest, Sha256};
+use tree_sitter::Node;
+
+use super::decode::decode;
+use super::deps::{Deps, classify};
+use super::tokens::{Fingerprint, fingerprint};
+use super::walk::{SourceFile, fnv64};
+use crate::analysis::metrics::{ClassMetrics, Inheritance, class_metrics, resolve_inheritance};
+use crate::analysis::parse::{module_from_tree, parse_tree, text};
+use crate::analysis::{Class, class_graph, skeleton};
+
+#[derive(Debug, Clone)]
+pub struct MethodRow {
+    pub name: String,
+    pub signature: String,
+    pub docstring: Option<String>,
+    pub line: usize,
+    pub end_line: usize,
+    pub decorators: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClassRow {
+    pub id: i64,
+    pub qualname: String,
+    pub name: String,
+    pub line: usize,
+    pub end_line: usize,
+    pub code: String,
+    pub skeleton: String,
+    pub docstring: Option<String>,
+    pub methods: Vec<MethodRow>,
+    pub edges: Vec<[String; 2]>,
+    pub bases: Vec<String>,
+    /// Modules the class uses (through module-level or its own imports).
+    pub imports: Vec<String>,
+    /// Module-level names of its own file it uses (functions, classes, globals).
+    pub module_names: Vec<String>,
+    pub deps: Deps,
+    pub metrics: ClassMetrics,
+    pub fingerprint: Fingerprint,
+}
+
+/// What became of one file.
+#[derive(Debug, Clone)]
+pub struct FileResult {
+    pub file: SourceFile,
+    /// SHA-256 of the bytes (empty when they could not be read).
+    pub hash: String,
+    /// `None` when analysed; else the funnel's reason code.
+    pub reason: Option<&'static str>,
+    pub detail: String,
+    pub syntax_errors: bool,
+    pub classes: Vec<ClassRow>,
+    /// Classes left out because a syntax error falls inside them.
+    pub classes_dropped: u32,
+}
+
+impl FileResult {
+    fn dropped(file: SourceFile, hash: String, reason: &'static str, detail: String) -> Self {
+        FileResult {
+            file,
+            hash,
+            reason: Some(reason),
+            detail,
+            syntax_errors: false,
+            classes: Vec::new(),
+            classes_dropped: 0,
+        }
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Analyse one file. `project` holds its repository's top-level names.
+pub fn analyse_file(file: SourceFile, max_size: u64, project: &BTreeSet<String>) -> FileResult {
+    if file.size > max_size {
+        let detail = format!("{} bytes (limit {max_size})", file.size);
+        return FileResult::dropped(file, String::new(), "oversize", detail);
+    }
+    let bytes = match std::fs::read(&file.abs) {
+        Ok(b) => b,
+        Err(e) => return FileResult::dropped(file, String::new(), "unreadable", e.to_string()),
+    };
+    // The size seen by the walk can be stale (a file growing while we build).
+    if bytes.len() as u64 > max_size {
+        let detail = format!("{} bytes (limit {max_size})", bytes.len());
+        return FileResult::dropped(file, sha256_hex(&bytes), "oversize", detail);
+    }
+    let hash = sha256_hex(&bytes);
+    match decode(&bytes) {
+        Ok(source) => analyse_source(file, hash, &source, project),
+        Err(e) => FileResult::dropped(file, hash, e.reason(), e.to_string()),
+    }
+}
+
+/// Analyse decoded source (public for tests and in-memory use).
+pub fn analyse_source(
+    file: SourceFile,
+    hash: String,
+    source: &str,
+    project: &BTreeSet<String>,
+) -> FileResult {
+    let Some(tree) = parse_tree(source) else {
+        return FileResult::dropped(file, hash, "unparsable", "tree-sitter gave up".into());
+    };
+    let module = module_from_tree(source, &tree);
+    let src = source.as_bytes();
+    let root = tree.root_node();
+    let (bindings, module_level) = module_bindings(root, src);
+    let mut out = FileResult {
+        hash,
+        reason: None,
+        detail: String::new(),
+        syntax_errors: !module.parses(),
+        classes: Vec::new(),
+        classes_dropped: 0,
+        file,
+    };
+    if out.syntax_errors {
+        out.detail = format!("syntax error at line {}", module.error_lines[0]);
+    }
+    for class in &module.classes {
+        if module
+            .error_lines
+            .iter()
+            .any(|l| (class.start_line..=class.end_line).contains(l))
+        {
+            out.classes_dropped += 1;
+            continue;
+        }
+        let Some((node, outer)) = class_node(root, class) else {
+            out.classes_dropped += 1;
+            continue;
+        };
+        out.classes.push(class_row(
+            &out.file.path,
+            source,
+            &module,
+            class,
+            node,
+            outer,
+            &bindings,
+            &module_level,
+            project,
+        ));
+    }
+    let mut scope: Vec<Inheritance<'_>> = out
+        .classes
+        .iter_mut()
+        .map(|c| Inheritance {
+            name: &c.name,
+            metrics: &mut c.metrics,
+        })
+        .collect();
+    resolve_inheritance(&mut scope);
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn class_row(
+    path: &str,
+    source: &str,
+    module: &crate::analysis::Module,
+    class: &Class,
+    node: Node<'_>,
+    outer: Node<'_>,
+    bindings: &BTreeMap<String, String>,
+    module_level: &BTreeSet<String>,
+    project: &BTreeSet<String>,
+) -> ClassRow {
+    let src = source.as_bytes();
+    let fingerprint = fingerprint(node, src);
+    let mut modules: BTreeSet<String> = fingerprint
+        .names
+        .iter()
+        .filter_map(|n| bindings.get(n).cloned())
+        .collect();
+    modules.extend(local_imports(node, src));
+    let module_names: Vec<String> = fingerprint
+        .names
+        .iter()
+        .filter(|n| module_level.contains(*n) && **n != class.name && !bindings.contains_key(*n))
+        .cloned()
+        .collect();
+    let deps = classify(modules.iter().map(String::as_str), &module_names, project);
+    let metrics = class_metrics(source, node, outer);
+    let id_key = format!("{path}\0{}\0{}", class.qualified_name, class.start_byte);
+    ClassRow {
+        id: (fnv64(id_key.as_bytes()) & (i64::MAX as u64)) as i64,
+        qualname: class.qualified_name.clone(),
+        name: class.name.clone(),
+        line: class.header_line,
+        end_line: class.end_line,
+        code: dedented(source, class.start_byte, class.end_byte),
+        skeleton: skeleton::skeleton_of(source, module, class),
+        docstring: class.docstring.clone(),
+        methods: class
+            .methods
+            .iter()
+            .map(|m| MethodRow {
+                name: m.name.clone(),
+                signature: m.signature.clone(),
+                docstring: m.docstring.clone(),
+                line: m.start_line,
+                end_line: m.end_line,
+                decorators: m.decorators.clone(),
+            })
+            .collect(),
+        edges: class_graph(class).edges(),
+        bases: class.bases.clone(),
+        imports: modules.into_iter().collect(),
+        module_names,
+        deps,
+        metrics,
+        fingerprint,
+    }
+}
+
+/// The `class_definition` node of a class and its outer node (with decorators).
+fn class_node<'t>(root: Node<'t>, class: &Class) -> Option<(Node<'t>, Node<'t>)> {
+    let mut node = root.descendant_for_byte_range(class.header_byte, class.header_byte)?;
+    while node.kind() != "class_definition" || node.start_byte() != class.header_byte {
+        node = node.parent()?;
+    }
+    let outer = match node.parent() {
+        Some(p) if p.kind() == "decorated_definition" => p,
+        _ => node,
+    };
+    Some((node, outer))
+}
+
+/// The class's text from the start of its first line, its indentation removed (a nested
+/// class reads as a top-level one).
+fn dedented(source: &str, start: usize, end: usize) -> String {
+    let line_start = source[..start.min(source.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let indent = &source[line_start..start.min(source.len())];
+    let body = source.get(line_start..end.min(source.len())).unwrap_or("");
+    if indent.is_empty() || !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return source.get(start..end).unwrap_or("").to_string();
+    }
+    body.split('\n')
+        .map(|l| l.strip_prefix(indent).unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Module-level names: what each import binds (name → module), and every other name defined
+/// at module level (functions, classes, assignments). Imports under `if`/`try` count.
+fn module_bindings(root: Node<'_>, src: &[u8]) -> (BTreeMap<String, String>, BTreeSet<String>) {
+    let mut imports = BTreeMap::new();
+    let mut defined = BTreeSet::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        for stmt in (0..node.named_child_count()).filter_map(|i| node.named_child(i as u32)) {
+            match stmt.kind() {
+                "import_statement" | "import_from_statement" => {
+                    for (name, module) in import_bindings(stmt, src) {
+                        imports.insert(name, module);
+                    }
+                }
+                "function_definition" | "class_definition" => {
+                    if let Some(n) = stmt.child_by_field_name("name") {
+                        defined.insert(text(n, src).to_string());
+                    }
+                }
+                "decorated_definition" => {
+                    if let Some(n) = stmt
+                        .child_by_field_name("definition")
+                        .and_then(|d| d.child_by_field_name("name"))
+                    {
+                        defined.insert(text(n, src).to_string());
+                    }
+                }
+                "expression_statement" => {
+                    if let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment")
+                        && let Some(l) = a.child_by_field_name("left")
+                        && l.kind() == "identifier"
+                    {
+                        defined.insert(text(l, src).to_string());
+                    }
+                }
+                "if_statement" | "try_statement" | "block" | "else_clause" | "elif_clause"
+                | "except_clause" | "finally_clause" | "with_statement" => stack.push(stmt),
+                _ => {}
+            }
+        }
+    }
+    (imports, defined)
+}
+
+/// (bound name, module) pairs of one import statement.
+fn import_bindings(stmt: Node<'_>, src: &[u8]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let from = stmt
+        .child_by_field_name("module_name")
+        .map(|m| text(m, src).to_string());
+    let mut cursor = stmt.walk();
+    for child in stmt.children_by_field_name("name", &mut cursor) {
+        let (dotted, alias) = match child.kind() {
+            "aliased_import" => (
+                child.child_by_field_name("name").map(|n| text(n, src)),
+                child.child_by_field_name("alias").map(|n| text(n, src)),
+            ),
+            _ => (Some(text(child, src)), None),
+        };
+        let Some(dotted) = dotted else { continue };
+        match &from {
+            Some(m) => {
+                let bound = alias.unwrap_or(dotted);
+                out.push((bound.to_string(), m.clone()));
+            }
+            None => {
+                let bound = alias.unwrap_or_else(|| dotted.split('.').next().unwrap_or(dotted));
+                out.push((bound.to_string(), dotted.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Modules imported inside the class (in its body or its methods).
+fn local_imports(class: Node<'_>, src: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![class];
+    while let Some(node) = stack.pop() {
+        match node.kind() {
+            "import_statement" | "import_from_statement" => {
+                out.extend(import_bindings(node, src).into_iter().map(|(_, m)| m));
+            }
+            "class_definition"
+            | "function_definition"
+            | "decorated_definition"
+            | "block"
+            | "if_statement"
+            | "try_statement"
+            | "with_statement"
+            | "for_statement"
+            | "while_statement"
+            | "else_clause"
+            | "elif_clause"
+            | "except_clause"
+            | "finally_clause" => {
+                stack.extend(
+                    (0..node.named_child_count()).filter_map(|i| node.named_child(i as u32)),
+                );
+            }
+            _ => {}
+        }
+    }
+    out
+}

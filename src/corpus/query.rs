@@ -1,0 +1,322 @@
+//! Reading a store: what `corpus query`/`export` print and what a browser needs — pages
+//! sorted by any metric column under a filter, counts, the histogram of a metric over the
+//! filtered set, the funnel, a class's duplicate clusters and its full record.
+
+use std::path::Path;
+
+use anyhow::{Context as _, bail};
+use rusqlite::{Connection, params, params_from_iter};
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
+
+use super::filter::{Filter, numeric_column};
+use super::funnel::{Funnel, funnel};
+use super::schema::open_ro;
+use crate::analysis::metrics::METRIC_NAMES;
+
+pub struct Store {
+    conn: Connection,
+}
+
+/// A sort: a numeric column (a metric, `doc`, `methods`, …) or the store's order (path, line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sort {
+    pub column: Option<String>,
+    pub descending: bool,
+}
+
+/// One class as `corpus query` prints it (JSON Lines).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ClassLine {
+    pub id: i64,
+    pub repo: String,
+    pub path: String,
+    pub qualname: String,
+    pub class: String,
+    pub line: i64,
+    pub end_line: i64,
+    pub methods: Vec<String>,
+    pub edges: Json,
+    pub metrics: Map<String, Json>,
+    pub total_program_units: i64,
+    pub total_doc_str: i64,
+    pub self_contained: bool,
+    pub deps: Json,
+    pub dup_cluster: Option<i64>,
+    pub near_dup_cluster: Option<i64>,
+}
+
+/// Code and skeleton of a class (what the task view shows), read on demand.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassText {
+    pub code: String,
+    pub skeleton: String,
+    pub docstring: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Histogram {
+    pub column: String,
+    pub min: f64,
+    pub max: f64,
+    /// Bucket i covers [min + i·w, min + (i+1)·w); the last includes max.
+    pub counts: Vec<u64>,
+}
+
+/// The members of a class's clusters, in store order.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Clusters {
+    pub exact: Vec<i64>,
+    pub near: Vec<i64>,
+}
+
+fn select_line() -> String {
+    let metrics: Vec<String> = METRIC_NAMES.iter().map(|m| format!("c.\"{m}\"")).collect();
+    format!(
+        "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line,
+                t.methods, t.edges, c.total_program_units, c.total_doc_str, c.self_contained,
+                t.deps, c.dup_cluster, c.near_dup_cluster, {}
+         FROM classes c JOIN class_text t ON t.id = c.id",
+        metrics.join(", ")
+    )
+}
+
+fn order_by(sort: &Sort) -> anyhow::Result<String> {
+    Ok(match &sort.column {
+        None => "c.path, c.line, c.id".into(),
+        Some(name) => {
+            let Some(col) = numeric_column(name) else {
+                bail!("cannot sort by `{name}`: not a metric or numeric field");
+            };
+            let dir = if sort.descending { "DESC" } else { "ASC" };
+            format!("{col} {dir}, c.path, c.line, c.id")
+        }
+    })
+}
+
+impl Store {
+    pub fn open(path: &Path) -> anyhow::Result<Store> {
+        Ok(Store {
+            conn: open_ro(path)?,
+        })
+    }
+
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    pub fn count(&self, filter: &Filter) -> anyhow::Result<u64> {
+        let sql = format!("SELECT count(*) FROM classes c WHERE {}", filter.sql);
+        let n: i64 = self
+            .conn
+            .query_row(&sql, params_from_iter(&filter.params), |r| r.get(0))
+            .context("counting classes")?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// Ids of one page of the filtered set, sorted (the browser's virtualised list).
+    pub fn page_ids(
+        &self,
+        filter: &Filter,
+        sort: &Sort,
+        offset: u64,
+        limit: u64,
+    ) -> anyhow::Result<Vec<i64>> {
+        let sql = format!(
+            "SELECT c.id FROM classes c WHERE {} ORDER BY {} LIMIT {limit} OFFSET {offset}",
+            filter.sql,
+            order_by(sort)?
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let ids = stmt
+            .query_map(params_from_iter(&filter.params), |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(ids)
+    }
+
+    /// A page of full lines, calling `each` per class (streams: nothing is collected).
+    pub fn for_each_line(
+        &self,
+        filter: &Filter,
+        sort: &Sort,
+        offset: u64,
+        limit: Option<u64>,
+        mut each: impl FnMut(ClassLine) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        let limit = limit.map_or("-1".to_string(), |l| l.to_string());
+        let sql = format!(
+            "{} WHERE {} ORDER BY {} LIMIT {limit} OFFSET {offset}",
+            select_line(),
+            filter.sql,
+            order_by(sort)?
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(&filter.params))?;
+        while let Some(r) = rows.next()? {
+            each(line_of(r)?)?;
+        }
+        Ok(())
+    }
+
+    pub fn line(&self, id: i64) -> anyhow::Result<Option<ClassLine>> {
+        let sql = format!("{} WHERE c.id = ?1", select_line());
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params![id])?;
+        match rows.next()? {
+            Some(r) => Ok(Some(line_of(r)?)),
+            None => Ok(None),
+        }
+    }
+
+    pub fn text(&self, id: i64) -> anyhow::Result<Option<ClassText>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT code, skeleton, docstring FROM class_text WHERE id = ?1")?;
+        let mut rows = stmt.query(params![id])?;
+        Ok(match rows.next()? {
+            Some(r) => Some(ClassText {
+                code: r.get(0)?,
+                skeleton: r.get(1)?,
+                docstring: r.get(2)?,
+            }),
+            None => None,
+        })
+    }
+
+    /// Distribution of a numeric column over the filtered set, in `bins` equal-width buckets.
+    pub fn histogram(
+        &self,
+        filter: &Filter,
+        column: &str,
+        bins: usize,
+    ) -> anyhow::Result<Histogram> {
+        let Some(col) = numeric_column(column) else {
+            bail!("no numeric column `{column}`");
+        };
+        let bins = bins.max(1);
+        let (min, max): (Option<f64>, Option<f64>) = self.conn.query_row(
+            &format!(
+                "SELECT min({col}), max({col}) FROM classes c WHERE {}",
+                filter.sql
+            ),
+            params_from_iter(&filter.params),
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        let (Some(min), Some(max)) = (min, max) else {
+            return Ok(Histogram {
+                column: column.into(),
+                min: 0.0,
+                max: 0.0,
+                counts: vec![0; bins],
+            });
+        };
+        let width = if max > min {
+            (max - min) / bins as f64
+        } else {
+            1.0
+        };
+        let sql = format!(
+            "SELECT min(CAST(({col} - ?) / ? AS INTEGER), {last}), count(*) FROM classes c
+             WHERE {} GROUP BY 1",
+            filter.sql,
+            last = bins - 1
+        );
+        let mut params: Vec<rusqlite::types::Value> = vec![min.into(), width.into()];
+        params.extend(filter.params.iter().cloned());
+        let mut counts = vec![0u64; bins];
+        let mut stmt = self.conn.prepare(&sql)?;
+        for row in stmt.query_map(params_from_iter(params), |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
+        })? {
+            let (bucket, n) = row?;
+            if let Some(c) = counts.get_mut(bucket.max(0) as usize) {
+                *c += n.max(0) as u64;
+            }
+        }
+        Ok(Histogram {
+            column: column.into(),
+            min,
+            max,
+            counts,
+        })
+    }
+
+    pub fn funnel(&self) -> anyhow::Result<Funnel> {
+        Ok(funnel(&self.conn)?)
+    }
+
+    /// The other members of a class's exact and near duplicate clusters (itself included).
+    pub fn clusters(&self, id: i64) -> anyhow::Result<Clusters> {
+        let (dup, near): (Option<i64>, Option<i64>) = match self.conn.query_row(
+            "SELECT dup_cluster, near_dup_cluster FROM classes WHERE id = ?1",
+            params![id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        ) {
+            Ok(v) => v,
+            Err(rusqlite::Error::QueryReturnedNoRows) => return Ok(Clusters::default()),
+            Err(e) => return Err(e.into()),
+        };
+        let members = |col: &str, cluster: Option<i64>| -> anyhow::Result<Vec<i64>> {
+            let Some(cluster) = cluster else {
+                return Ok(Vec::new());
+            };
+            let sql = format!("SELECT id FROM classes WHERE {col} = ?1 ORDER BY path, line, id");
+            let mut stmt = self.conn.prepare(&sql)?;
+            let ids = stmt
+                .query_map(params![cluster], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(ids)
+        };
+        Ok(Clusters {
+            exact: members("dup_cluster", dup)?,
+            near: members("near_dup_cluster", near)?,
+        })
+    }
+}
+
+fn parse_json(text: &str) -> Json {
+    serde_json::from_str(text).unwrap_or(Json::Null)
+}
+
+fn line_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClassLine> {
+    let methods: Vec<String> = parse_json(&r.get::<_, String>(7)?)
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.get("name").and_then(Json::as_str).map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut metrics = Map::new();
+    for (i, m) in METRIC_NAMES.iter().enumerate() {
+        let v: f64 = r.get(15 + i)?;
+        metrics.insert((*m).into(), number(v));
+    }
+    Ok(ClassLine {
+        id: r.get(0)?,
+        repo: r.get(1)?,
+        path: r.get(2)?,
+        qualname: r.get(3)?,
+        class: r.get(4)?,
+        line: r.get(5)?,
+        end_line: r.get(6)?,
+        methods,
+        edges: parse_json(&r.get::<_, String>(8)?),
+        metrics,
+        total_program_units: r.get(9)?,
+        total_doc_str: r.get(10)?,
+        self_contained: r.get::<_, i64>(11)? != 0,
+        deps: parse_json(&r.get::<_, String>(12)?),
+        dup_cluster: r.get(13)?,
+        near_dup_cluster: r.get(14)?,
+    })
+}
+
+/// Whole numbers print as integers (`3`, not `3.0`), as the metrics mostly are.
+pub fn number(v: f64) -> Json {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        Json::from(v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or(Json::Null, Json::Number)
+    }
+}

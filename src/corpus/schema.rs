@@ -1,0 +1,208 @@
+//! The store's schema (documented in `docs/corpus.md`), versioned in `meta`.
+
+use std::path::Path;
+
+use anyhow::{Context as _, bail};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::analysis::metrics::METRIC_NAMES;
+
+/// Bumped on any incompatible change; readers refuse other versions.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Metric columns as SQL (`"AvgCountLine" REAL, …`).
+fn metric_columns() -> String {
+    METRIC_NAMES
+        .iter()
+        .map(|m| format!("\"{m}\" REAL NOT NULL"))
+        .collect::<Vec<_>>()
+        .join(",\n    ")
+}
+
+fn create_sql() -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    repo TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    reason TEXT,
+    detail TEXT NOT NULL DEFAULT '',
+    syntax_errors INTEGER NOT NULL DEFAULT 0,
+    classes INTEGER NOT NULL DEFAULT 0,
+    classes_dropped INTEGER NOT NULL DEFAULT 0
+);
+-- Narrow rows (metrics first, text elsewhere) keep scans and metric filters fast.
+CREATE TABLE IF NOT EXISTS classes (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    repo TEXT NOT NULL,
+    qualname TEXT NOT NULL,
+    name TEXT NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    n_methods INTEGER NOT NULL,
+    total_program_units INTEGER NOT NULL,
+    total_doc_str INTEGER NOT NULL,
+    doc REAL NOT NULL,
+    self_contained INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    exact_hash INTEGER NOT NULL,
+    dup_cluster INTEGER,
+    near_dup_cluster INTEGER,
+    is_unique INTEGER NOT NULL DEFAULT 1,
+    {metrics}
+);
+CREATE INDEX IF NOT EXISTS classes_path ON classes(path, line);
+CREATE INDEX IF NOT EXISTS classes_exact ON classes(exact_hash);
+-- Small columns first, code last: reading them never touches the code's overflow pages.
+CREATE TABLE IF NOT EXISTS class_text (
+    id INTEGER PRIMARY KEY,
+    minhash BLOB NOT NULL,
+    methods TEXT NOT NULL,
+    edges TEXT NOT NULL,
+    bases TEXT NOT NULL,
+    imports TEXT NOT NULL,
+    module_names TEXT NOT NULL,
+    deps TEXT NOT NULL,
+    docstring TEXT,
+    skeleton TEXT NOT NULL,
+    code TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS methods (
+    class_id INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    docstring TEXT,
+    line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    decorators TEXT NOT NULL,
+    PRIMARY KEY (class_id, idx)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS edges (
+    class_id INTEGER NOT NULL,
+    src TEXT NOT NULL,
+    dst TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS edges_class ON edges(class_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS class_fts USING fts5(
+    names, docstrings, code, content='', contentless_delete=1
+);",
+        metrics = metric_columns()
+    )
+}
+
+/// Open (creating if needed) a store for writing: WAL, schema checked.
+pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
+    let conn =
+        Connection::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "cache_size", -65536)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    let version = read_version(&conn, path)?;
+    match version {
+        None => {
+            conn.execute_batch(&create_sql())
+                .with_context(|| format!("{}: creating the schema", path.display()))?;
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
+                params![SCHEMA_VERSION.to_string()],
+            )?;
+        }
+        Some(v) if v == SCHEMA_VERSION => {}
+        Some(v) => bail!(
+            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}",
+            path.display()
+        ),
+    }
+    Ok(conn)
+}
+
+/// Open an existing store read-only, checking its version.
+pub fn open_ro(path: &Path) -> anyhow::Result<Connection> {
+    if !path.is_file() {
+        bail!("{}: no such corpus store", path.display());
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .with_context(|| format!("{}: cannot open", path.display()))?;
+    match read_version(&conn, path)? {
+        Some(v) if v == SCHEMA_VERSION => Ok(conn),
+        Some(v) => bail!(
+            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}",
+            path.display()
+        ),
+        None => bail!("{}: not a classlab corpus store", path.display()),
+    }
+}
+
+/// Is this file a corpus store (for `--dataset` detection)?
+pub fn is_store(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok()
+        && &head == b"SQLite format 3\0"
+        && open_ro(path).is_ok()
+}
+
+fn read_version(conn: &Connection, path: &Path) -> anyhow::Result<Option<i64>> {
+    let has_meta: bool = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .with_context(|| format!("{}: not an SQLite database", path.display()))?
+        > 0;
+    if !has_meta {
+        return Ok(None);
+    }
+    let v: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key='schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(v.and_then(|v| v.parse().ok()))
+}
+
+pub fn set_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+        params![key, value],
+    )
+    .map(|_| ())
+}
+
+pub fn get_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>> {
+    conn.query_row("SELECT value FROM meta WHERE key=?1", params![key], |r| {
+        r.get(0)
+    })
+    .optional()
+}
+
+/// Indexes on every metric column, made once the bulk load is done (cheaper than keeping
+/// them up to date row by row); later incremental writes maintain them.
+pub fn index_metrics(conn: &Connection) -> rusqlite::Result<()> {
+    let mut sql = String::new();
+    for m in
+        METRIC_NAMES
+            .iter()
+            .chain(&["total_program_units", "total_doc_str", "doc", "n_methods"])
+    {
+        sql.push_str(&format!(
+            "CREATE INDEX IF NOT EXISTS \"m_{m}\" ON classes(\"{m}\");\n"
+        ));
+    }
+    sql.push_str("CREATE INDEX IF NOT EXISTS classes_dup ON classes(dup_cluster);\n");
+    sql.push_str("CREATE INDEX IF NOT EXISTS classes_near ON classes(near_dup_cluster);\n");
+    conn.execute_batch(&sql)
+}

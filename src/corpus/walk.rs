@@ -1,0 +1,291 @@
+//! Finding the Python files of a build: below each PATH (a directory of repositories, one
+//! repository, or a file), with the repository each belongs to and the shard it falls in.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// One `.py` file to analyse.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub abs: PathBuf,
+    /// The store's key: the path relative to the PATH argument (its file name for a file).
+    pub path: String,
+    pub repo: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// A path the walk could not use (a symlink loop, an unreadable directory).
+#[derive(Debug, Clone)]
+pub struct WalkIssue {
+    pub path: String,
+    pub repo: String,
+    pub reason: &'static str,
+    pub detail: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub files: Vec<SourceFile>,
+    pub issues: Vec<WalkIssue>,
+    /// Per repository, its top-level module and package names (what counts as internal).
+    pub top_names: BTreeMap<String, BTreeSet<String>>,
+}
+
+/// `K/N`: the K-th (1-based) of N shards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub k: u32,
+    pub n: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 3/8")?;
+        let k: u32 = k
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{k}` is not a number"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{n}` is not a number"))?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k}/{n}: need 1 ≤ K ≤ N"));
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl Shard {
+    /// Disjoint by a hash of the file's key, stable across machines.
+    pub fn holds(&self, path: &str) -> bool {
+        fnv64(path.as_bytes()) % u64::from(self.n) == u64::from(self.k - 1)
+    }
+}
+
+pub fn fnv64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Every `.py` file below the roots (symlinks followed, loops counted), sorted by key.
+pub fn discover(roots: &[PathBuf], shard: Option<Shard>) -> anyhow::Result<Discovery> {
+    let mut out = Discovery::default();
+    for root in roots {
+        let meta =
+            std::fs::metadata(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
+        if meta.is_file() {
+            let name = root.file_name().map_or_else(
+                || root.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let repo = root
+                .parent()
+                .and_then(|p| std::fs::canonicalize(p).ok())
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_default();
+            push_file(&mut out, root.clone(), name, repo, &meta, shard);
+            continue;
+        }
+        let single_repo = root.join(".git").exists();
+        let root_name = std::fs::canonicalize(root)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| root.display().to_string());
+        let mut repo_names: BTreeMap<String, String> = BTreeMap::new();
+        for entry in walkdir::WalkDir::new(root)
+            .follow_links(true)
+            .sort_by_file_name()
+        {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let path = e
+                        .path()
+                        .map(|p| key_of(root, p))
+                        .unwrap_or_else(|| root.display().to_string());
+                    let reason = if e.loop_ancestor().is_some() {
+                        "symlink-loop"
+                    } else {
+                        "unreadable"
+                    };
+                    out.issues.push(WalkIssue {
+                        repo: String::new(),
+                        path,
+                        reason,
+                        detail: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            if entry.file_type().is_dir() {
+                if entry.file_name() == ".git" {
+                    continue;
+                }
+                continue;
+            }
+            if entry.path().extension().is_none_or(|x| x != "py") {
+                continue;
+            }
+            let key = key_of(root, entry.path());
+            let repo = if single_repo {
+                repo_names
+                    .entry(String::new())
+                    .or_insert_with(|| git_remote(root).unwrap_or_else(|| root_name.clone()))
+                    .clone()
+            } else {
+                match key.split_once('/') {
+                    Some((first, _)) => repo_names
+                        .entry(first.to_string())
+                        .or_insert_with(|| {
+                            git_remote(&root.join(first)).unwrap_or_else(|| first.to_string())
+                        })
+                        .clone(),
+                    None => root_name.clone(),
+                }
+            };
+            let within = if single_repo {
+                key.as_str()
+            } else {
+                key.split_once('/').map_or(key.as_str(), |(_, r)| r)
+            };
+            out.top_names
+                .entry(repo.clone())
+                .or_default()
+                .insert(top_name(within));
+            match entry.metadata() {
+                Ok(meta) => push_file(&mut out, entry.into_path(), key, repo, &meta, shard),
+                Err(e) => out.issues.push(WalkIssue {
+                    path: key,
+                    repo,
+                    reason: "unreadable",
+                    detail: e.to_string(),
+                }),
+            }
+        }
+    }
+    out.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+fn push_file(
+    out: &mut Discovery,
+    abs: PathBuf,
+    path: String,
+    repo: String,
+    meta: &std::fs::Metadata,
+    shard: Option<Shard>,
+) {
+    if shard.is_some_and(|s| !s.holds(&path)) {
+        return;
+    }
+    let mtime_ns = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i64);
+    out.files.push(SourceFile {
+        abs,
+        path,
+        repo,
+        size: meta.len(),
+        mtime_ns,
+    });
+}
+
+fn key_of(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `pkg/sub/m.py` → `pkg`; `m.py` → `m`; a `src/` layout counts the package below it.
+fn top_name(within: &str) -> String {
+    let within = within.strip_prefix("src/").unwrap_or(within);
+    let first = within.split('/').next().unwrap_or(within);
+    first.strip_suffix(".py").unwrap_or(first).to_string()
+}
+
+/// `owner/name` of the repository's first remote, from `.git/config`.
+fn git_remote(repo: &Path) -> Option<String> {
+    let config = std::fs::read_to_string(repo.join(".git").join("config")).ok()?;
+    let mut in_remote = false;
+    for line in config.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_remote = line.starts_with("[remote ");
+            continue;
+        }
+        if in_remote && let Some(url) = line.strip_prefix("url").map(str::trim_start) {
+            let url = url.strip_prefix('=')?.trim();
+            let url = url
+                .strip_suffix(".git")
+                .unwrap_or(url)
+                .trim_end_matches('/');
+            let mut parts = url.rsplit(['/', ':']);
+            let name = parts.next()?;
+            let owner = parts.next()?;
+            return Some(format!("{owner}/{name}"));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_files() {
+        let shards: Vec<Shard> = (1..=3).map(|k| format!("{k}/3").parse().unwrap()).collect();
+        for p in ["a.py", "b/c.py", "x/y/z.py", "q.py"] {
+            assert_eq!(shards.iter().filter(|s| s.holds(p)).count(), 1);
+        }
+        assert!("0/3".parse::<Shard>().is_err());
+        assert!("4/3".parse::<Shard>().is_err());
+        assert!("x".parse::<Shard>().is_err());
+    }
+
+    #[test]
+    fn repositories_and_remotes() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        std::fs::create_dir_all(r.join("one/.git")).unwrap();
+        std::fs::write(
+            r.join("one/.git/config"),
+            "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:Owner/Proj.git\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(r.join("one/src/pkg")).unwrap();
+        std::fs::write(r.join("one/src/pkg/m.py"), "x = 1\n").unwrap();
+        std::fs::create_dir_all(r.join("two")).unwrap();
+        std::fs::write(r.join("two/t.py"), "x = 1\n").unwrap();
+        std::fs::write(r.join("top.py"), "x = 1\n").unwrap();
+        let d = discover(&[r.to_path_buf()], None).unwrap();
+        let got: Vec<(&str, &str)> = d
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.repo.as_str()))
+            .collect();
+        let root_name = std::fs::canonicalize(r).unwrap();
+        let root_name = root_name.file_name().unwrap().to_str().unwrap();
+        assert_eq!(
+            got,
+            [
+                ("one/src/pkg/m.py", "Owner/Proj"),
+                ("top.py", root_name),
+                ("two/t.py", "two")
+            ]
+        );
+        assert!(d.top_names["Owner/Proj"].contains("pkg"));
+    }
+}
