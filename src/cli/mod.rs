@@ -5,6 +5,7 @@
 
 mod analyze;
 mod compare;
+mod corpus;
 mod curate;
 mod depcheck;
 mod deps;
@@ -139,6 +140,8 @@ pub enum Command {
     Curate(curate::CurateArgs),
     /// Static checks of the tasks (domain.md §6): findings with code, severity, place and fix.
     Lint(lint::LintArgs),
+    /// Class corpora: build, query, merge and export a store of every class below some paths.
+    Corpus(corpus::CorpusArgs),
     /// Open the terminal UI (the default when no command is given).
     Tui(TuiArgs),
 }
@@ -250,6 +253,7 @@ pub fn main() -> ExitCode {
         Some(Command::Validate(args)) => validate::run(&ctx, &args),
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
+        Some(Command::Corpus(args)) => corpus::run(&ctx, &args),
         Some(Command::Tui(args)) => open_tui(&ctx, args, None),
         None => open_tui(&ctx, cli.tui, None),
     };
