@@ -386,8 +386,12 @@ impl Walk<'_> {
     }
 }
 
-fn named<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.named_child_count()).filter_map(move |i| node.named_child(i as u32))
+/// Named children, through a cursor (indexing children one by one is quadratic in tree-sitter).
+fn named<'t>(node: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 fn unwrap_decorated(stmt: Node<'_>) -> (Node<'_>, Node<'_>) {
@@ -457,8 +461,9 @@ fn mark_tokens(root: Node<'_>, w: &mut Walk<'_>) {
     }
 }
 
-fn named_and_anonymous<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
-    (0..node.child_count()).filter_map(move |i| node.child(i as u32))
+fn named_and_anonymous<'t>(node: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
+    let mut cursor = node.walk();
+    node.children(&mut cursor).collect::<Vec<_>>().into_iter()
 }
 
 #[derive(PartialEq, Clone, Copy)]

@@ -39,6 +39,9 @@ pub enum CorpusCommand {
         /// Estimated Jaccard similarity from which classes are near duplicates.
         #[arg(long, value_name = "0..1", default_value_t = 0.8)]
         near_threshold: f64,
+        /// Skip directories with this name (repeatable), e.g. `--exclude site-packages`.
+        #[arg(long, value_name = "DIRNAME")]
+        exclude: Vec<String>,
     },
     /// Classes matching a filter, one per line (JSON Lines with --json).
     Query {
@@ -88,6 +91,7 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
             jobs,
             max_file_size,
             near_threshold,
+            exclude,
         } => {
             if !(0.0..=1.0).contains(near_threshold) {
                 anyhow::bail!("--near-threshold {near_threshold}: expected a number in 0..1");
@@ -97,6 +101,7 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
                 jobs: *jobs,
                 max_file_size: *max_file_size,
                 near_threshold: *near_threshold,
+                exclude: exclude.clone(),
                 ..BuildOptions::new(paths.clone(), out.clone())
             };
             let bar = Bar::new();

@@ -31,6 +31,8 @@ pub struct BuildOptions {
     pub near_threshold: f64,
     /// Worker threads (default: all cores).
     pub jobs: Option<usize>,
+    /// Directory names not entered (`site-packages`, `.tox`, …).
+    pub exclude: Vec<String>,
 }
 
 impl BuildOptions {
@@ -42,6 +44,7 @@ impl BuildOptions {
             max_file_size: 2 * 1024 * 1024,
             near_threshold: 0.8,
             jobs: None,
+            exclude: Vec::new(),
         }
     }
 }
@@ -80,7 +83,7 @@ type Known = HashMap<String, (u64, i64, String)>;
 pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Result<BuildSummary> {
     let started = Instant::now();
     let mut conn = open_rw(&opts.out)?;
-    let discovery = discover(&opts.roots, opts.shard)?;
+    let discovery = discover(&opts.roots, opts.shard, &opts.exclude)?;
     let known = known_files(&conn)?;
     let seen: BTreeSet<&str> = discovery
         .files

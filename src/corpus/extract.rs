@@ -263,7 +263,9 @@ fn module_bindings(root: Node<'_>, src: &[u8]) -> (BTreeMap<String, String>, BTr
     let mut defined = BTreeSet::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        for stmt in (0..node.named_child_count()).filter_map(|i| node.named_child(i as u32)) {
+        let mut cursor = node.walk();
+        let stmts: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for stmt in stmts {
             match stmt.kind() {
                 "import_statement" | "import_from_statement" => {
                     for (name, module) in import_bindings(stmt, src) {
@@ -352,9 +354,8 @@ fn local_imports(class: Node<'_>, src: &[u8]) -> Vec<String> {
             | "elif_clause"
             | "except_clause"
             | "finally_clause" => {
-                stack.extend(
-                    (0..node.named_child_count()).filter_map(|i| node.named_child(i as u32)),
-                );
+                let mut cursor = node.walk();
+                stack.extend(node.named_children(&mut cursor));
             }
             _ => {}
         }

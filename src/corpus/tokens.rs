@@ -42,13 +42,15 @@ pub fn fingerprint(node: Node<'_>, src: &[u8]) -> Fingerprint {
         if kind == "block"
             && let Some(doc) = docstring(n)
         {
-            for i in (0..n.child_count()).rev() {
-                if let Some(c) = n.child(i as u32)
-                    && c.id() != doc.id()
-                {
-                    stack.push((c, true));
-                }
-            }
+            let mut cursor = n.walk();
+            let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
+            stack.extend(
+                children
+                    .into_iter()
+                    .rev()
+                    .filter(|c| c.id() != doc.id())
+                    .map(|c| (c, true)),
+            );
             continue;
         }
         if n.child_count() == 0 || kind == "string" {
@@ -64,11 +66,14 @@ pub fn fingerprint(node: Node<'_>, src: &[u8]) -> Fingerprint {
             "keyword_argument" => n.child_by_field_name("name").map(|a| a.id()),
             _ => None,
         };
-        for i in (0..n.child_count()).rev() {
-            if let Some(c) = n.child(i as u32) {
-                stack.push((c, Some(c.id()) != attr));
-            }
-        }
+        let mut cursor = n.walk();
+        let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
+        stack.extend(
+            children
+                .into_iter()
+                .rev()
+                .map(|c| (c, Some(c.id()) != attr)),
+        );
     }
     let mut exact: u64 = 0;
     for h in &hashes {
@@ -145,8 +150,9 @@ pub fn from_blob(blob: &[u8]) -> Option<[u32; BINS]> {
 }
 
 fn docstring(block: Node<'_>) -> Option<Node<'_>> {
-    let first = (0..block.named_child_count())
-        .filter_map(|i| block.named_child(i as u32))
+    let mut cursor = block.walk();
+    let first = block
+        .named_children(&mut cursor)
         .find(|n| n.kind() != "comment")?;
     let only = (first.kind() == "expression_statement" && first.named_child_count() == 1)
         .then(|| first.named_child(0))

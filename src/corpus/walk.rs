@@ -75,7 +75,12 @@ pub fn fnv64(bytes: &[u8]) -> u64 {
 }
 
 /// Every `.py` file below the roots (symlinks followed, loops counted), sorted by key.
-pub fn discover(roots: &[PathBuf], shard: Option<Shard>) -> anyhow::Result<Discovery> {
+/// Directories named in `exclude` (e.g. `site-packages`) are not entered.
+pub fn discover(
+    roots: &[PathBuf],
+    shard: Option<Shard>,
+    exclude: &[String],
+) -> anyhow::Result<Discovery> {
     let mut out = Discovery::default();
     for root in roots {
         let meta =
@@ -99,10 +104,17 @@ pub fn discover(roots: &[PathBuf], shard: Option<Shard>) -> anyhow::Result<Disco
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| root.display().to_string());
         let mut repo_names: BTreeMap<String, String> = BTreeMap::new();
-        for entry in walkdir::WalkDir::new(root)
+        let walk = walkdir::WalkDir::new(root)
             .follow_links(true)
             .sort_by_file_name()
-        {
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !e.file_type().is_dir()
+                    || !(e.file_name() == ".git"
+                        || exclude.iter().any(|x| e.file_name() == x.as_str()))
+            });
+        for entry in walk {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
@@ -125,9 +137,6 @@ pub fn discover(roots: &[PathBuf], shard: Option<Shard>) -> anyhow::Result<Disco
                 }
             };
             if entry.file_type().is_dir() {
-                if entry.file_name() == ".git" {
-                    continue;
-                }
                 continue;
             }
             if entry.path().extension().is_none_or(|x| x != "py") {
@@ -270,7 +279,7 @@ mod tests {
         std::fs::create_dir_all(r.join("two")).unwrap();
         std::fs::write(r.join("two/t.py"), "x = 1\n").unwrap();
         std::fs::write(r.join("top.py"), "x = 1\n").unwrap();
-        let d = discover(&[r.to_path_buf()], None).unwrap();
+        let d = discover(&[r.to_path_buf()], None, &[]).unwrap();
         let got: Vec<(&str, &str)> = d
             .files
             .iter()
