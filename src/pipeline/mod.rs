@@ -1,5 +1,6 @@
 //! Pipelines: what a run does, step by step, recorded as session events.
 
+pub mod docstrings;
 pub mod envcheck;
 pub mod eval;
 pub mod prompts;

@@ -294,7 +294,8 @@ mod tests {
         assert_eq!((cs.diff, cs.p), (0.0, 1.0));
         let fs = &c.metrics["fun_success"];
         assert_eq!(fs.test, "paired-clustered");
-        assert!((fs.a - 1.0 / 3.0).abs() < 1e-12 && (fs.b - 2.0 / 3.0).abs() < 1e-12);
+        // A: 1, 0, 1; B: 0, 1, 1 (t1.T0, t2.T0, t2.T1).
+        assert!((fs.a - 2.0 / 3.0).abs() < 1e-12 && (fs.b - 2.0 / 3.0).abs() < 1e-12);
         let pairs = all_pairs(&[a.clone(), b.clone(), a]);
         assert_eq!(pairs.len(), 3);
         assert!(
