@@ -12,6 +12,7 @@ use super::report::print_reports;
 use super::{Context, Outcome, Output, print_json};
 use crate::dataset;
 use crate::model::Strategy;
+use crate::pipeline::docstrings::{DocstringLevel, apply_to_task};
 use crate::pipeline::prompts::Prompts;
 use crate::pipeline::providers::{self, ProviderChoice};
 use crate::pipeline::public_tests::PublicTestsMode;
@@ -81,6 +82,10 @@ pub struct RunArgs {
     /// A fresh interpreter per suite instead of a warm fork server.
     #[arg(long)]
     pub cold: bool,
+    /// The docstrings the model sees: full, partial (first sentence only) or none
+    /// (docs/conditions.md); recorded on the session so reports compare conditions.
+    #[arg(long, value_name = "full|partial|none")]
+    pub docstrings: Option<String>,
 }
 
 /// The tasks a session's run covers (`run_started`), for `--resume`.
@@ -113,8 +118,23 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
             .filter(|o| o != dataset::SAMPLE_NAME)
             .map(PathBuf::from)
     });
-    let ds = dataset::load(dataset_path.as_deref())?;
+    let mut ds = dataset::load(dataset_path.as_deref())?;
     let problems = super::warn_all(&ds.problems);
+    let docstrings: DocstringLevel = args
+        .docstrings
+        .clone()
+        .or_else(|| text_of(&recorded, "docstrings"))
+        .map(|s| s.parse())
+        .transpose()
+        .map_err(anyhow::Error::msg)?
+        .unwrap_or_default();
+    if docstrings != DocstringLevel::Full {
+        ds.tasks = ds
+            .tasks
+            .iter()
+            .map(|t| apply_to_task(t, docstrings))
+            .collect();
+    }
 
     let strategy_name = args
         .strategy
