@@ -88,10 +88,7 @@ fn a_holistic_run_steps_through_every_method_in_the_class() {
     let log = SessionLog::open(&dir).unwrap();
 
     // The fold: one entry per target method, each with its region, tests and outcome.
-    let mut trace = classlab::session::trace::Trace::default();
-    for e in &log.events {
-        trace.apply(&e.body);
-    }
+    let trace = classlab::session::EvalState::from_events(&log.events).trace;
     let t = trace.task(&task.id, 0).expect("task traced");
     assert!(t.whole_class);
     let names: Vec<&str> = t.methods.iter().map(|m| m.name.as_str()).collect();

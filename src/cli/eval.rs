@@ -285,7 +285,7 @@ fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value 
     });
     if with_tasks {
         let mut tasks = BTreeMap::new();
-        for ((task_id, sample), run) in &state.runs {
+        for ((task_id, sample), run) in state.runs() {
             let key = if state.samples > 1 {
                 format!("{task_id}/{sample}")
             } else {

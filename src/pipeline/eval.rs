@@ -265,6 +265,7 @@ pub fn summarize(task: &Task, result: &SuiteResult, thresholds: &Thresholds) -> 
             .into_iter()
             .map(|(m, c)| (m, c.bucket))
             .collect(),
+        method_tests: methods,
     }
 }
 

@@ -50,6 +50,11 @@ pub struct TaskSummary {
     /// The outcome bucket of each target method, judged on its own test class.
     #[serde(default)]
     pub methods: Vec<(String, Option<Bucket>)>,
+    /// Each target method's test class (method → test class, as the task names them), so
+    /// that every view finds a method's tests without guessing from names. Older logs have
+    /// none (views then guess by ClassEval's `<Class>Test<Method>`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub method_tests: Vec<(String, String)>,
 }
 
 /// One line of `events.jsonl`.

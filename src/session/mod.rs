@@ -1,11 +1,13 @@
 //! Sessions: every run is an append-only event log; every view of a run is a fold over it.
 
+pub mod derived;
 pub mod event;
 pub mod reduce;
 pub mod report;
 pub mod store;
 pub mod trace;
 
+pub use derived::EnvErrCount;
 pub use event::{Event, EventBody, MethodStatus, Scope, TaskSummary};
 pub use reduce::{EvalState, RunEnd, Status, TaskRun, differing_tasks};
 pub use store::{

@@ -1,15 +1,19 @@
-//! The fold over a session's events. A live run and a replay go through the same `apply`,
-//! so what the dashboard shows while a run executes is exactly what a report shows later.
+//! The fold over a session's events — the only one: a live run and a replay go through the
+//! same `apply`, so what the dashboard shows while a run executes is exactly what a report
+//! shows later. One `apply` updates everything derived (progress, metrics, fingerprint,
+//! per-method status, the generation trace) in O(1) amortised: reading any of it costs
+//! nothing proportional to the run (see `derived`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
+use super::derived::{Derived, EnvErrCount};
 use super::event::{Event, EventBody, Scope, TaskSummary};
 use super::trace::Trace;
 use crate::metrics::fingerprint::{Bucket, ExceptionHistogram, Spectrum};
-use crate::metrics::functional::{self, FunctionalMetrics, TaskCounts};
-use crate::model::SuiteResult;
+use crate::metrics::functional::{ClassCounts, FunctionalMetrics};
+use crate::model::{SuiteResult, TaskIndex, TestResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -34,6 +38,8 @@ pub struct TaskRun {
     /// (`provider error: …`, prefixed with the method when one was being written). Such a
     /// task is `Done` but not finished: no metric counts it and `--resume` runs it again.
     pub not_generated: Option<String>,
+    /// Test id → its first record in `private` (views look tests up per row and session).
+    tests_by_id: HashMap<String, usize>,
 }
 
 impl TaskRun {
@@ -46,7 +52,21 @@ impl TaskRun {
             public: Vec::new(),
             summary: None,
             not_generated: None,
+            tests_by_id: HashMap::new(),
         }
+    }
+
+    /// A test of the private suite by id (its first record), in O(1).
+    pub fn test(&self, id: &str) -> Option<&TestResult> {
+        self.private.as_ref()?.tests.get(*self.tests_by_id.get(id)?)
+    }
+
+    fn set_private(&mut self, result: &SuiteResult) {
+        self.tests_by_id.clear();
+        for (i, t) in result.tests.iter().enumerate() {
+            self.tests_by_id.entry(t.id.clone()).or_insert(i);
+        }
+        self.private = Some(result.clone());
     }
 }
 
@@ -118,7 +138,8 @@ pub struct EvalState {
     pub samples: u32,
     /// The run's configuration as `run_started` recorded it (`Null` before it).
     pub config: serde_json::Value,
-    pub runs: BTreeMap<(String, u32), TaskRun>,
+    /// Every (task, sample): read them with [`EvalState::runs`]; only `apply` changes them.
+    runs: BTreeMap<(String, u32), TaskRun>,
     pub started: bool,
     pub finished: bool,
     pub cancelled: bool,
@@ -128,6 +149,12 @@ pub struct EvalState {
     pub events: u64,
     /// What generation did (empty for evaluations of existing outputs).
     pub trace: Trace,
+    /// Task id → position in `task_ids`.
+    positions: TaskIndex,
+    derived: Derived,
+    /// Runs now `Running`, and runs not generated: what a resume touches.
+    running: BTreeSet<(String, u32)>,
+    not_generated: BTreeSet<(String, u32)>,
 }
 
 impl EvalState {
@@ -152,11 +179,10 @@ impl EvalState {
                 self.config = config.clone();
                 self.samples = (*samples).max(1);
                 self.task_ids = tasks.clone();
+                self.positions = TaskIndex::from_ids(tasks.iter().map(String::as_str));
                 for id in tasks {
                     for s in 0..self.samples {
-                        self.runs
-                            .entry((id.clone(), s))
-                            .or_insert_with(TaskRun::pending);
+                        self.update(id, s, |_| {});
                     }
                 }
             }
@@ -165,30 +191,29 @@ impl EvalState {
                 self.finished = false;
                 self.cancelled = false;
                 // What was not generated is asked again.
-                for run in self.runs.values_mut().filter(|r| r.not_generated.is_some()) {
-                    run.status = Status::Running;
-                    run.not_generated = None;
+                for (task, sample) in std::mem::take(&mut self.not_generated) {
+                    self.update(&task, sample, |run| {
+                        run.status = Status::Running;
+                        run.not_generated = None;
+                    });
                 }
                 self.trace.resume_not_generated();
                 if !*continues {
                     // Whatever was running when the run stopped starts again from scratch.
-                    for (key, run) in self
-                        .runs
-                        .iter_mut()
-                        .filter(|(_, r)| r.status == Status::Running)
-                    {
-                        *run = TaskRun::pending();
-                        self.trace.reset(&key.0, key.1);
+                    for (task, sample) in std::mem::take(&mut self.running) {
+                        self.update(&task, sample, |run| *run = TaskRun::pending());
+                        self.trace.reset(&task, sample);
                     }
                 }
             }
             EventBody::TaskStarted { task_id, sample } => {
                 self.trace.reset(task_id, *sample);
-                let run = TaskRun {
-                    status: Status::Running,
-                    ..TaskRun::pending()
-                };
-                self.runs.insert((task_id.clone(), *sample), run);
+                self.update(task_id, *sample, |run| {
+                    *run = TaskRun {
+                        status: Status::Running,
+                        ..TaskRun::pending()
+                    }
+                });
             }
             EventBody::CodeExtracted {
                 task_id,
@@ -197,13 +222,10 @@ impl EvalState {
                 notes,
                 method: None,
                 ..
-            } => {
-                let run = self.run_mut(task_id, *sample);
+            } => self.update(task_id, *sample, |run| {
                 run.code = Some(code.clone());
                 run.notes = notes.clone();
-                // The judged class: each method's region in it, once the task finishes.
-                self.trace.apply(&event.body);
-            }
+            }),
             EventBody::TestRun {
                 task_id,
                 sample,
@@ -212,13 +234,12 @@ impl EvalState {
                 result,
                 ..
             } => {
-                let run = self.run_mut(task_id, *sample);
-                match scope {
-                    Scope::Private => run.private = Some(result.clone()),
+                self.update(task_id, *sample, |run| match scope {
+                    Scope::Private => run.set_private(result),
                     Scope::Public => run.public.push((method.clone(), result.clone())),
                     // The reference vetting public tests: no run of the model's code.
                     Scope::Reference => {}
-                }
+                });
                 // A method's public run belongs to one of its rounds too.
                 self.trace.apply(&event.body);
             }
@@ -227,12 +248,20 @@ impl EvalState {
                 sample,
                 summary,
             } => {
-                let run = self.run_mut(task_id, *sample);
-                run.status = Status::Done;
-                run.summary = Some(summary.clone());
-                run.not_generated = None;
+                self.update(task_id, *sample, |run| {
+                    run.status = Status::Done;
+                    run.summary = Some(summary.clone());
+                    run.not_generated = None;
+                });
                 // Per-method entries of the judged class (every strategy).
-                self.trace.apply(&event.body);
+                let key = (task_id.clone(), *sample);
+                let run = self.runs.get(&key);
+                self.trace.finish(
+                    &key,
+                    run.and_then(|r| r.code.as_deref()),
+                    run.and_then(|r| r.private.as_ref()),
+                    summary,
+                );
             }
             EventBody::TaskNotGenerated {
                 task_id,
@@ -240,11 +269,12 @@ impl EvalState {
                 method,
                 reason,
             } => {
-                let run = self.run_mut(task_id, *sample);
-                run.status = Status::Done;
-                run.not_generated = Some(match method {
-                    Some(m) => format!("`{m}`: {reason}"),
-                    None => reason.clone(),
+                self.update(task_id, *sample, |run| {
+                    run.status = Status::Done;
+                    run.not_generated = Some(match method {
+                        Some(m) => format!("`{m}`: {reason}"),
+                        None => reason.clone(),
+                    });
                 });
                 self.trace.apply(&event.body);
             }
@@ -260,19 +290,81 @@ impl EvalState {
         }
     }
 
-    fn run_mut(&mut self, task_id: &str, sample: u32) -> &mut TaskRun {
-        self.runs
-            .entry((task_id.to_string(), sample))
-            .or_insert_with(TaskRun::pending)
+    /// Change one run (created pending if new) and keep everything derived from it current:
+    /// its old part in the sums is taken out, its new one put in.
+    fn update(&mut self, task_id: &str, sample: u32, change: impl FnOnce(&mut TaskRun)) {
+        let key = (task_id.to_string(), sample);
+        let run = self
+            .runs
+            .entry(key.clone())
+            .or_insert_with(TaskRun::pending);
+        let judged = run.summary.is_some();
+        self.derived.account(run, false);
+        change(run);
+        self.derived.account(run, true);
+        let (running, not_generated) = (run.status == Status::Running, run.not_generated.is_some());
+        let rejudge = judged || run.summary.is_some();
+        if running {
+            self.running.insert(key.clone());
+        } else {
+            self.running.remove(&key);
+        }
+        if not_generated {
+            self.not_generated.insert(key);
+        } else {
+            self.not_generated.remove(&key);
+        }
+        if rejudge {
+            self.rejudge(task_id);
+        }
+    }
+
+    /// A task's judged samples changed: its part in the metrics again.
+    fn rejudge(&mut self, task_id: &str) {
+        let range = (task_id.to_string(), 0)..=(task_id.to_string(), u32::MAX);
+        let samples = self
+            .runs
+            .range(range)
+            .filter_map(|(_, r)| r.summary.as_ref());
+        self.derived.retask(task_id, samples);
+    }
+
+    /// Every (task, sample) known, in key order.
+    pub fn runs(&self) -> &BTreeMap<(String, u32), TaskRun> {
+        &self.runs
     }
 
     pub fn run(&self, task_id: &str, sample: u32) -> Option<&TaskRun> {
         self.runs.get(&(task_id.to_string(), sample))
     }
 
+    /// Where the run announced this task (`run_started`'s order), in O(1).
+    pub fn task_position(&self, task_id: &str) -> Option<usize> {
+        self.positions.position(task_id)
+    }
+
+    /// The same state over only the tasks `keep` accepts (comparisons restrict sessions to
+    /// the tasks all of them finished); everything derived is recounted once.
+    pub fn restricted_to(&self, keep: &dyn Fn(&str) -> bool) -> EvalState {
+        let mut out = EvalState {
+            task_ids: self.task_ids.iter().filter(|t| keep(t)).cloned().collect(),
+            runs: BTreeMap::new(),
+            positions: TaskIndex::default(),
+            derived: Derived::default(),
+            running: BTreeSet::new(),
+            not_generated: BTreeSet::new(),
+            ..self.clone()
+        };
+        out.positions = TaskIndex::from_ids(out.task_ids.iter().map(String::as_str));
+        for ((task, sample), run) in self.runs.iter().filter(|((t, _), _)| keep(t)) {
+            out.update(task, *sample, |r| *r = run.clone());
+        }
+        out
+    }
+
     pub fn run_end(&self) -> RunEnd {
         match (self.finished, self.cancelled) {
-            (true, false) if self.not_generated().next().is_some() => RunEnd::Incomplete,
+            (true, false) if self.derived.not_generated > 0 => RunEnd::Incomplete,
             (true, false) => RunEnd::Finished,
             (_, true) => RunEnd::Stopped,
             (false, false) => RunEnd::Unfinished,
@@ -281,12 +373,7 @@ impl EvalState {
 
     /// (done, total) over (task, sample) pairs.
     pub fn progress(&self) -> (usize, usize) {
-        let done = self
-            .runs
-            .values()
-            .filter(|r| r.status == Status::Done)
-            .count();
-        (done, self.runs.len())
+        (self.derived.done, self.runs.len())
     }
 
     /// Finished (task, sample) pairs, for `--resume` (a task not generated is not finished).
@@ -300,54 +387,48 @@ impl EvalState {
     /// (task, sample, why) of every task not generated because a model request failed, in
     /// the run's task order.
     pub fn not_generated(&self) -> impl Iterator<Item = (&str, u32, &str)> {
-        let position = |id: &str| self.task_ids.iter().position(|t| t == id);
         let mut out: Vec<(&str, u32, &str)> = self
-            .runs
+            .not_generated
             .iter()
-            .filter_map(|((t, s), r)| Some((t.as_str(), *s, r.not_generated.as_deref()?)))
+            .filter_map(|key| {
+                let why = self.runs.get(key)?.not_generated.as_deref()?;
+                Some((key.0.as_str(), key.1, why))
+            })
             .collect();
-        out.sort_by_key(|(t, s, _)| (position(t), *s));
+        out.sort_by_key(|(t, s, _)| (self.task_position(t), *s));
         out.into_iter()
     }
 
-    /// ClassEval's metrics over the finished tasks (pass@1 with every sample a task has).
+    /// ClassEval's metrics over the finished tasks (pass@1 with every sample a task has),
+    /// the environment's failures left out of every denominator (see [`Self::env_err`]).
     pub fn metrics(&self) -> FunctionalMetrics {
-        let mut tasks: BTreeMap<&str, TaskCounts> = BTreeMap::new();
-        for ((task_id, _), run) in &self.runs {
-            if let Some(summary) = &run.summary {
-                tasks
-                    .entry(task_id)
-                    .or_insert_with(|| TaskCounts {
-                        task_id: task_id.clone(),
-                        samples: Vec::new(),
-                    })
-                    .samples
-                    .push(summary.test_classes.clone());
-            }
-        }
-        // Keep the run's task order (ClassEval's sums are order-free, but reports are not).
-        let mut ordered: Vec<TaskCounts> = self
-            .task_ids
-            .iter()
-            .filter_map(|id| tasks.remove(id.as_str()))
-            .collect();
-        ordered.extend(tasks.into_values());
-        functional::classeval_metrics(&ordered, 1)
+        self.derived.metrics()
+    }
+
+    /// The metrics as the official evaluator computes them: `EnvErr` counted as failures
+    /// (to reproduce published figures).
+    pub fn metrics_official(&self) -> FunctionalMetrics {
+        self.derived.official()
+    }
+
+    /// What the environment kept out of [`Self::metrics`]' denominators.
+    pub fn env_err(&self) -> EnvErrCount {
+        self.derived.env
+    }
+
+    /// The test classes of a finished (task, sample) that enter the metrics, with their
+    /// counts (`EnvErr` ones left out); `None` before it finished.
+    pub fn counted_test_classes(
+        &self,
+        task_id: &str,
+        sample: u32,
+    ) -> Option<Vec<(String, ClassCounts)>> {
+        let summary = self.run(task_id, sample)?.summary.as_ref()?;
+        Some(super::derived::counted_test_classes(summary))
     }
 
     pub fn fingerprint(&self) -> FingerprintView {
-        let mut fp = FingerprintView::default();
-        for summary in self.runs.values().filter_map(|r| r.summary.as_ref()) {
-            if let Some(b) = summary.outcome {
-                fp.spectrum.add(b);
-            }
-            for b in summary.methods.iter().filter_map(|(_, b)| *b) {
-                fp.method_spectrum.add(b);
-            }
-            fp.exceptions.merge(&summary.exceptions);
-            fp.env_exceptions.merge(&summary.env_exceptions);
-        }
-        fp
+        self.derived.fingerprint.clone()
     }
 
     /// The outcome of a task's first sample, if finished.
@@ -357,123 +438,4 @@ impl EvalState {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::metrics::functional::ClassCounts;
-
-    fn ev(seq: u64, body: EventBody) -> Event {
-        Event { seq, ts: 0.0, body }
-    }
-
-    fn summary(bucket: Bucket, counts: ClassCounts) -> TaskSummary {
-        TaskSummary {
-            outcome: Some(bucket),
-            passed: counts.tests_run - counts.failures - counts.errors,
-            judged: counts.tests_run,
-            test_classes: vec![("C".into(), counts)],
-            exceptions: ExceptionHistogram::default(),
-            env_exceptions: ExceptionHistogram::default(),
-            methods: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn folds_progress_metrics_and_fingerprint_step_by_step() {
-        let events = vec![
-            ev(
-                0,
-                EventBody::RunStarted {
-                    tool_version: "t".into(),
-                    tasks: vec!["A".into(), "B".into()],
-                    samples: 1,
-                    config: serde_json::Value::Null,
-                },
-            ),
-            ev(
-                1,
-                EventBody::TaskStarted {
-                    task_id: "A".into(),
-                    sample: 0,
-                },
-            ),
-            ev(
-                2,
-                EventBody::TaskFinished {
-                    task_id: "A".into(),
-                    sample: 0,
-                    summary: summary(Bucket::Perfect, ClassCounts::new(4, 0, 0)),
-                },
-            ),
-            ev(
-                3,
-                EventBody::TaskStarted {
-                    task_id: "B".into(),
-                    sample: 0,
-                },
-            ),
-            ev(
-                4,
-                EventBody::TaskFinished {
-                    task_id: "B".into(),
-                    sample: 0,
-                    summary: summary(Bucket::Weak, ClassCounts::new(4, 2, 0)),
-                },
-            ),
-            ev(5, EventBody::RunFinished { cancelled: false }),
-        ];
-        let mut state = EvalState::default();
-        let mut seen = Vec::new();
-        for e in &events {
-            state.apply(e);
-            seen.push((state.progress(), state.fingerprint().spectrum.total()));
-        }
-        assert_eq!(
-            seen,
-            [
-                ((0, 2), 0),
-                ((0, 2), 0),
-                ((1, 2), 1),
-                ((1, 2), 1),
-                ((2, 2), 2),
-                ((2, 2), 2)
-            ]
-        );
-        let m = state.metrics();
-        assert_eq!(m.class_success, 0.5);
-        assert_eq!(m.fun_partial_success, 1.0);
-        assert_eq!(state.outcome("B"), Some(Bucket::Weak));
-        assert!(state.finished && !state.cancelled);
-    }
-
-    #[test]
-    fn a_resume_restarts_what_was_running() {
-        let events = vec![
-            ev(
-                0,
-                EventBody::RunStarted {
-                    tool_version: "t".into(),
-                    tasks: vec!["A".into()],
-                    samples: 1,
-                    config: serde_json::Value::Null,
-                },
-            ),
-            ev(
-                1,
-                EventBody::TaskStarted {
-                    task_id: "A".into(),
-                    sample: 0,
-                },
-            ),
-            ev(
-                2,
-                EventBody::RunResumed {
-                    remaining: vec!["A".into()],
-                    continues: false,
-                },
-            ),
-        ];
-        let state = EvalState::from_events(&events);
-        assert_eq!(state.run("A", 0).unwrap().status, Status::Pending);
-        assert_eq!(state.resumed, 1);
-    }
-}
+mod tests;

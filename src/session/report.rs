@@ -150,14 +150,14 @@ pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
     let mut out: Vec<TaskCounts> = Vec::new();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let announced = state.task_ids.iter().map(String::as_str);
-    let finished = state.runs.keys().map(|(t, _)| t.as_str());
+    let finished = state.runs().keys().map(|(t, _)| t.as_str());
     for id in announced.chain(finished) {
         if seen.contains_key(id) {
             continue;
         }
         seen.insert(id, out.len());
         let samples: Vec<_> = state
-            .runs
+            .runs()
             .range((id.to_string(), 0)..=(id.to_string(), u32::MAX))
             .filter_map(|(_, r)| Some(r.summary.as_ref()?.test_classes.clone()))
             .collect();
@@ -220,7 +220,7 @@ pub fn shares(fp: &FingerprintView) -> Shares {
 pub fn tampered_tasks(state: &EvalState) -> Vec<TamperedTask> {
     let mut out = Vec::new();
     let position = |id: &str| state.task_ids.iter().position(|t| t == id);
-    let mut runs: Vec<_> = state.runs.iter().collect();
+    let mut runs: Vec<_> = state.runs().iter().collect();
     // The run's order; tasks it did not announce after, in natural order.
     runs.sort_by(|((a, sa), _), ((b, sb), _)| {
         match (position(a), position(b)) {
@@ -311,6 +311,7 @@ mod tests {
                     exceptions: Default::default(),
                     env_exceptions: Default::default(),
                     methods: Vec::new(),
+                    method_tests: Vec::new(),
                 },
             },
         ]
@@ -417,16 +418,24 @@ mod tests {
     #[test]
     fn tampered_public_runs_name_their_method() {
         let mut st = state();
-        let run = st.runs.get_mut(&("ClassEval_2".to_string(), 0)).unwrap();
-        run.public.push((
-            Some("add".into()),
-            SuiteResult::new(
-                Vec::new(),
-                Some(SuiteFailure::Tampered {
-                    detail: "harness replaced".into(),
-                }),
-            ),
-        ));
+        // Runs change through the reducer only.
+        st.apply(&crate::session::Event {
+            seq: st.events,
+            ts: 0.0,
+            body: EventBody::TestRun {
+                task_id: "ClassEval_2".into(),
+                sample: 0,
+                scope: crate::session::Scope::Public,
+                method: Some("add".into()),
+                round: Some(0),
+                result: SuiteResult::new(
+                    Vec::new(),
+                    Some(SuiteFailure::Tampered {
+                        detail: "harness replaced".into(),
+                    }),
+                ),
+            },
+        });
         let got = tampered_tasks(&st);
         assert_eq!(got.len(), 3);
         assert_eq!(got[1].task_id, "ClassEval_2");

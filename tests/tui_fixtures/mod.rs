@@ -84,6 +84,7 @@ pub fn summary(
         exceptions: histogram(model),
         env_exceptions: histogram(env),
         methods: Vec::new(),
+        method_tests: Vec::new(),
     }
 }
 

@@ -115,7 +115,7 @@ pub fn build(
             .map(|((_, s), label)| {
                 let mut ids: Vec<&String> = s.task_ids.iter().collect();
                 ids.extend(
-                    s.runs
+                    s.runs()
                         .keys()
                         .map(|(t, _)| t)
                         .filter(|t| !s.task_ids.contains(t)),

@@ -114,12 +114,7 @@ pub fn compare(states: &[&EvalState]) -> Comparison {
     left_out_tasks.sort_by(|a, b| natural_cmp(a, b));
     let restricted = states
         .iter()
-        .map(|s| {
-            let mut r = (*s).clone();
-            r.runs.retain(|(t, _), _| common.contains(t));
-            r.task_ids.retain(|t| common.contains(t));
-            r
-        })
+        .map(|s| s.restricted_to(&|t| common.contains(t)))
         .collect();
     Comparison {
         states: restricted,

@@ -272,21 +272,21 @@ impl EvalSession {
     /// only those finished with an outcome other than `Perfect`.
     pub fn task_rows(&self, imperfect_only: bool) -> Vec<TaskRef<'_>> {
         let st = &self.state;
-        let mut out: Vec<TaskRef> = Vec::with_capacity(st.runs.len());
+        let mut out: Vec<TaskRef> = Vec::with_capacity(st.runs().len());
         let mut seen: BTreeSet<&str> = BTreeSet::new();
         for id in &st.task_ids {
             if !seen.insert(id.as_str()) {
                 continue;
             }
             let range = (id.clone(), 0)..=(id.clone(), u32::MAX);
-            out.extend(st.runs.range(range).map(|((t, s), run)| TaskRef {
+            out.extend(st.runs().range(range).map(|((t, s), run)| TaskRef {
                 task_id: t,
                 sample: *s,
                 run,
             }));
         }
         let mut extra: Vec<TaskRef> = st
-            .runs
+            .runs()
             .iter()
             .filter(|((t, _), _)| !seen.contains(t.as_str()))
             .map(|((t, s), run)| TaskRef {

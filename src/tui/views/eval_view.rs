@@ -268,7 +268,7 @@ fn task_row(app: &App, s: &EvalSession, r: &TaskRef, multi: bool) -> Row<'static
 fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     let theme = app.theme();
     let rows = s.task_rows(app.ev.imperfect_only);
-    let total = s.state.runs.len();
+    let total = s.state.runs().len();
     let title = if app.ev.imperfect_only {
         format!(" Tasks not Perfect · {} of {total} ", rows.len())
     } else {

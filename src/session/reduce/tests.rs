@@ -1,0 +1,119 @@
+use super::*;
+use crate::metrics::functional::ClassCounts;
+
+fn ev(seq: u64, body: EventBody) -> Event {
+    Event { seq, ts: 0.0, body }
+}
+
+fn summary(bucket: Bucket, counts: ClassCounts) -> TaskSummary {
+    TaskSummary {
+        outcome: Some(bucket),
+        passed: counts.tests_run - counts.failures - counts.errors,
+        judged: counts.tests_run,
+        test_classes: vec![("C".into(), counts)],
+        exceptions: ExceptionHistogram::default(),
+        env_exceptions: ExceptionHistogram::default(),
+        methods: Vec::new(),
+        method_tests: Vec::new(),
+    }
+}
+
+#[test]
+fn folds_progress_metrics_and_fingerprint_step_by_step() {
+    let events = vec![
+        ev(
+            0,
+            EventBody::RunStarted {
+                tool_version: "t".into(),
+                tasks: vec!["A".into(), "B".into()],
+                samples: 1,
+                config: serde_json::Value::Null,
+            },
+        ),
+        ev(
+            1,
+            EventBody::TaskStarted {
+                task_id: "A".into(),
+                sample: 0,
+            },
+        ),
+        ev(
+            2,
+            EventBody::TaskFinished {
+                task_id: "A".into(),
+                sample: 0,
+                summary: summary(Bucket::Perfect, ClassCounts::new(4, 0, 0)),
+            },
+        ),
+        ev(
+            3,
+            EventBody::TaskStarted {
+                task_id: "B".into(),
+                sample: 0,
+            },
+        ),
+        ev(
+            4,
+            EventBody::TaskFinished {
+                task_id: "B".into(),
+                sample: 0,
+                summary: summary(Bucket::Weak, ClassCounts::new(4, 2, 0)),
+            },
+        ),
+        ev(5, EventBody::RunFinished { cancelled: false }),
+    ];
+    let mut state = EvalState::default();
+    let mut seen = Vec::new();
+    for e in &events {
+        state.apply(e);
+        seen.push((state.progress(), state.fingerprint().spectrum.total()));
+    }
+    assert_eq!(
+        seen,
+        [
+            ((0, 2), 0),
+            ((0, 2), 0),
+            ((1, 2), 1),
+            ((1, 2), 1),
+            ((2, 2), 2),
+            ((2, 2), 2)
+        ]
+    );
+    let m = state.metrics();
+    assert_eq!(m.class_success, 0.5);
+    assert_eq!(m.fun_partial_success, 1.0);
+    assert_eq!(state.outcome("B"), Some(Bucket::Weak));
+    assert!(state.finished && !state.cancelled);
+}
+
+#[test]
+fn a_resume_restarts_what_was_running() {
+    let events = vec![
+        ev(
+            0,
+            EventBody::RunStarted {
+                tool_version: "t".into(),
+                tasks: vec!["A".into()],
+                samples: 1,
+                config: serde_json::Value::Null,
+            },
+        ),
+        ev(
+            1,
+            EventBody::TaskStarted {
+                task_id: "A".into(),
+                sample: 0,
+            },
+        ),
+        ev(
+            2,
+            EventBody::RunResumed {
+                remaining: vec!["A".into()],
+                continues: false,
+            },
+        ),
+    ];
+    let state = EvalState::from_events(&events);
+    assert_eq!(state.run("A", 0).unwrap().status, Status::Pending);
+    assert_eq!(state.resumed, 1);
+}
