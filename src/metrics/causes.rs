@@ -161,6 +161,8 @@ fn assigned(code: &str, name: &str) -> bool {
 }
 
 fn attribute(f: &Failure, message: &str) -> Cause {
+    // Python 3.10+ adds `. Did you mean: '_x'?`: not the missing name.
+    let message = message.split(". Did you mean").next().unwrap_or(message);
     let q = quoted(message);
     // `'X' object has no attribute 'y'`, `type object 'X' has no attribute 'y'`.
     let Some(name) = q.last().filter(|n| is_ident(n)).copied() else {
@@ -169,6 +171,15 @@ fn attribute(f: &Failure, message: &str) -> Cause {
     // Only the class under test's own attributes: `'int' object has no attribute 'upper'`
     // is a wrong value, not a missing member.
     let owner = q.first().copied().unwrap_or("");
+    // `module 'snippet_3' has no attribute 'X'`: the module under test (the tests import
+    // it) lacks a top-level name.
+    if message.starts_with("module ") && f.tests.contains(&format!("import {owner}")) {
+        return if defined(f.code).contains(name) || assigned(f.code, name) {
+            Cause::Unexplained
+        } else {
+            Cause::UnassignedAttribute
+        };
+    }
     let classes = |code: &str| -> Vec<String> {
         parse_module(code)
             .classes
@@ -361,6 +372,13 @@ mod tests {
             Some(Cause::Unexplained)
         );
         assert_eq!(c("AssertionError", "1 != 2"), None);
+        assert_eq!(
+            c(
+                "AttributeError",
+                "'Shop' object has no attribute 'count'. Did you mean: 'items'?"
+            ),
+            Some(Cause::UnassignedAttribute)
+        );
         assert_eq!(
             c("AttributeError", "'int' object has no attribute 'total'"),
             Some(Cause::Unexplained)
