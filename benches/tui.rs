@@ -218,6 +218,7 @@ fn session() {
     h.until(|rt| !rt.app.data.is_busy());
     h.rt.app.ev.live = Some(EvalSession::live("bench.json", "bench"));
     h.rt.app.ev.running = true;
+    h.rt.app.ev.showing = Some(classlab::tui::evals::Source::Live);
     h.rt.app.screen = Screen::Eval;
     let mut seq = 0u64;
     let mut event = |body: EventBody| {
@@ -228,7 +229,7 @@ fn session() {
             body,
         }))
     };
-    let tasks: Vec<String> = (0..7_500).map(|i| format!("Synth_{i}")).collect();
+    let tasks: Vec<String> = (0..10_000).map(|i| format!("Synth_{i}")).collect();
     let mut actions = vec![event(EventBody::RunStarted {
         tool_version: "bench".into(),
         tasks: tasks.clone(),
@@ -281,6 +282,18 @@ fn session() {
         worst = worst.max(t.elapsed());
     }
     println!("  event + frame (worst of 20)    {}", ms(worst));
+    let shown: String = h
+        .term
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.symbol())
+        .collect();
+    assert!(
+        shown.contains("evaluation"),
+        "the evaluation screen is shown"
+    );
 }
 
 fn main() {
@@ -291,6 +304,12 @@ fn main() {
             Some(n) => size(n),
             None => session(),
         }
+        return;
+    }
+    if args.iter().any(|a| a == "session") {
+        let _ = std::process::Command::new(std::env::current_exe().expect("bench executable"))
+            .args(["--child", "session"])
+            .status();
         return;
     }
     let only: Option<usize> = args.iter().find_map(|a| a.parse().ok());

@@ -312,7 +312,13 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         .clamp(4, 28);
     let header =
         Row::new(vec!["task", "status", "outcome", "passed", "what failed"]).style(theme.header());
-    let body: Vec<Row> = rows.iter().map(|r| task_row(app, s, r, multi)).collect();
+    // Only the rows on screen are built (the table scrolls within them).
+    let first = app.ev.tasks.offset.min(rows.len());
+    let last = (first + super::layout::table_page(area).max(1)).min(rows.len());
+    let body: Vec<Row> = rows[first..last]
+        .iter()
+        .map(|r| task_row(app, s, r, multi))
+        .collect();
     let widths = [
         Constraint::Length(u16::try_from(id_width).unwrap_or(28)),
         Constraint::Length(7),
@@ -324,8 +330,8 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     super::render_selectable(
         app,
         table,
-        app.ev.tasks.offset,
-        app.ev.tasks.selected,
+        0,
+        app.ev.tasks.selected.saturating_sub(first),
         area,
         buf,
     );
