@@ -3,6 +3,7 @@
 //! compared (Holm-adjusted); `--by PROPERTY` slices by a task property; `--format` writes
 //! Markdown, HTML, CSV, LaTeX or JSON for a paper.
 
+mod causes;
 pub(crate) mod doc;
 mod html;
 mod svg;
@@ -17,7 +18,6 @@ use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::session::report::RunReport;
 use crate::session::{EvalState, SessionLog};
-
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {

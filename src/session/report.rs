@@ -12,8 +12,9 @@ use super::reduce::{EvalState, FingerprintView};
 use super::store::Meta;
 use super::trace::{RepairCost, UsageTotals};
 use crate::metrics::deps::{self, DepReport, Prediction, TaskInput};
+use crate::metrics::fingerprint::Bucket;
 use crate::metrics::fingerprint::tampering;
-use crate::metrics::functional::{FunctionalMetrics, TaskCounts};
+use crate::metrics::functional::{FunctionalMetrics, SampleCounts, TaskCounts};
 use crate::stats::bootstrap::PassAtK;
 use crate::stats::compare::SessionData;
 use crate::stats::outcomes::{self, Interval, METRICS, Share};
@@ -29,6 +30,8 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub docstrings: Option<String>,
     pub metrics: FunctionalMetrics,
+    /// What the environment kept out of the metrics' denominators (EnvErr).
+    pub env_err: crate::session::EnvErrCount,
     /// A 95 % interval for every metric (docs/statistics.md).
     pub intervals: BTreeMap<&'static str, Interval>,
     /// pass@k of `class_success` with a bootstrap interval, when tasks have several samples.
@@ -37,6 +40,10 @@ pub struct RunReport {
     pub fingerprint: FingerprintView,
     /// The fingerprint's buckets and exception kinds as shares with Wilson intervals.
     pub shares: Shares,
+    /// Failing tests by cause (AttributeError, TypeError, NameError, ImportError), when the
+    /// report computed them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub causes: Option<crate::metrics::causes::CauseTable>,
     /// `tdd` runs only: predicted vs extracted dependencies (domain.md §4).
     pub dependency: Option<DependencyReport>,
     /// `tdd` runs only (domain.md §5).
@@ -114,7 +121,7 @@ pub struct DependencyReport {
 pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
     let tdd = meta.strategy.as_deref() == Some("tdd");
     let provider = (meta.kind == "run").then(|| meta.source.clone()).flatten();
-    let outcomes = outcomes::outcomes(&task_counts(state));
+    let outcomes = session_outcomes(state);
     let fingerprint = state.fingerprint();
     RunReport {
         session: meta.id.clone(),
@@ -123,10 +130,12 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
         provider,
         docstrings: None,
         metrics: state.metrics(),
+        env_err: state.env_err(),
         intervals: intervals(&outcomes),
         pass_at_k: outcomes::pass_at_k(&outcomes),
         fingerprint: fingerprint.clone(),
         shares: shares(&fingerprint),
+        causes: None,
         dependency: tdd.then(|| dependency(state)).flatten(),
         repair: tdd.then(|| state.trace.repair_cost()).flatten(),
         usage: state.trace.usage,
@@ -144,9 +153,13 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
     }
 }
 
-/// Every finished task's per-test-class counts, one entry per sample, in the run's order
-/// (what `EvalState::metrics` scores).
-pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
+/// Every finished task's per-test-class counts, one entry per sample, in the run's order:
+/// all of them (`official`), or as `EvalState::metrics` scores them, `EnvErr` out of the
+/// denominators — see [`session_outcomes`].
+fn task_counts_by(
+    state: &EvalState,
+    pick: &dyn Fn(&str, u32) -> Option<SampleCounts>,
+) -> Vec<TaskCounts> {
     let mut out: Vec<TaskCounts> = Vec::new();
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
     let announced = state.task_ids.iter().map(String::as_str);
@@ -159,7 +172,7 @@ pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
         let samples: Vec<_> = state
             .runs()
             .range((id.to_string(), 0)..=(id.to_string(), u32::MAX))
-            .filter_map(|(_, r)| Some(r.summary.as_ref()?.test_classes.clone()))
+            .filter_map(|((t, sample), _)| pick(t, *sample))
             .collect();
         if !samples.is_empty() {
             out.push(TaskCounts {
@@ -171,12 +184,31 @@ pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
     out
 }
 
+/// Every finished task's counts, every sample and test class (the official evaluator's view).
+pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
+    task_counts_by(state, &|t, s| {
+        Some(state.run(t, s)?.summary.as_ref()?.test_classes.clone())
+    })
+}
+
+/// The outcomes the statistics use, with `EvalState::metrics`' denominators: an `EnvErr`
+/// sample out of the class-level metrics, its environment-failed test classes out of the
+/// test-class-level ones.
+pub fn session_outcomes(state: &EvalState) -> Vec<outcomes::TaskOutcome> {
+    let class_level = task_counts_by(state, &|t, s| {
+        let summary = state.run(t, s)?.summary.as_ref()?;
+        (summary.outcome != Some(Bucket::EnvErr)).then(|| summary.test_classes.clone())
+    });
+    let fun_level = task_counts_by(state, &|t, s| state.counted_test_classes(t, s));
+    outcomes::outcomes_split(&class_level, &fun_level)
+}
+
 /// What paired comparisons need of a session.
 pub fn session_data(meta: &Meta, state: &EvalState) -> SessionData {
     SessionData {
         id: meta.id.clone(),
         announced: state.task_ids.clone(),
-        outcomes: outcomes::outcomes(&task_counts(state)),
+        outcomes: session_outcomes(state),
     }
 }
 

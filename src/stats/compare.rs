@@ -35,6 +35,9 @@ pub struct MetricComparison {
     pub b: f64,
     /// b − a.
     pub diff: f64,
+    /// Observations paired: tasks (class-level; those EnvErr on a side left out) or test
+    /// classes.
+    pub n: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub se: Option<f64>,
     pub ci95: (f64, f64),
@@ -135,6 +138,12 @@ fn by_id(s: &SessionData) -> BTreeMap<String, &TaskOutcome> {
 
 fn class_metric(pairs: &[(&TaskOutcome, &TaskOutcome)], metric: &str) -> Option<MetricComparison> {
     // The first sample's verdict: a task succeeds when its pass@1 share is 1 (greedy runs).
+    // Tasks whose every sample was the environment's (EnvErr) on either side are in no
+    // class-level denominator, so in no pair.
+    let pairs: Vec<&(&TaskOutcome, &TaskOutcome)> = pairs
+        .iter()
+        .filter(|(x, y)| x.class_value(metric).is_some() && y.class_value(metric).is_some())
+        .collect();
     let solved = |t: &TaskOutcome| t.class_value(metric).is_some_and(|v| v >= 1.0);
     let flags: Vec<(bool, bool)> = pairs.iter().map(|(x, y)| (solved(x), solved(y))).collect();
     let r = paired_binary(&flags)?;
@@ -143,6 +152,7 @@ fn class_metric(pairs: &[(&TaskOutcome, &TaskOutcome)], metric: &str) -> Option<
         a: r.a,
         b: r.b,
         diff: r.diff,
+        n: flags.len(),
         se: None,
         ci95: r.ci95,
         p: r.p,
@@ -180,6 +190,7 @@ fn fun_metric(pairs: &[(&TaskOutcome, &TaskOutcome)], metric: &str) -> Option<Me
         a: r.a,
         b: r.b,
         diff: r.diff.mean,
+        n: r.diff.n,
         se: Some(r.diff.se),
         ci95: r.diff.ci95,
         p: r.p,
@@ -239,6 +250,7 @@ mod tests {
         TaskOutcome {
             task_id: id.into(),
             samples: 1,
+            fun_samples: 1,
             class_success: usize::from(ok),
             class_partial_success: usize::from(ok),
             test_classes: tcs

@@ -2,6 +2,8 @@
 //! as a class, and per test class (clustered in its task) the share of samples that
 //! succeeded — and from them an interval for every ClassEval metric.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::bootstrap::{self, BootstrapSpec, PassAtK};
@@ -26,6 +28,9 @@ pub struct TaskOutcome {
     /// Samples that are `class_success` or `class_partial_success`.
     pub class_partial_success: usize,
     pub test_classes: Vec<TestClassOutcome>,
+    /// Samples behind `test_classes` (differs from `samples` when `EnvErr` left some out
+    /// of the class level only).
+    pub fun_samples: usize,
 }
 
 /// One test class: samples with `success`, and with `success` or `partial_success` (a test
@@ -50,7 +55,7 @@ impl TaskOutcome {
 
     /// Each test class's pass@1 for a function-level metric.
     pub fn fun_values(&self, metric: &str) -> Vec<(String, f64)> {
-        let n = self.samples.max(1) as f64;
+        let n = self.fun_samples.max(1) as f64;
         self.test_classes
             .iter()
             .filter_map(|t| {
@@ -63,6 +68,44 @@ impl TaskOutcome {
             })
             .collect()
     }
+}
+
+/// Outcomes with different denominators per level: `class_level` samples give the class
+/// verdicts, `fun_level` ones the test classes (a task in one list only has no entry at
+/// the other level).
+pub fn outcomes_split(class_level: &[TaskCounts], fun_level: &[TaskCounts]) -> Vec<TaskOutcome> {
+    let class: Vec<TaskOutcome> = outcomes(class_level);
+    let fun: BTreeMap<String, TaskOutcome> = outcomes(fun_level)
+        .into_iter()
+        .map(|t| (t.task_id.clone(), t))
+        .collect();
+    let mut out: Vec<TaskOutcome> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for c in class {
+        seen.insert(c.task_id.clone());
+        let test_classes = fun
+            .get(&c.task_id)
+            .map(|f| f.test_classes.clone())
+            .unwrap_or_default();
+        let fun_samples = fun.get(&c.task_id).map_or(0, |f| f.samples);
+        out.push(TaskOutcome {
+            test_classes,
+            fun_samples,
+            ..c
+        });
+    }
+    // Tasks every sample of which was the environment's: test classes only.
+    for (id, f) in fun {
+        if !seen.contains(&id) {
+            out.push(TaskOutcome {
+                samples: 0,
+                class_success: 0,
+                class_partial_success: 0,
+                ..f
+            });
+        }
+    }
+    out
 }
 
 pub fn outcomes(tasks: &[TaskCounts]) -> Vec<TaskOutcome> {
@@ -80,6 +123,7 @@ pub fn outcomes(tasks: &[TaskCounts]) -> Vec<TaskOutcome> {
             TaskOutcome {
                 task_id: t.task_id.clone(),
                 samples: t.samples.len(),
+                fun_samples: t.samples.len(),
                 class_success: v
                     .class_answers
                     .iter()
@@ -159,7 +203,11 @@ fn class_interval(tasks: &[TaskOutcome], metric: &str) -> Option<Interval> {
     }
     let n = values.len();
     let estimate = values.iter().sum::<f64>() / n as f64;
-    if tasks.iter().all(|t| t.samples == 1) {
+    if tasks
+        .iter()
+        .filter(|t| t.samples > 0)
+        .all(|t| t.samples == 1)
+    {
         let successes = values.iter().filter(|v| **v >= 1.0).count();
         return Some(Interval {
             estimate,
@@ -187,7 +235,11 @@ fn class_interval(tasks: &[TaskOutcome], metric: &str) -> Option<Interval> {
 
 /// pass@k of `class_success` for k = 1 and k = the samples every task has, when above 1.
 pub fn pass_at_k(tasks: &[TaskOutcome]) -> Vec<PassAtK> {
-    let pairs: Vec<(usize, usize)> = tasks.iter().map(|t| (t.samples, t.class_success)).collect();
+    let pairs: Vec<(usize, usize)> = tasks
+        .iter()
+        .filter(|t| t.samples > 0)
+        .map(|t| (t.samples, t.class_success))
+        .collect();
     let kmax = pairs.iter().map(|p| p.0).min().unwrap_or(0);
     if kmax < 2 {
         return Vec::new();

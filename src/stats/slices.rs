@@ -114,6 +114,7 @@ mod tests {
             .map(|i| TaskOutcome {
                 task_id: format!("t{i}"),
                 samples: 1,
+                fun_samples: 1,
                 class_success: usize::from(i < 10),
                 class_partial_success: usize::from(i < 14),
                 test_classes: vec![TestClassOutcome {

@@ -78,10 +78,32 @@ pub fn build(
     args: &ReportArgs,
     problems: &mut usize,
 ) -> anyhow::Result<ReportDoc> {
+    // The dataset the sessions ran on: task properties, skeletons and tests for the causes.
+    let ds = match dataset_for(ctx, loaded) {
+        Ok(ds) => {
+            *problems += crate::cli::warn_all(&ds.problems);
+            Some(ds)
+        }
+        Err(err) => {
+            eprintln!(
+                "classlab: warning: the sessions' dataset cannot be read ({err}): failure causes from the code and tracebacks only"
+            );
+            *problems += 1;
+            None
+        }
+    };
+    let by_id: BTreeMap<&str, &crate::model::Task> = ds
+        .iter()
+        .flat_map(|d| &d.tasks)
+        .map(|t| (t.id.as_str(), t))
+        .collect();
     let sessions: Vec<RunReport> = loaded
         .iter()
         .map(|(l, s)| RunReport {
             docstrings: docstrings(l),
+            causes: Some(super::causes::cause_table(s, &|id| {
+                by_id.get(id).map(|t| (*t).clone())
+            })),
             ..report(&l.meta, s)
         })
         .collect();
@@ -101,7 +123,10 @@ pub fn build(
     };
     let slices = match &args.by {
         Some(by) => {
-            let values = property_values(ctx, loaded, by, problems)?;
+            let Some(ds) = &ds else {
+                bail!("--by needs the sessions' dataset (give --dataset)");
+            };
+            let values = property_values(ds, by)?;
             data.iter()
                 .map(|d| slices(by, &d.outcomes, &values, args.bins))
                 .collect()
@@ -113,14 +138,13 @@ pub fn build(
             .iter()
             .zip(&labels)
             .map(|((_, s), label)| {
-                let mut ids: Vec<&String> = s.task_ids.iter().collect();
-                ids.extend(
-                    s.runs()
-                        .keys()
-                        .map(|(t, _)| t)
-                        .filter(|t| !s.task_ids.contains(t)),
-                );
-                ids.dedup();
+                let mut seen = std::collections::BTreeSet::new();
+                let ids: Vec<&String> = s
+                    .task_ids
+                    .iter()
+                    .chain(s.runs().keys().map(|(t, _)| t))
+                    .filter(|t| seen.insert(*t))
+                    .collect();
                 let cells = ids.iter().map(|t| ((*t).clone(), s.outcome(t))).collect();
                 (label.clone(), cells)
             })
@@ -136,14 +160,11 @@ pub fn build(
     })
 }
 
-/// The property of every task of the dataset the sessions ran on (`--dataset`, else the
-/// first session's recorded dataset).
-fn property_values(
+/// The dataset the sessions ran on: `--dataset`, else the first session's recorded one.
+fn dataset_for(
     ctx: &Context,
     loaded: &[(SessionLog, EvalState)],
-    by: &str,
-    problems: &mut usize,
-) -> anyhow::Result<BTreeMap<String, f64>> {
+) -> anyhow::Result<dataset::Dataset> {
     let path = ctx.dataset_path.clone().or_else(|| {
         loaded
             .iter()
@@ -151,8 +172,11 @@ fn property_values(
             .find(|o| o != SAMPLE_NAME)
             .map(PathBuf::from)
     });
-    let ds = dataset::load(path.as_deref())?;
-    *problems += crate::cli::warn_all(&ds.problems);
+    Ok(dataset::load(path.as_deref())?)
+}
+
+/// The property of every task of the dataset.
+fn property_values(ds: &dataset::Dataset, by: &str) -> anyhow::Result<BTreeMap<String, f64>> {
     let values: BTreeMap<String, f64> = ds
         .tasks
         .iter()

@@ -23,8 +23,10 @@ fn p_value(p: f64) -> String {
 }
 
 /// Rows of (metric, per-session cell) for the interval table.
+/// The last row says what EnvErr kept out of the denominators: tasks out of the class-level
+/// metrics, test classes out of the others.
 fn interval_rows(doc: &ReportDoc, cell: &dyn Fn(&Interval) -> String) -> Vec<Vec<String>> {
-    METRICS
+    let mut rows: Vec<Vec<String>> = METRICS
         .iter()
         .map(|m| {
             let mut row = vec![m.to_string()];
@@ -35,7 +37,16 @@ fn interval_rows(doc: &ReportDoc, cell: &dyn Fn(&Interval) -> String) -> Vec<Vec
             );
             row
         })
-        .collect()
+        .collect();
+    let mut env = vec!["EnvErr left out".to_string()];
+    env.extend(doc.sessions.iter().map(|s| {
+        format!(
+            "{} tasks, {} test classes",
+            s.env_err.tasks, s.env_err.test_classes
+        )
+    }));
+    rows.push(env);
+    rows
 }
 
 /// Standard errors of the test-class metrics: clustered (naive) and the design effect.
@@ -177,14 +188,14 @@ pub struct Rows {
 }
 
 impl Rows {
-    fn new(header: Vec<String>) -> Self {
+    pub fn new(header: Vec<String>) -> Self {
         Rows {
             header,
             rows: Vec::new(),
         }
     }
 
-    fn row(&mut self, r: Vec<String>) {
+    pub fn row(&mut self, r: Vec<String>) {
         self.rows.push(r);
     }
 
