@@ -269,7 +269,11 @@ fn recompute(state: &EvalState) -> (Derived, FunctionalMetrics, FunctionalMetric
         .map(|t| {
             t.methods
                 .iter()
-                .filter(|m| m.status.is_some_and(|s| s != MethodStatus::NotGenerated))
+                .filter(|m| {
+                    m.status.is_some_and(|s| {
+                        !matches!(s, MethodStatus::NotGenerated | MethodStatus::EnvErr)
+                    })
+                })
                 .map(|m| m.repairs)
                 .collect::<Vec<u32>>()
         })

@@ -8,19 +8,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::progress::Progress;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json, warn_all};
+
+mod output;
 use crate::dataset::{self, outputs};
-use crate::metrics::fingerprint::{Bucket, ExcKind};
-use crate::metrics::functional::{FunctionalMetrics, answer};
 use crate::pipeline::eval::{self, EvalRequest, compare};
-use crate::session::reduce::FingerprintView;
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
+use output::{UNJUDGED, labels, print_table, print_tampered, session_json};
+pub(crate) use output::{pct_env, print_human};
 
 #[derive(Debug, clap::Args)]
 pub struct EvalArgs {
@@ -236,223 +236,6 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
         .into());
     }
     Ok(Outcome { problems })
-}
-
-/// `eval --json`'s outcome of a task whose suite ran but judged no test.
-const UNJUDGED: &str = "Unjudged";
-/// `eval --json`'s outcome of a task the run did not finish (stopped before it).
-const NOT_RUN: &str = "NotRun";
-
-/// The official per-test-class counts with their answer.
-#[derive(Serialize)]
-struct ClassOut {
-    run: usize,
-    failures: usize,
-    errors: usize,
-    answer: &'static str,
-}
-
-#[derive(Serialize)]
-struct TestOut<'a> {
-    id: &'a str,
-    outcome: crate::model::Outcome,
-    exc_type: Option<&'a str>,
-    message: Option<&'a str>,
-}
-
-fn fingerprint_json(fp: &FingerprintView) -> Value {
-    json!({
-        "spectrum": fp.spectrum,
-        "method_spectrum": fp.method_spectrum,
-        "exceptions": fp.exceptions,
-        "env_exceptions": fp.env_exceptions,
-    })
-}
-
-/// The `--json` shape of `eval` (with `tasks`) and of `fingerprint` (without).
-fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool) -> Value {
-    let mut v = json!({
-        "session": log.meta.id,
-        "dir": log.dir,
-        "model": log.meta.model,
-        "strategy": log.meta.strategy,
-        "dataset": log.meta.dataset.origin,
-        "finished": state.finished && !state.cancelled,
-        "progress": {"done": state.progress().0, "total": state.progress().1},
-        "metrics": state.metrics(),
-        "fingerprint": fingerprint_json(&state.fingerprint()),
-        "tampered": crate::session::report::tampered_tasks(state),
-    });
-    if with_tasks {
-        let mut tasks = BTreeMap::new();
-        for ((task_id, sample), run) in state.runs() {
-            let key = if state.samples > 1 {
-                format!("{task_id}/{sample}")
-            } else {
-                task_id.clone()
-            };
-            // `outcome` is always a string (README, *Evaluating model outputs*): a bucket,
-            // `Unjudged` (the suite ran, no test could be judged) or `NotRun` (the run
-            // stopped before this task finished; `--resume` runs it).
-            let Some(summary) = &run.summary else {
-                tasks.insert(key, json!({"outcome": NOT_RUN, "status": run.status}));
-                continue;
-            };
-            let classes: BTreeMap<&str, ClassOut> = summary
-                .test_classes
-                .iter()
-                .map(|(name, c)| {
-                    (
-                        name.as_str(),
-                        ClassOut {
-                            run: c.tests_run,
-                            failures: c.failures,
-                            errors: c.errors,
-                            answer: answer(*c).as_str(),
-                        },
-                    )
-                })
-                .collect();
-            let tests: Vec<TestOut> = run
-                .private
-                .iter()
-                .flat_map(|r| &r.tests)
-                .map(|t| TestOut {
-                    id: &t.id,
-                    outcome: t.outcome,
-                    exc_type: t.exc_type.as_deref(),
-                    message: t.message.as_deref(),
-                })
-                .collect();
-            let failure = run.private.as_ref().and_then(|r| r.failure.as_ref());
-            tasks.insert(
-                key,
-                json!({
-                    "outcome": summary.outcome.map_or(UNJUDGED, |b| b.as_str()),
-                    "methods": summary
-                        .methods
-                        .iter()
-                        .map(|(m, b)| (m.as_str(), b.map_or(UNJUDGED, |b| b.as_str())))
-                        .collect::<BTreeMap<&str, &str>>(),
-                    "test_classes": classes,
-                    "tests": tests,
-                    "failure": failure,
-                }),
-            );
-        }
-        v["tasks"] = json!(tasks);
-    }
-    v
-}
-
-pub(crate) fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
-
-/// Metrics and fingerprints of one or more sessions, one column each.
-pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
-    let progress: Vec<(usize, usize)> = sessions.iter().map(|(_, s)| s.progress()).collect();
-    print_table(sessions, &progress, None);
-}
-
-/// Column labels: the models, or the session ids when two sessions share a model.
-fn labels(logs: &[&SessionLog]) -> Vec<String> {
-    let models: Vec<Option<&String>> = logs.iter().map(|l| l.meta.model.as_ref()).collect();
-    let unique = models.iter().all(Option::is_some)
-        && models
-            .iter()
-            .collect::<std::collections::BTreeSet<_>>()
-            .len()
-            == models.len();
-    logs.iter()
-        .map(|l| match &l.meta.model {
-            Some(m) if unique => m.clone(),
-            _ => l.meta.id.clone(),
-        })
-        .collect()
-}
-
-/// The table of [`print_human`]; `progress` is each session's own (done, total), `compared`
-/// the number of tasks the figures cover when they are restricted to a comparison.
-fn print_table(
-    sessions: &[(&SessionLog, &EvalState)],
-    progress: &[(usize, usize)],
-    compared: Option<usize>,
-) {
-    let mut header: Vec<String> = vec![String::new()];
-    header.extend(labels(
-        &sessions.iter().map(|(l, _)| *l).collect::<Vec<_>>(),
-    ));
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let right: Vec<usize> = (1..header.len()).collect();
-    let mut t = Table::new(&header_refs).right(&right);
-    let metrics: Vec<FunctionalMetrics> = sessions.iter().map(|(_, s)| s.metrics()).collect();
-    let fps: Vec<FingerprintView> = sessions.iter().map(|(_, s)| s.fingerprint()).collect();
-    let row = |label: &str, f: &dyn Fn(usize) -> String| {
-        let mut r = vec![label.to_string()];
-        r.extend((0..sessions.len()).map(f));
-        r
-    };
-    t.row(row("strategy", &|i| {
-        sessions[i].0.meta.strategy.clone().unwrap_or_default()
-    }));
-    t.row(row("tasks done", &|i| {
-        let (d, n) = progress[i];
-        format!("{d}/{n}")
-    }));
-    if let Some(n) = compared {
-        t.row(row("tasks compared", &|_| n.to_string()));
-    }
-    t.row(row("class_success", &|i| pct(metrics[i].class_success)));
-    t.row(row("class_partial_success", &|i| {
-        pct(metrics[i].class_partial_success)
-    }));
-    t.row(row("fun_success", &|i| pct(metrics[i].fun_success)));
-    t.row(row("fun_partial_success", &|i| {
-        pct(metrics[i].fun_partial_success)
-    }));
-    for b in Bucket::ALL {
-        t.row(row(&format!("  {}", b.as_str()), &|i| {
-            fps[i].spectrum.get(b).to_string()
-        }));
-    }
-    for k in ExcKind::ALL {
-        if fps.iter().any(|f| f.exceptions.get(k) > 0) {
-            t.row(row(&format!("  {k:?}"), &|i| {
-                fps[i].exceptions.get(k).to_string()
-            }));
-        }
-    }
-    print!("{}", t.render());
-    println!(
-        "(spectrum: evaluated classes per outcome bucket; then failing tests per exception type, environment failures excluded)"
-    );
-    print_tampered(sessions);
-}
-
-/// The tasks whose runs the harness found tampered with, by session (nothing when none was).
-fn print_tampered(sessions: &[(&SessionLog, &EvalState)]) {
-    for (log, state) in sessions {
-        let tampered = crate::session::report::tampered_tasks(state);
-        if tampered.is_empty() {
-            continue;
-        }
-        let multi = state.samples > 1;
-        println!(
-            "\nTAMPERED with in {} ({} task{}, counted as failures):",
-            log.meta.model.as_deref().unwrap_or(&log.meta.id),
-            tampered.len(),
-            if tampered.len() == 1 { "" } else { "s" }
-        );
-        for t in tampered {
-            let id = if multi {
-                format!("{}/{}", t.task_id, t.sample)
-            } else {
-                t.task_id
-            };
-            println!("  {id}: {}", t.detail);
-        }
-    }
 }
 
 /// Sessions given by id or path, folded; their log problems and unfinished runs are warned

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::eval::{pct, resolve_session};
+use super::eval::{pct_env, resolve_session};
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::session::store::{self, sessions_root};
@@ -62,16 +62,18 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
         let (done, total) = state.progress();
         let status = state.run_end().label();
         let m = state.metrics();
-        rows.push((dir, meta, done, total, status, m));
+        let env = state.env_err();
+        rows.push((dir, meta, done, total, status, m, env));
     }
     match ctx.output {
         Output::Json => {
             let list: Vec<Value> = rows
                 .iter()
-                .map(|(dir, meta, done, total, status, m)| {
+                .map(|(dir, meta, done, total, status, m, env)| {
                     json!({"session": meta.id, "dir": dir, "kind": meta.kind, "model": meta.model, "strategy": meta.strategy,
                            "dataset": meta.dataset.name, "created": meta.created, "status": status,
-                           "progress": {"done": done, "total": total}, "class_success": m.class_success, "fun_success": m.fun_success})
+                           "progress": {"done": done, "total": total}, "class_success": m.class_success, "fun_success": m.fun_success,
+                           "env_err": env})
                 })
                 .collect();
             print_json(&list)?;
@@ -87,7 +89,7 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
                 "status",
                 "class_success",
             ]);
-            for (_, meta, done, total, status, m) in &rows {
+            for (_, meta, done, total, status, m, env) in &rows {
                 t.row(vec![
                     meta.id.clone(),
                     meta.kind.clone(),
@@ -96,7 +98,7 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
                     meta.dataset.name.clone(),
                     format!("{done}/{total}"),
                     status.to_string(),
-                    pct(m.class_success),
+                    pct_env(m.class_success, env.tasks),
                 ]);
             }
             print!("{}", t.render());

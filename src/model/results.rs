@@ -23,6 +23,14 @@ pub enum Outcome {
     Tampered,
 }
 
+impl Outcome {
+    /// The test did not pass: it failed, errored, passed unexpectedly, never ran, or its
+    /// verdict was tampered with (a skip or an expected failure is not against the code).
+    pub fn is_failing(self) -> bool {
+        !matches!(self, Outcome::Pass | Outcome::Skip | Outcome::Xfail)
+    }
+}
+
 /// Where the exception that failed a test (or an import) was raised: the innermost exception's
 /// last traceback frame. Environment errors need evidence outside the model's code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -295,12 +295,8 @@ impl Prompts {
         let failures: Vec<Value> = c
             .results
             .iter()
-            .filter(|r| {
-                matches!(
-                    r.outcome,
-                    Outcome::Fail | Outcome::Error | Outcome::NotRun | Outcome::Xpass
-                )
-            })
+            // Every test that did not pass, tampered ones too (the model must hear of them).
+            .filter(|r| r.outcome.is_failing())
             .map(|r| {
                 context! {
                     test => r.id.as_str(),

@@ -17,6 +17,7 @@ use crate::analysis::parse::parse_module;
 use crate::analysis::{self, extract, splice};
 use crate::exec::{Limits, SuiteSpec};
 use crate::llm::Purpose;
+use crate::metrics::fingerprint;
 use crate::model::{DepMap, Outcome, SuiteFailure, SuiteResult, Task};
 use crate::session::event::{EventBody, LeftOutTest, MethodStatus, Scope};
 
@@ -188,6 +189,9 @@ fn write_method(
                 };
                 if passed(&result) {
                     Verdict::Passed
+                } else if !env_failed_tests(io.task, &result).is_empty() {
+                    // Not the model's failure: no repair round can fix the environment.
+                    Verdict::Environment
                 } else {
                     Verdict::Failing(Some(Box::new(result)))
                 }
@@ -196,6 +200,7 @@ fn write_method(
         let status = match outcome {
             Verdict::Passed => Some(MethodStatus::Passed),
             Verdict::Untested => Some(MethodStatus::Untested),
+            Verdict::Environment => Some(MethodStatus::EnvErr),
             // Never any usable code, and the budget is spent.
             Verdict::Failing(_) if round >= io.req.max_repairs && last_good.is_none() => {
                 Some(MethodStatus::NoCode)
@@ -263,6 +268,13 @@ fn check_against_reference(
         }
     }
     let mut left_out = left_out_tests(&tests.ids(), &runs);
+    // A test the reference fails for the environment (a module the task needs is missing)
+    // is no wrong test: it stays, and the loop ends the method as the environment's.
+    let env_failed: BTreeSet<String> = runs
+        .iter()
+        .flat_map(|r| env_failed_tests(io.task, r))
+        .collect();
+    left_out.retain(|l| !env_failed.contains(&l.test));
     // A test the whole reference passes but the reference written up to this method fails
     // needs a method scheduled later: it cannot pass at this point of the loop.
     if let Some(so_far) = reference_so_far {
@@ -277,7 +289,11 @@ fn check_against_reference(
             let Some(result) = io.run_suite(&spec, Scope::Reference, Some(method), Some(2))? else {
                 return Ok(None);
             };
-            for l in left_out_tests(&passing, std::slice::from_ref(&result)) {
+            let env_failed = env_failed_tests(io.task, &result);
+            for l in left_out_tests(&passing, std::slice::from_ref(&result))
+                .into_iter()
+                .filter(|l| !env_failed.contains(&l.test))
+            {
                 left_out.push(LeftOutTest {
                     reason: format!(
                         "the reference written up to `{method}` in this schedule fails it ({}): it needs a \
@@ -376,8 +392,28 @@ fn left_out_tests(ids: &[String], runs: &[SuiteResult]) -> Vec<LeftOutTest> {
 enum Verdict {
     Passed,
     Untested,
+    /// The public tests failed for the environment (a module the task needs is missing).
+    Environment,
     /// Failing public tests, or (`None`) a reply that did not define the method.
     Failing(Option<Box<SuiteResult>>),
+}
+
+/// The tests of `result` that failed for the environment, not the code (`EnvErr`: a module,
+/// data or the network the task needs is missing); every test when the suite could not even
+/// import for that reason.
+fn env_failed_tests(task: &Task, result: &SuiteResult) -> Vec<String> {
+    let ctx = super::eval::env_context(task);
+    if let Some(f) = &result.failure
+        && fingerprint::import_env_cause(f, &ctx).is_some()
+    {
+        return result.tests.iter().map(|t| t.id.clone()).collect();
+    }
+    result
+        .tests
+        .iter()
+        .filter(|t| t.outcome.is_failing() && fingerprint::test_env_cause(t, &ctx).is_some())
+        .map(|t| t.id.clone())
+        .collect()
 }
 
 /// One reflective repair round: ask, record the four parts, return the patched method.

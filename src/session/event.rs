@@ -25,6 +25,23 @@ pub enum MethodStatus {
     /// Not generated: a model request failed (connection, timeout, HTTP error …) after its
     /// retries. Not the model's failure: kept out of every metric; `--resume` asks again.
     NotGenerated,
+    /// Its public tests failed for the environment (a module the task needs is missing):
+    /// not repaired (no round can fix the environment) and kept out of the repair cost.
+    EnvErr,
+}
+
+impl MethodStatus {
+    /// As views and reports name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            MethodStatus::Passed => "passed",
+            MethodStatus::Exhausted => "exhausted",
+            MethodStatus::Untested => "untested",
+            MethodStatus::NoCode => "no code",
+            MethodStatus::NotGenerated => "not generated",
+            MethodStatus::EnvErr => "EnvErr",
+        }
+    }
 }
 
 /// A model request that failed, as recorded.

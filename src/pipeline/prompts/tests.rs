@@ -251,3 +251,39 @@ fn tracebacks_and_messages_are_trimmed() {
     assert_eq!(cap_chars("héllo", 2), "hé … (3 more characters)");
     assert_eq!(cap_chars("hé", 2), "hé");
 }
+
+#[test]
+fn tampered_tests_are_among_the_failing_ones() {
+    let mut results = results();
+    let mut forged = TestResult::new("ShopTestTotal.test_total_2", Outcome::Tampered);
+    forged.message = Some("result record forged".into());
+    results.push(forged);
+    results.push(TestResult::new("ShopTestTotal.test_total_3", Outcome::Skip));
+    let messages = Prompts::embedded()
+        .repair(&RepairContext {
+            class_name: "Shop",
+            partial_class: SKELETON,
+            method_name: "total",
+            signature_and_docstring: STUB,
+            method_code: "def total(self):\n    return sum(self.prices)\n",
+            public_tests: None,
+            results: &results,
+            suite_error: None,
+            round: 1,
+            max_rounds: 3,
+        })
+        .unwrap();
+    let text: String = messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(text.contains("ShopTestTotal.test_total_2"), "{text}");
+    assert!(text.contains("tampered with"), "{text}");
+    assert!(text.contains("result record forged"), "{text}");
+    assert!(text.contains("ShopTestTotal.test_total_1"), "{text}");
+    assert!(
+        !text.contains("ShopTestTotal.test_total_3"),
+        "a skip is no failure"
+    );
+    assert!(
+        !text.contains("ShopTestTotal.test_total_0"),
+        "a pass is no failure"
+    );
+}

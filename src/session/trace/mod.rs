@@ -45,7 +45,10 @@ impl RepairSums {
             return s;
         }
         for m in &t.methods {
-            if m.status.is_some_and(|s| s != MethodStatus::NotGenerated) {
+            // Not generated, or stopped by the environment: no round was the model's.
+            if m.status
+                .is_some_and(|s| !matches!(s, MethodStatus::NotGenerated | MethodStatus::EnvErr))
+            {
                 s.methods += 1;
                 s.rounds += u64::from(m.repairs);
                 if m.repairs > 0 {

@@ -129,6 +129,7 @@ impl MethodState {
                 MethodStatus::Untested => "untested".into(),
                 MethodStatus::NoCode => "no code".into(),
                 MethodStatus::NotGenerated => "not generated".into(),
+                MethodStatus::EnvErr => "EnvErr".into(),
             },
         }
     }

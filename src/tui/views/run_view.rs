@@ -51,7 +51,7 @@ pub fn state_style(app: &App, state: MethodState) -> Style {
             MethodStatus::Untested => theme.muted(),
             MethodStatus::Exhausted | MethodStatus::NoCode => theme.error(),
             // Not the model's failure.
-            MethodStatus::NotGenerated => theme.warn(),
+            MethodStatus::NotGenerated | MethodStatus::EnvErr => theme.warn(),
         },
     }
 }
