@@ -10,6 +10,7 @@ use super::report::text::pair_table;
 use super::{Context, Outcome, Output, print_json};
 use crate::session::report::session_data;
 use crate::stats::compare::{SessionData, all_pairs, compare};
+use crate::stats::outcomes::METRICS;
 
 pub(crate) fn run(ctx: &Context, ids: &[String]) -> anyhow::Result<Outcome> {
     let (loaded, problems) = load_folded(ctx, ids)?;
@@ -62,7 +63,7 @@ fn print_one(c: &crate::stats::compare::Comparison, holm: bool) {
         println!("  dropped {}: {}", d.task_id, d.reason);
     }
     print!("{}", pair_table(c, holm).render());
-    for (m, r) in &c.metrics {
+    for (m, r) in METRICS.iter().filter_map(|m| Some((m, c.metrics.get(m)?))) {
         for (side, list) in [("A", &r.only_a), ("B", &r.only_b)] {
             if let Some(list) = list.as_ref().filter(|l| !l.is_empty()) {
                 println!(

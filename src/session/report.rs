@@ -33,6 +33,7 @@ pub struct RunReport {
     /// What the environment kept out of the metrics' denominators (EnvErr).
     pub env_err: crate::session::EnvErrCount,
     /// A 95 % interval for every metric (docs/statistics.md).
+    #[serde(serialize_with = "crate::stats::outcomes::in_metric_order")]
     pub intervals: BTreeMap<&'static str, Interval>,
     /// pass@k of `class_success` with a bootstrap interval, when tasks have several samples.
     #[serde(skip_serializing_if = "Vec::is_empty")]

@@ -66,6 +66,7 @@ pub struct Comparison {
     /// Tasks paired.
     pub tasks: usize,
     pub dropped: Vec<Dropped>,
+    #[serde(serialize_with = "crate::stats::outcomes::in_metric_order")]
     pub metrics: BTreeMap<&'static str, MetricComparison>,
 }
 

@@ -18,6 +18,26 @@ pub const METRICS: [&str; 4] = [
     "fun_partial_success",
 ];
 
+/// Serialise a map keyed by metric in [`METRICS`] order (then any other key), as the
+/// issue's JSON reads: `class_success` first.
+pub fn in_metric_order<S, V>(map: &BTreeMap<&'static str, V>, s: S) -> Result<S::Ok, S::Error>
+where
+    S: serde::Serializer,
+    V: Serialize,
+{
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(map.len()))?;
+    for k in METRICS {
+        if let Some(v) = map.get(k) {
+            m.serialize_entry(k, v)?;
+        }
+    }
+    for (k, v) in map.iter().filter(|(k, _)| !METRICS.contains(k)) {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
+}
+
 /// One task's verdicts, counted over its samples.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TaskOutcome {

@@ -14,6 +14,7 @@ pub struct Slices {
     pub property: String,
     pub bins: Vec<Bin>,
     /// Per metric: ρ between the property and the task's value of the metric.
+    #[serde(serialize_with = "crate::stats::outcomes::in_metric_order")]
     pub spearman: BTreeMap<&'static str, Rho>,
     /// Tasks without a value of the property (left out).
     pub missing: usize,
@@ -25,6 +26,7 @@ pub struct Bin {
     pub lo: f64,
     pub hi: f64,
     pub tasks: usize,
+    #[serde(serialize_with = "crate::stats::outcomes::in_metric_order")]
     pub metrics: BTreeMap<&'static str, Interval>,
 }
 

@@ -120,7 +120,7 @@ pub fn pair_table(c: &crate::stats::compare::Comparison, holm: bool) -> Rows {
     }
     cols.extend(["test", "effect"]);
     let mut t = Rows::new(cols.iter().map(|c| c.to_string()).collect());
-    for (m, r) in &c.metrics {
+    for (m, r) in METRICS.iter().filter_map(|m| Some((m, c.metrics.get(m)?))) {
         let mut row = vec![
             m.to_string(),
             p1(r.a),
