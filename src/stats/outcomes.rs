@@ -206,7 +206,8 @@ pub fn metric_interval(tasks: &[TaskOutcome], metric: &str) -> Option<Interval> 
     let m = clustered_mean(&values)?;
     Some(Interval {
         estimate: m.mean,
-        ci95: m.ci95,
+        // A share: the normal interval is clipped to [0, 1] (docs/statistics.md).
+        ci95: (m.ci95.0.max(0.0), m.ci95.1.min(1.0)),
         method: "clustered",
         se: Some(m.se),
         se_naive: Some(m.se_naive),

@@ -307,7 +307,7 @@ fn slice_chart(s: &crate::stats::slices::Slices, color: &str) -> String {
         svg.text(
             x,
             top + height + 18.0,
-            &format!("{:.3}–{:.3}", b.lo, b.hi),
+            &format!("{}–{}", super::text::num(b.lo), super::text::num(b.hi)),
             "middle",
             11.0,
         );

@@ -14,6 +14,15 @@ pub fn with_ci(i: &Interval) -> String {
     format!("{} [{}, {}]", p1(i.estimate), p1(i.ci95.0), p1(i.ci95.1))
 }
 
+/// A property value: whole numbers without decimals.
+pub fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 fn p_value(p: f64) -> String {
     if p < 0.0001 {
         "<0.0001".into()
@@ -147,7 +156,7 @@ pub fn slice_table(s: &crate::stats::slices::Slices) -> Rows {
     cols.extend(METRICS.iter().map(|m| m.to_string()));
     let mut t = Rows::new(cols);
     for b in &s.bins {
-        let mut row = vec![format!("{:.4}–{:.4}", b.lo, b.hi), b.tasks.to_string()];
+        let mut row = vec![format!("{}–{}", num(b.lo), num(b.hi)), b.tasks.to_string()];
         row.extend(
             METRICS
                 .iter()
