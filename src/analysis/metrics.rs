@@ -420,50 +420,75 @@ fn header_end_row(node: Node<'_>) -> usize {
     }
 }
 
-fn docstring_node(block: Node<'_>) -> Option<Node<'_>> {
-    let first = named(block).find(|n| n.kind() != "comment")?;
+pub fn docstring_node(block: Node<'_>) -> Option<Node<'_>> {
+    // The first named child that is not a comment, without collecting the others.
+    let mut first = block.named_child(0)?;
+    while first.kind() == "comment" {
+        first = first.next_named_sibling()?;
+    }
     let expr = (first.kind() == "expression_statement" && first.named_child_count() == 1)
         .then(|| first.named_child(0))
         .flatten()?;
     matches!(expr.kind(), "string" | "concatenated_string").then_some(first)
 }
 
+/// Preorder over a subtree with one cursor (a cursor per node costs more than the visit);
+/// `visit` returns whether to enter the node's children. Iterative: depth is unbounded.
+pub fn preorder(root: Node<'_>, mut visit: impl FnMut(Node<'_>, Option<&str>) -> bool) {
+    let mut cursor = root.walk();
+    let mut depth = 0usize;
+    loop {
+        let enter = visit(cursor.node(), cursor.field_name());
+        if enter && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            depth -= 1;
+        }
+    }
+}
+
 /// Marks code and comment lines: comments and docstrings are comment, other tokens code.
-/// Iterative: nesting depth in real input is unbounded.
 fn mark_tokens(root: Node<'_>, w: &mut Walk<'_>) {
     let mut docstrings = BTreeSet::new();
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        if node.kind() == "block"
+    let first_row = w.first_row;
+    let lines = &mut w.lines;
+    let mut mark = |node: Node<'_>, comment: bool| {
+        for row in node.start_position().row..=node.end_position().row {
+            if let Some(l) = lines.get_mut(row.wrapping_sub(first_row)) {
+                if comment {
+                    l.comment = true;
+                } else {
+                    l.code = true;
+                }
+            }
+        }
+    };
+    preorder(root, |node, _| {
+        let kind = node.kind();
+        if kind == "block"
             && let Some(d) = docstring_node(node)
         {
             docstrings.insert(d.id());
         }
-        let kind = node.kind();
-        let leaf = node.child_count() == 0 || kind == "string";
-        if docstrings.contains(&node.id()) || kind == "comment" {
-            for row in node.start_position().row..=node.end_position().row {
-                if let Some(l) = w.lines.get_mut(row.wrapping_sub(w.first_row)) {
-                    l.comment = true;
-                }
-            }
-            continue;
+        if kind == "comment" || docstrings.contains(&node.id()) {
+            mark(node, true);
+            return false;
         }
-        if leaf {
-            for row in node.start_position().row..=node.end_position().row {
-                if let Some(l) = w.lines.get_mut(row.wrapping_sub(w.first_row)) {
-                    l.code = true;
-                }
-            }
-            continue;
+        if kind == "string" || node.child_count() == 0 {
+            mark(node, false);
+            return false;
         }
-        stack.extend(named_and_anonymous(node));
-    }
-}
-
-fn named_and_anonymous<'t>(node: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
-    let mut cursor = node.walk();
-    node.children(&mut cursor).collect::<Vec<_>>().into_iter()
+        true
+    });
 }
 
 #[derive(PartialEq, Clone, Copy)]
@@ -666,21 +691,20 @@ fn clause_body(n: Node<'_>) -> Option<Node<'_>> {
 /// CyclomaticStrict). Nested functions and classes are units of their own.
 fn decisions(root: Node<'_>) -> u32 {
     let mut n = 0;
-    let mut stack = vec![root];
-    while let Some(node) = stack.pop() {
-        match node.kind() {
-            "if_statement"
-            | "elif_clause"
-            | "for_statement"
-            | "while_statement"
-            | "except_clause"
-            | "conditional_expression"
-            | "case_clause" => n += 1,
-            "function_definition" | "class_definition" | "lambda" => continue,
-            _ => {}
+    preorder(root, |node, _| match node.kind() {
+        "if_statement"
+        | "elif_clause"
+        | "for_statement"
+        | "while_statement"
+        | "except_clause"
+        | "conditional_expression"
+        | "case_clause" => {
+            n += 1;
+            true
         }
-        stack.extend(named(node));
-    }
+        "function_definition" | "class_definition" | "lambda" => node.id() == root.id(),
+        _ => true,
+    });
     n
 }
 
@@ -722,8 +746,10 @@ fn coupled_classes(class: Node<'_>, src: &[u8]) -> BTreeSet<String> {
         .child_by_field_name("name")
         .map_or("", |n| text(n, src));
     let mut out = BTreeSet::new();
-    let mut stack: Vec<Node<'_>> = class.child_by_field_name("body").into_iter().collect();
-    while let Some(node) = stack.pop() {
+    let Some(body) = class.child_by_field_name("body") else {
+        return out;
+    };
+    preorder(body, |node, _| {
         if node.kind() == "call"
             && let Some(f) = node.child_by_field_name("function")
         {
@@ -744,7 +770,7 @@ fn coupled_classes(class: Node<'_>, src: &[u8]) -> BTreeSet<String> {
                 out.insert(name.to_string());
             }
         }
-        stack.extend(named(node));
-    }
+        true
+    });
     out
 }

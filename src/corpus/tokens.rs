@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 
 use tree_sitter::Node;
 
+use crate::analysis::metrics::{docstring_node, preorder};
+
 /// Signature length (one-permutation MinHash bins).
 pub const BINS: usize = 32;
 /// Locality-sensitive hashing: `BANDS` bands of `ROWS` bins each.
@@ -32,49 +34,28 @@ pub fn mix(mut z: u64) -> u64 {
 pub fn fingerprint(node: Node<'_>, src: &[u8]) -> Fingerprint {
     let mut hashes: Vec<u64> = Vec::new();
     let mut names = BTreeSet::new();
-    // (node, in name position)
-    let mut stack = vec![(node, true)];
-    while let Some((n, name_pos)) = stack.pop() {
+    let mut docstrings = BTreeSet::new();
+    preorder(node, |n, field| {
         let kind = n.kind();
-        if kind == "comment" {
-            continue;
+        if kind == "comment" || docstrings.contains(&n.id()) {
+            return false;
         }
         if kind == "block"
-            && let Some(doc) = docstring(n)
+            && let Some(doc) = docstring_node(n)
         {
-            let mut cursor = n.walk();
-            let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
-            stack.extend(
-                children
-                    .into_iter()
-                    .rev()
-                    .filter(|c| c.id() != doc.id())
-                    .map(|c| (c, true)),
-            );
-            continue;
+            docstrings.insert(doc.id());
         }
-        if n.child_count() == 0 || kind == "string" {
+        if kind == "string" || n.child_count() == 0 {
             let text = src.get(n.byte_range()).unwrap_or(&[]);
             hashes.push(crate::corpus::walk::fnv64(text));
-            if kind == "identifier" && name_pos {
+            // Attribute names and defined names are not uses of a free name.
+            if kind == "identifier" && !matches!(field, Some("attribute" | "name")) {
                 names.insert(String::from_utf8_lossy(text).into_owned());
             }
-            continue;
+            return false;
         }
-        let attr = match kind {
-            "attribute" => n.child_by_field_name("attribute").map(|a| a.id()),
-            "keyword_argument" => n.child_by_field_name("name").map(|a| a.id()),
-            _ => None,
-        };
-        let mut cursor = n.walk();
-        let children: Vec<Node<'_>> = n.children(&mut cursor).collect();
-        stack.extend(
-            children
-                .into_iter()
-                .rev()
-                .map(|c| (c, Some(c.id()) != attr)),
-        );
-    }
+        true
+    });
     let mut exact: u64 = 0;
     for h in &hashes {
         exact = mix(exact ^ h);
@@ -147,17 +128,6 @@ pub fn from_blob(blob: &[u8]) -> Option<[u32; BINS]> {
         out[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
     }
     Some(out)
-}
-
-fn docstring(block: Node<'_>) -> Option<Node<'_>> {
-    let mut cursor = block.walk();
-    let first = block
-        .named_children(&mut cursor)
-        .find(|n| n.kind() != "comment")?;
-    let only = (first.kind() == "expression_statement" && first.named_child_count() == 1)
-        .then(|| first.named_child(0))
-        .flatten()?;
-    matches!(only.kind(), "string" | "concatenated_string").then_some(first)
 }
 
 #[cfg(test)]
