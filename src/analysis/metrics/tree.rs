@@ -1,0 +1,147 @@
+//! Tree helpers for the metrics: cursor walks, docstrings, headers, bases, coupling.
+
+use std::collections::BTreeSet;
+
+use tree_sitter::Node;
+
+use crate::analysis::parse::text;
+
+/// Builtin classes that never count as coupling (every class uses them).
+pub(super) const BUILTIN_TYPES: &[&str] = &[
+    "object",
+    "int",
+    "str",
+    "float",
+    "bool",
+    "bytes",
+    "list",
+    "dict",
+    "set",
+    "tuple",
+    "type",
+    "None",
+    "True",
+    "False",
+    "Exception",
+    "NotImplemented",
+    "Ellipsis",
+];
+
+/// Named children, through a cursor (indexing children one by one is quadratic in tree-sitter).
+pub(super) fn named<'t>(node: Node<'t>) -> std::vec::IntoIter<Node<'t>> {
+    let mut cursor = node.walk();
+    node.named_children(&mut cursor)
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+pub(super) fn unwrap_decorated(stmt: Node<'_>) -> (Node<'_>, Node<'_>) {
+    match stmt.kind() {
+        "decorated_definition" => (stmt.child_by_field_name("definition").unwrap_or(stmt), stmt),
+        _ => (stmt, stmt),
+    }
+}
+
+pub(super) fn decorator_names(outer: Node<'_>, src: &[u8]) -> Vec<String> {
+    named(outer)
+        .filter(|n| n.kind() == "decorator")
+        .map(|d| text(d, src).trim_start_matches('@').trim().to_string())
+        .collect()
+}
+
+/// The last row of a compound statement's header (up to the colon before its body).
+pub(super) fn header_end_row(node: Node<'_>) -> usize {
+    let body = node
+        .child_by_field_name("body")
+        .or_else(|| node.child_by_field_name("consequence"));
+    match body {
+        Some(b) if b.start_position().row > node.start_position().row => b.start_position().row - 1,
+        Some(_) => node.start_position().row,
+        None => node.end_position().row,
+    }
+}
+
+pub fn docstring_node(block: Node<'_>) -> Option<Node<'_>> {
+    // The first named child that is not a comment, without collecting the others.
+    let mut first = block.named_child(0)?;
+    while first.kind() == "comment" {
+        first = first.next_named_sibling()?;
+    }
+    let expr = (first.kind() == "expression_statement" && first.named_child_count() == 1)
+        .then(|| first.named_child(0))
+        .flatten()?;
+    matches!(expr.kind(), "string" | "concatenated_string").then_some(first)
+}
+
+/// Preorder over a subtree with one cursor (a cursor per node costs more than the visit);
+/// `visit` returns whether to enter the node's children. Iterative: depth is unbounded.
+pub fn preorder(root: Node<'_>, mut visit: impl FnMut(Node<'_>, Option<&str>) -> bool) {
+    let mut cursor = root.walk();
+    let mut depth = 0usize;
+    loop {
+        let enter = visit(cursor.node(), cursor.field_name());
+        if enter && cursor.goto_first_child() {
+            depth += 1;
+            continue;
+        }
+        loop {
+            if depth == 0 {
+                return;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            cursor.goto_parent();
+            depth -= 1;
+        }
+    }
+}
+
+pub(super) fn bases_of(class: Node<'_>, src: &[u8]) -> Vec<String> {
+    class
+        .child_by_field_name("superclasses")
+        .map(|args| {
+            named(args)
+                .filter(|n| !matches!(n.kind(), "comment" | "keyword_argument"))
+                .map(|n| text(n, src).to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Classes a class uses (Understand's coupling, approximated without type inference): names
+/// that look like classes (capitalised) in calls, bases, annotations and `isinstance` checks,
+/// other than the class itself and builtin types.
+pub(super) fn coupled_classes(class: Node<'_>, src: &[u8]) -> BTreeSet<String> {
+    let own = class
+        .child_by_field_name("name")
+        .map_or("", |n| text(n, src));
+    let mut out = BTreeSet::new();
+    let Some(body) = class.child_by_field_name("body") else {
+        return out;
+    };
+    preorder(body, |node, _| {
+        if node.kind() == "call"
+            && let Some(f) = node.child_by_field_name("function")
+        {
+            let name = match f.kind() {
+                "identifier" => text(f, src),
+                "attribute" => f
+                    .child_by_field_name("attribute")
+                    .map_or("", |a| text(a, src)),
+                _ => "",
+            };
+            if name.chars().next().is_some_and(char::is_uppercase)
+                && name != own
+                && !BUILTIN_TYPES.contains(&name)
+                && !name
+                    .chars()
+                    .all(|c| c.is_uppercase() || c == '_' || c.is_ascii_digit())
+            {
+                out.insert(name.to_string());
+            }
+        }
+        true
+    });
+    out
+}
