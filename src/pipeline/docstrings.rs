@@ -152,7 +152,7 @@ pub fn apply(source: &str, level: DocstringLevel) -> String {
         let kept: Vec<&str> = out
             .lines()
             .zip(source.lines().chain(std::iter::repeat("")))
-            .filter(|(new, old)| !(new.trim().is_empty() && !old.trim().is_empty()))
+            .filter(|(new, old)| !new.trim().is_empty() || old.trim().is_empty())
             .map(|(new, _)| new)
             .collect();
         out = kept.join("\n") + if source.ends_with('\n') { "\n" } else { "" };

@@ -27,8 +27,11 @@ pub struct GridRow {
     pub split: usize,
 }
 
-/// `columns`: (label, [(task, bucket)]) per session.
-pub fn grid(columns: &[(String, Vec<(String, Option<Bucket>)>)]) -> Grid {
+/// One session's column: its label and each task's bucket (`None`: not finished).
+pub type Column = (String, Vec<(String, Option<Bucket>)>);
+
+/// The grid of `columns`, one per session.
+pub fn grid(columns: &[Column]) -> Grid {
     let mut ids: Vec<&str> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for (_, cells) in columns {
@@ -72,7 +75,7 @@ impl Grid {
     /// Rows most disagreed on first (then the most even split; ties keep task order).
     pub fn by_disagreement(&self) -> Vec<&GridRow> {
         let mut rows: Vec<&GridRow> = self.rows.iter().collect();
-        rows.sort_by(|a, b| (b.disagreement, b.split).cmp(&(a.disagreement, a.split)));
+        rows.sort_by_key(|r| std::cmp::Reverse((r.disagreement, r.split)));
         rows
     }
 
