@@ -151,6 +151,11 @@ pub fn config_path() -> Option<PathBuf> {
     config_dir().map(|d| d.join("config.toml"))
 }
 
+/// [`config_path`] as messages show it.
+pub fn shown_path() -> String {
+    config_path().map_or_else(|| "the config file".into(), |p| p.display().to_string())
+}
+
 /// Read and parse a config file; a missing file is the defaults, not an error.
 pub fn load_from(path: &Path) -> Result<Config, ConfigError> {
     let shown = path.display().to_string();

@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
+
+use crate::exec::Executor;
 use serde_json::{Value, json};
 
 use super::progress::Progress;
@@ -67,24 +69,25 @@ pub(crate) fn python_for(flag: Option<&Path>, dataset: Option<&Path>) -> Option<
     python_choice(flag).or_else(|| crate::pipeline::envcheck::project_python(dataset))
 }
 
-/// The sandbox a command runs suites in (its isolation warnings printed) and the flag Ctrl-C
-/// sets to stop the command cleanly.
-pub(crate) fn sandbox_and_cancel(
+/// The execution service a command runs suites through (its sandbox set up now, the
+/// isolation warnings printed before any work) and the flag Ctrl-C sets to stop the command
+/// cleanly.
+pub(crate) fn executor_and_cancel(
     ctx: &Context,
     cold: bool,
-) -> anyhow::Result<(Arc<crate::exec::Sandbox>, Arc<AtomicBool>)> {
-    sandbox_for(ctx, ctx.dataset_path.as_deref(), cold)
+) -> anyhow::Result<(Executor, Arc<AtomicBool>)> {
+    executor_for(ctx, ctx.dataset_path.as_deref(), cold)
 }
 
-/// [`sandbox_and_cancel`] for a dataset other than `--dataset`'s (on `--resume`, the
+/// [`executor_and_cancel`] for a dataset other than `--dataset`'s (on `--resume`, the
 /// session's): the interpreter by default is the project's environment for that dataset.
-pub(crate) fn sandbox_for(
+pub(crate) fn executor_for(
     ctx: &Context,
     dataset: Option<&Path>,
     cold: bool,
-) -> anyhow::Result<(Arc<crate::exec::Sandbox>, Arc<AtomicBool>)> {
-    let python = python_for(ctx.python.as_deref(), dataset);
-    let sandbox = Arc::new(eval::sandbox(python, cold)?);
+) -> anyhow::Result<(Executor, Arc<AtomicBool>)> {
+    let exec = Executor::new(python_for(ctx.python.as_deref(), dataset), !cold);
+    let sandbox = eval::sandbox_of(&exec)?;
     for w in &sandbox.isolation().warnings {
         eprintln!("classlab: warning: sandbox: {w}");
     }
@@ -92,7 +95,7 @@ pub(crate) fn sandbox_for(
     let flag = Arc::clone(&cancel);
     // A second Ctrl-C while stopping is ignored: the stop is already under way.
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
-    Ok((sandbox, cancel))
+    Ok((exec, cancel))
 }
 
 /// The configuration a session recorded when it started (`run_started`), for `--resume`.
@@ -169,7 +172,8 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let outs = outputs::load(&predictions, format)?;
     problems += warn_all(&outs.problems);
 
-    let (sandbox, cancel) = sandbox_for(ctx, dataset_path.as_deref(), args.cold)?;
+    let (exec, cancel) = executor_for(ctx, dataset_path.as_deref(), args.cold)?;
+    let sandbox = exec.sandbox()?;
     let python = &sandbox.isolation().python.executable;
     if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
         eprintln!("classlab: warning: {w}");
@@ -194,7 +198,7 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let human = ctx.output == Output::Human;
     // The bar (a terminal only) also with --json: it is on stderr.
     let bar = Progress::new(outs.samples.len(), "tasks");
-    let result = eval::run(&req, sandbox, &cancel, &mut |event, state| {
+    let result = eval::run(&req, &exec, &cancel, &mut |event, state| {
         let (done, total) = state.progress();
         bar.set(done, total);
         match &event.body {

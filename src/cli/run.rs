@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use serde_json::{Value, json};
 
-use super::eval::{recorded_config, resolve_session, sandbox_for};
+use super::eval::{executor_for, recorded_config, resolve_session};
 use super::progress::Progress;
 use super::report::print_reports;
 use super::{Context, Outcome, Output, print_json};
@@ -162,7 +162,10 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
             None => text_of(&choice_rec, "replay_from").map(PathBuf::from),
         },
     };
-    let provider = providers::build(&choice, &ds).map_err(anyhow::Error::msg)?;
+    // Configuration is read at the edge and handed down.
+    let config = (crate::config::current(), crate::config::shown_path());
+    let provider =
+        providers::build(&choice, &ds, config.0, &config.1).map_err(anyhow::Error::msg)?;
 
     let schedule: ScheduleMode = args
         .schedule
@@ -199,7 +202,8 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         }
     };
 
-    let (sandbox, cancel) = sandbox_for(ctx, dataset_path.as_deref(), args.cold)?;
+    let (exec, cancel) = executor_for(ctx, dataset_path.as_deref(), args.cold)?;
+    let sandbox = exec.sandbox()?;
     let python = &sandbox.isolation().python.executable;
     if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
         eprintln!("classlab: warning: {w}");
@@ -253,7 +257,7 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
             }
         }
     };
-    let result = generate::run(&req, sandbox, &cancel, &on_update);
+    let result = generate::run(&req, &exec, &cancel, &on_update);
     drop(bar);
     let result = result?;
     let log = SessionLog::open(&result.dir)?;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use anyhow::bail;
 use serde_json::json;
 
-use super::eval::sandbox_and_cancel;
+use super::eval::executor_and_cancel;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::curate::validate::{self, Summary, TaskValidation, ValidateOptions};
@@ -73,7 +73,8 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         None => originals.iter().map(|t| (*t).clone()).collect(),
     };
     let tasks: Vec<&Task> = edited.iter().collect();
-    let (sandbox, cancel) = sandbox_and_cancel(ctx, args.cold)?;
+    let (exec, cancel) = executor_and_cancel(ctx, args.cold)?;
+    let sandbox = exec.sandbox()?;
     let opts = ValidateOptions {
         jobs: args.jobs.unwrap_or(0),
         budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),

@@ -50,6 +50,7 @@ mod probe;
 mod protocol;
 mod rootfs;
 mod seccomp;
+mod service;
 mod spec;
 mod sys;
 mod warm;
@@ -69,6 +70,7 @@ pub use cgroup::CgroupBase;
 pub use launch::maybe_launch;
 pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
+pub use service::{Executor, SetupError};
 pub use spec::{CodeRegion, Limits, SuiteKind, SuiteSpec, pytest_expected, unittest_expected};
 
 use crate::model::results::SuiteResult;

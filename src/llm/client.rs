@@ -151,6 +151,10 @@ impl Provider for OpenAiClient {
         "openai"
     }
 
+    fn base_url(&self) -> Option<String> {
+        Some(self.endpoint.base_url.clone())
+    }
+
     /// A TCP connection to the endpoint's host within the connect timeout (skipped when a
     /// proxy is configured: then the proxy is what requests reach).
     fn reachable(&self) -> Result<(), String> {

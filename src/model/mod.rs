@@ -242,6 +242,7 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
+pub mod chat;
 pub mod index;
 pub mod results;
 pub use index::TaskIndex;

@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::analysis::extract::{self, Strategy};
 use crate::dataset::outputs::{Outputs, OutputsFormat};
 use crate::dataset::{Dataset, Problem};
-use crate::exec::{Limits, Pool, Sandbox, SuiteSpec};
+use crate::exec::{Executor, Limits, Pool, Sandbox, SetupError, SuiteSpec};
 use crate::metrics::fingerprint::{self, EnvContext, Thresholds};
 use crate::metrics::functional::{self, SampleCounts};
 use crate::model::{SuiteResult, Task, TaskIndex, TestLayout};
@@ -302,7 +302,8 @@ impl<'a> EvalRequest<'a> {
     }
 }
 
-/// The sandbox evaluations use: warm (fork server) unless `cold`.
+/// The sandbox evaluations use: warm (fork server) unless `cold`. Prefer an [`Executor`]
+/// built at the edge; this sets one up on the spot.
 pub fn sandbox(python: Option<PathBuf>, cold: bool) -> Result<Sandbox, crate::exec::ExecError> {
     let sandbox = Sandbox::with_options(crate::exec::SandboxOptions {
         python,
@@ -327,6 +328,16 @@ pub enum EvalError {
     Session(#[from] SessionError),
     #[error("{0}")]
     Mismatch(String),
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+}
+
+/// The executor's sandbox, with the interpreter it runs recorded for the environment checks
+/// (`env_context`: which task modules are missing).
+pub(crate) fn sandbox_of(exec: &Executor) -> Result<Arc<Sandbox>, SetupError> {
+    let sandbox = exec.sandbox()?;
+    super::envcheck::use_interpreter(&sandbox.isolation().python.executable);
+    Ok(sandbox)
 }
 
 fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
@@ -424,10 +435,11 @@ pub(crate) fn check_inputs(
 /// `cancel` stops the run cleanly (running suites are killed, the stop is recorded).
 pub fn run(
     req: &EvalRequest<'_>,
-    sandbox: Arc<Sandbox>,
+    exec: &Executor,
     cancel: &AtomicBool,
     on_event: &mut dyn FnMut(&Event, &EvalState),
 ) -> Result<EvalOutcome, EvalError> {
+    let sandbox = sandbox_of(exec)?;
     let (items, problems) = prepare(req.dataset, req.outputs);
     if items.is_empty() {
         return Err(EvalError::Mismatch(no_task_matches(

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 
 use crate::analysis::{self, parse::parse_module};
+use crate::config::Config;
 use crate::dataset::Dataset;
 use crate::llm::{Call, Completion, Failure, FailureKind, Message, Provider, Purpose};
 use crate::session::{EventBody, SessionLog};
@@ -31,21 +32,23 @@ pub struct ProviderChoice {
 
 pub const KINDS: [&str; 3] = ["openai", "reference", "replay"];
 
-/// Build the chosen provider. Errors are whole sentences for the user.
-pub fn build(choice: &ProviderChoice, dataset: &Dataset) -> Result<Arc<dyn Provider>, String> {
+/// Build the chosen provider. `config` holds the endpoint profiles (read once at the edge;
+/// `config_path` names it in messages). Errors are whole sentences for the user.
+pub fn build(
+    choice: &ProviderChoice,
+    dataset: &Dataset,
+    config: &Config,
+    config_path: &str,
+) -> Result<Arc<dyn Provider>, String> {
     match choice.kind.as_str() {
         "openai" => {
-            let config = crate::config::init().cloned().map_err(|e| e.to_string())?;
-            let config_path = crate::config::config_path()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "the config file".into());
             let flags = crate::llm::endpoint::EndpointFlags {
                 endpoint: choice.endpoint.clone(),
                 base_url: choice.base_url.clone(),
                 model: choice.model.clone(),
                 api_key_env: choice.api_key_env.clone(),
             };
-            let endpoint = crate::llm::endpoint::resolve(&config, &config_path, &flags)
+            let endpoint = crate::llm::endpoint::resolve(config, config_path, &flags)
                 .map_err(|e| e.to_string())?;
             let client =
                 crate::llm::client::OpenAiClient::new(endpoint).map_err(|e| e.to_string())?;

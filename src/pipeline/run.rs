@@ -17,7 +17,7 @@ use super::public_tests::PublicTestsMode;
 use super::schedule::ScheduleMode;
 use super::task_io::{Sink, TaskIo};
 use crate::dataset::Dataset;
-use crate::exec::Sandbox;
+use crate::exec::{Executor, Sandbox};
 use crate::llm::{Params, Provider};
 use crate::metrics::fingerprint::Thresholds;
 use crate::model::{Strategy, TaskIndex};
@@ -128,6 +128,8 @@ pub enum RunError {
     /// The model endpoint cannot be reached before the first task: nothing was started.
     #[error("{0}")]
     Unreachable(String),
+    #[error(transparent)]
+    Setup(#[from] crate::exec::SetupError),
 }
 
 fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
@@ -151,23 +153,14 @@ fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
     })
 }
 
-/// The base URL requests go to: the flag, else the endpoint profile's (`None` for providers
-/// that ask no server).
-fn base_url(choice: Option<&ProviderChoice>) -> Option<String> {
-    let choice = choice.filter(|c| c.kind == "openai")?;
-    let resolved = crate::config::load().ok().and_then(|config| {
-        let path = crate::config::config_path()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        let flags = crate::llm::endpoint::EndpointFlags {
-            endpoint: choice.endpoint.clone(),
-            base_url: choice.base_url.clone(),
-            model: choice.model.clone(),
-            api_key_env: choice.api_key_env.clone(),
-        };
-        crate::llm::endpoint::resolve(&config, &path, &flags).ok()
-    });
-    resolved.map(|e| e.base_url).or(choice.base_url.clone())
+/// The base URL requests go to, as the provider resolved it (the flag, else the endpoint
+/// profile's); `None` for providers that ask no server.
+fn base_url(req: &RunRequest<'_>) -> Option<String> {
+    let choice = req
+        .provider_choice
+        .as_ref()
+        .filter(|c| c.kind == "openai")?;
+    req.provider.base_url().or(choice.base_url.clone())
 }
 
 /// What a run's results depend on, digested into the session's meta: the dataset, the
@@ -200,7 +193,7 @@ pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunErro
             let mut config = json!({
             "strategy": req.strategy,
             "provider": req.provider.kind(),
-            "base_url": base_url(choice),
+            "base_url": base_url(req),
             "model": req.provider.model(),
             "tasks": selected_tasks(req)?,
             "max_repairs": req.max_repairs,
@@ -270,10 +263,11 @@ fn new_meta(req: &RunRequest<'_>) -> Meta {
 /// the stop is recorded.
 pub fn run(
     req: &RunRequest<'_>,
-    sandbox: Arc<Sandbox>,
+    exec: &Executor,
     cancel: &AtomicBool,
     on_update: &(dyn Fn(Update<'_>) + Sync),
 ) -> Result<RunOutcome, RunError> {
+    let sandbox = super::eval::sandbox_of(exec)?;
     // A dead endpoint is refused before anything is started (or resumed).
     req.provider.reachable().map_err(RunError::Unreachable)?;
     let inputs = inputs(req, &sandbox)?;

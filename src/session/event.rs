@@ -5,9 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::llm::{FailureKind, Message, Params, Purpose, Usage};
 use crate::metrics::fingerprint::{Bucket, ExceptionHistogram};
 use crate::metrics::functional::SampleCounts;
+use crate::model::chat::{FailureKind, Message, Params, Purpose, Usage};
 use crate::model::{DepMap, SuiteResult};
 
 /// How a method's generation ended.

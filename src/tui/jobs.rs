@@ -362,7 +362,8 @@ fn evaluate(
         budget: setup.timeout,
         ..EvalRequest::new(dataset, &outs, setup.sessions_root.clone())
     };
-    let outcome = eval::run(&req, Arc::new(sandbox), cancel, &mut |event, _| {
+    let exec = crate::exec::Executor::from_sandbox(Arc::new(sandbox));
+    let outcome = eval::run(&req, &exec, cancel, &mut |event, _| {
         let _ = tx.send(Action::EvalEvent(Delivered::new(event.clone())));
     })?;
     Ok(outcome.dir)

@@ -73,7 +73,13 @@ pub fn generate(
     tx: &Sender<Action>,
 ) -> anyhow::Result<PathBuf> {
     let (choice, params) = run_parameters(run);
-    let provider = providers::build(&choice, dataset).map_err(anyhow::Error::msg)?;
+    let provider = providers::build(
+        &choice,
+        dataset,
+        crate::config::current(),
+        &crate::config::shown_path(),
+    )
+    .map_err(anyhow::Error::msg)?;
     let schedule: ScheduleMode = run.schedule.parse().map_err(anyhow::Error::msg)?;
     let public_tests: PublicTestsMode = run
         .public_tests
@@ -115,6 +121,7 @@ pub fn generate(
         };
         let _ = tx.send(action);
     };
-    let outcome = pipeline_run::run(&req, Arc::new(sandbox), cancel, &on_update)?;
+    let exec = crate::exec::Executor::from_sandbox(Arc::new(sandbox));
+    let outcome = pipeline_run::run(&req, &exec, cancel, &on_update)?;
     Ok(outcome.dir)
 }

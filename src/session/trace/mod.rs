@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::event::{EventBody, MethodStatus, Scope, TaskSummary};
-use crate::llm::Purpose;
 use crate::model::SuiteResult;
+use crate::model::chat::Purpose;
 
 mod types;
 pub use types::*;

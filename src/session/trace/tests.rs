@@ -1,6 +1,6 @@
 use super::*;
-use crate::llm::{Message, Params};
 use crate::metrics::fingerprint::Bucket;
+use crate::model::chat::{Message, Params};
 use crate::model::{Outcome, TestResult};
 use crate::session::EvalState;
 use crate::session::event::Event;

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use crate::llm::{Message, Params, Purpose, Usage};
 use crate::metrics::fingerprint::Bucket;
+use crate::model::chat::{Message, Params, Purpose, Usage};
 use crate::model::{DepMap, SuiteResult, camel_case};
 use crate::session::event::{FailureRecord, LeftOutTest, MethodStatus, TaskSummary};
 
