@@ -15,8 +15,10 @@ use crate::metrics::deps::{self, DepReport, Prediction, TaskInput};
 use crate::metrics::fingerprint::Bucket;
 use crate::metrics::fingerprint::tampering;
 use crate::metrics::functional::{FunctionalMetrics, SampleCounts, TaskCounts};
+use crate::session::MethodStatus;
 use crate::stats::bootstrap::PassAtK;
 use crate::stats::compare::SessionData;
+use crate::stats::interval::{ClusteredMean, clustered_mean};
 use crate::stats::outcomes::{self, Interval, METRICS, Share};
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +51,9 @@ pub struct RunReport {
     pub dependency: Option<DependencyReport>,
     /// `tdd` runs only (domain.md §5).
     pub repair: Option<RepairCost>,
+    /// The repair cost with 95 % intervals (methods clustered by task).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repair_intervals: Option<RepairIntervals>,
     pub usage: UsageTotals,
     /// Tasks whose final suite (or a public-test run) the harness found tampered with.
     pub tampered: Vec<TamperedTask>,
@@ -139,6 +144,7 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
         causes: None,
         dependency: tdd.then(|| dependency(state)).flatten(),
         repair: tdd.then(|| state.trace.repair_cost()).flatten(),
+        repair_intervals: tdd.then(|| repair_intervals(state)).flatten(),
         usage: state.trace.usage,
         tampered: tampered_tasks(state),
         status: state.run_end().label(),
@@ -202,6 +208,49 @@ pub fn session_outcomes(state: &EvalState) -> Vec<outcomes::TaskOutcome> {
     });
     let fun_level = task_counts_by(state, &|t, s| state.counted_test_classes(t, s));
     outcomes::outcomes_split(&class_level, &fun_level)
+}
+
+/// Repair rounds with intervals: per method and the share of methods repaired (clustered
+/// by task), per class (one value per task).
+#[derive(Debug, Clone, Serialize)]
+pub struct RepairIntervals {
+    pub rounds_per_method: ClusteredMean,
+    pub methods_repaired: ClusteredMean,
+    pub rounds_per_class: ClusteredMean,
+}
+
+/// Over the methods the repair cost counts (the model's: not `NotGenerated`, not `EnvErr`).
+pub fn repair_intervals(state: &EvalState) -> Option<RepairIntervals> {
+    let mut rounds: Vec<(&str, f64)> = Vec::new();
+    let mut per_class: Vec<(&str, f64)> = Vec::new();
+    for ((task, _), t) in &state.trace.tasks {
+        if t.not_generated || t.whole_class {
+            continue;
+        }
+        let counted: Vec<f64> = t
+            .methods
+            .iter()
+            .filter(|m| {
+                m.status.is_some_and(|s| {
+                    !matches!(s, MethodStatus::NotGenerated | MethodStatus::EnvErr)
+                })
+            })
+            .map(|m| f64::from(m.repairs))
+            .collect();
+        if !counted.is_empty() {
+            per_class.push((task.as_str(), counted.iter().sum()));
+            rounds.extend(counted.into_iter().map(|r| (task.as_str(), r)));
+        }
+    }
+    let repaired: Vec<(&str, f64)> = rounds
+        .iter()
+        .map(|(t, r)| (*t, f64::from(u8::from(*r > 0.0))))
+        .collect();
+    Some(RepairIntervals {
+        rounds_per_method: clustered_mean(&rounds)?,
+        methods_repaired: clustered_mean(&repaired)?,
+        rounds_per_class: clustered_mean(&per_class)?,
+    })
 }
 
 /// What paired comparisons need of a session.

@@ -97,6 +97,24 @@ pub fn print_extras(doc: &ReportDoc) {
             );
         }
     }
+    for (label, s) in doc.labels.iter().zip(&doc.sessions) {
+        if let Some(r) = &s.repair_intervals {
+            let f = |m: &crate::stats::interval::ClusteredMean, scale: f64| {
+                format!(
+                    "{:.2} [{:.2}, {:.2}]",
+                    scale * m.mean,
+                    scale * m.ci95.0,
+                    scale * m.ci95.1
+                )
+            };
+            println!(
+                "{label}: repair rounds/method {}, methods repaired (%) {}, rounds/class {}",
+                f(&r.rounds_per_method, 1.0),
+                f(&r.methods_repaired, 100.0),
+                f(&r.rounds_per_class, 1.0)
+            );
+        }
+    }
     for pair in &doc.pairs {
         println!();
         println!(
