@@ -344,6 +344,7 @@ impl App {
         };
         self.ev.live = Some(session);
         self.ev.running = true;
+        self.ev.live_since = (self.ev.clock > 0.0).then_some(self.ev.clock);
         self.ev.stopping = false;
         // A test detail of the previous live run would show the new one's.
         self.ev.detail = None;

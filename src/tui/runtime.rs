@@ -46,6 +46,7 @@ impl Runtime {
     /// Take in what the background sent: tasks and analyses, the list's answers, job results.
     /// Returns the effects the caller must carry out itself ([`Runtime::step`]).
     pub fn pump(&mut self) -> std::io::Result<Vec<Effect>> {
+        self.tick();
         let (open, visible) = self.app.wanted_tasks();
         let pumped = self.app.data.pump(open, &visible);
         if pumped.any() {
@@ -87,6 +88,18 @@ impl Runtime {
         } else {
             self.jobs.execute(effect, &self.app.data.dataset);
         }
+    }
+
+    /// The wall clock for a live run's elapsed time: redraw when its second changes.
+    fn tick(&mut self) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        let ev = &mut self.app.ev;
+        if ev.running && now.floor() != ev.clock.floor() {
+            self.app.dirty = true;
+        }
+        ev.clock = now;
     }
 
     /// Update the app with one action and carry out its effects; returns those only the

@@ -174,6 +174,8 @@ pub struct EvalSession {
     pub problems: Vec<String>,
     pub first_ts: Option<f64>,
     pub last_ts: Option<f64>,
+    /// Model requests sent and not answered yet.
+    pub in_flight: usize,
     /// Fed by a running evaluation.
     pub live: bool,
 }
@@ -240,6 +242,12 @@ impl EvalSession {
     /// reducer alone derives the state (it forwards public test runs to the trace too).
     pub fn apply(&mut self, event: &Event) {
         self.state.apply(event);
+        match &event.body {
+            EventBody::LlmRequest { .. } => self.in_flight += 1,
+            EventBody::LlmResponse { .. } => self.in_flight = self.in_flight.saturating_sub(1),
+            EventBody::RunFinished { .. } => self.in_flight = 0,
+            _ => {}
+        }
         if event.ts.is_finite() {
             self.first_ts.get_or_insert(event.ts);
             self.last_ts = Some(event.ts);

@@ -233,6 +233,10 @@ pub struct EvalUi {
     pub open_request: u64,
     /// A run is executing (its thread has not ended).
     pub running: bool,
+    /// Wall-clock seconds, set by the app loop while a run is live (0: never set); the
+    /// elapsed time of a live run counts from `live_since` by it, from the first second.
+    pub clock: f64,
+    pub live_since: Option<f64>,
     /// Its cancellation was asked for.
     pub stopping: bool,
 }

@@ -32,6 +32,7 @@ pub struct RunSetup {
     pub model: Option<String>,
     /// Overrides the profile's (or, with no profile, the whole endpoint).
     pub base_url: Option<String>,
+    /// The key's environment variable; `Some("")`: no key (not the profile's).
     pub api_key_env: Option<String>,
     /// Sampling parameters (`classlab run --temperature --max-tokens --seed`); `None`: the
     /// defaults (temperature 0, the server's limit, no seed).
@@ -458,11 +459,10 @@ impl NewRunState {
             let s = s.trim();
             (openai && !s.is_empty()).then(|| s.to_string())
         };
-        let (model, base_url, api_key_env) = (
-            typed(&self.model),
-            typed(&self.base_url),
-            typed(&self.api_key_env),
-        );
+        let (model, base_url) = (typed(&self.model), typed(&self.base_url));
+        // An emptied key variable means no key: passed on as empty, so the profile's key
+        // variable is not used behind the user's back.
+        let api_key_env = openai.then(|| self.api_key_env.trim().to_string());
         if openai && self.endpoint == 0 {
             if base_url.is_none() {
                 return Err(if self.endpoints.is_empty() {
@@ -618,5 +618,25 @@ mod tests {
         assert_eq!(d.value(Field::Endpoint), "a");
         d.change(-1);
         assert!(d.base_url.is_empty());
+    }
+
+    #[test]
+    fn an_emptied_key_variable_is_no_key_not_the_profiles() {
+        let mut d = NewRunState::default();
+        let profile = EndpointConfig {
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            model: Some("m".into()),
+            api_key_env: Some("PROFILE_KEY".into()),
+            ..EndpointConfig::default()
+        };
+        d.set_profiles(vec![("p".into(), profile)], Some("p"));
+        assert_eq!(
+            d.setup().unwrap().api_key_env.as_deref(),
+            Some("PROFILE_KEY")
+        );
+        d.api_key_env.clear();
+        assert_eq!(d.setup().unwrap().api_key_env.as_deref(), Some(""));
+        d.api_key_env = " MINE ".into();
+        assert_eq!(d.setup().unwrap().api_key_env.as_deref(), Some("MINE"));
     }
 }

@@ -131,11 +131,16 @@ pub fn render_progress(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer)
         RunStatus::Finished => theme.ok(),
         RunStatus::Stopped | RunStatus::Unfinished => theme.warn(),
     };
-    let mut timing = match s.elapsed() {
+    // Live, the clock runs from the start (before any event); else first to last event.
+    let elapsed = match (status, app.ev.live_since) {
+        (RunStatus::Live, Some(since)) if s.live => Some((app.ev.clock - since).max(0.0)),
+        _ => s.elapsed(),
+    };
+    let mut timing = match elapsed {
         Some(t) => format!(" elapsed {}", duration(t)),
         None => String::new(),
     };
-    if let (RunStatus::Live, Some(t)) = (status, s.elapsed())
+    if let (RunStatus::Live, Some(t)) = (status, elapsed)
         && done > 0
         && done < total
     {

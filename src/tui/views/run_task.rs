@@ -28,6 +28,15 @@ pub fn prediction_score(task_id: &str, p: &PredictionTrace) -> Option<TaskScore>
     })
 }
 
+/// Whether a dependency analysis was requested (`None`: not) and has been answered.
+pub fn analysis_call(trace: &TaskTrace) -> Option<bool> {
+    trace
+        .calls
+        .iter()
+        .find(|c| matches!(c.purpose, crate::llm::Purpose::DependencyAnalysis))
+        .map(|c| c.response.is_some())
+}
+
 /// The pane's lines for a task of the run shown.
 pub fn doc(
     app: &App,
@@ -48,7 +57,11 @@ pub fn doc(
         None => {
             let text = match trace {
                 None => "Nothing generated yet.",
-                Some(_) => "No dependency analysis: this strategy generates without one.",
+                Some(t) => match analysis_call(t) {
+                    Some(false) => "Waiting for the dependency analysis…",
+                    Some(true) => "The dependency analysis gave no usable reply.",
+                    None => "No dependency analysis: this strategy generates without one.",
+                },
             };
             lines.push(Line::styled(text, theme.muted()));
         }

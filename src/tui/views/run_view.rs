@@ -79,6 +79,9 @@ fn usage_line(app: &App, s: &EvalSession) -> Line<'static> {
         spans.push(Span::styled(value, theme.accent()));
     };
     field("requests", u.requests.to_string());
+    if s.live && s.in_flight > 0 {
+        field("in flight", s.in_flight.to_string());
+    }
     field("retries", u.retries.to_string());
     field(
         "tokens",
