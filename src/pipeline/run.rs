@@ -55,6 +55,9 @@ pub struct RunRequest<'a> {
     pub provider_choice: Option<ProviderChoice>,
     /// Where `prompts` came from (`None`: embedded or the user's config directory).
     pub prompts_dir: Option<PathBuf>,
+    /// The docstring level the tasks were given at (`full`, `partial`, `none`), when the
+    /// edge changed it; recorded so reports can group runs by it.
+    pub docstrings: Option<String>,
 }
 
 impl<'a> RunRequest<'a> {
@@ -85,6 +88,7 @@ impl<'a> RunRequest<'a> {
             thresholds: Thresholds::default(),
             provider_choice: None,
             prompts_dir: None,
+            docstrings: None,
         }
     }
 }
@@ -133,7 +137,7 @@ pub enum RunError {
 }
 
 fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
-    json!({
+    let mut config = json!({
         "dataset": req.dataset.origin,
         "dataset_digest": req.dataset_digest,
         "strategy": req.strategy,
@@ -150,7 +154,12 @@ fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
         "prompts": req.prompts.fingerprint(),
         "prompts_dir": req.prompts_dir,
         "provider_choice": req.provider_choice,
-    })
+    });
+    // Only when the edge changed it: the configuration of earlier runs stays as it was.
+    if let Some(level) = &req.docstrings {
+        config["docstrings"] = json!(level);
+    }
+    config
 }
 
 /// The base URL requests go to, as the provider resolved it (the flag, else the endpoint
@@ -202,6 +211,10 @@ pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunErro
             "params": params,
             "prompts": req.prompts.fingerprint(),
             });
+            // What the model saw depends on it (absent: full, as before it existed).
+            if let Some(level) = &req.docstrings {
+                config["docstrings"] = json!(level);
+            }
             super::eval::add_judging(
                 &mut config,
                 req.budget,

@@ -117,3 +117,48 @@ fn a_resume_restarts_what_was_running() {
     assert_eq!(state.run("A", 0).unwrap().status, Status::Pending);
     assert_eq!(state.resumed, 1);
 }
+
+/// Tampering is the model's failure, never an exclusion (else tampering would raise a score
+/// by leaving the denominator); only the environment's failures leave it.
+#[test]
+fn a_tampered_task_stays_in_the_denominators_an_env_err_one_leaves_them() {
+    let finished = |seq, task: &str, s: TaskSummary| {
+        ev(
+            seq,
+            EventBody::TaskFinished {
+                task_id: task.into(),
+                sample: 0,
+                summary: s,
+            },
+        )
+    };
+    let events = vec![
+        ev(
+            0,
+            EventBody::RunStarted {
+                tool_version: "t".into(),
+                tasks: vec!["A".into(), "T".into(), "E".into()],
+                samples: 1,
+                config: serde_json::Value::Null,
+            },
+        ),
+        finished(1, "A", summary(Bucket::Perfect, ClassCounts::new(4, 0, 0))),
+        // A tampered suite: every test failed, the model's RuntimeErr.
+        finished(
+            2,
+            "T",
+            summary(Bucket::RuntimeErr, ClassCounts::new(2, 2, 0)),
+        ),
+        finished(3, "E", summary(Bucket::EnvErr, ClassCounts::new(0, 0, 0))),
+    ];
+    let state = EvalState::from_events(&events);
+    let m = state.metrics();
+    assert_eq!((m.tasks, m.test_classes), (2, 2));
+    assert_eq!(m.class_success, 0.5);
+    assert_eq!(m.fun_success, 0.5);
+    assert_eq!(state.env_err().tasks, 1);
+    assert_eq!(state.env_err().test_classes, 1);
+    let official = state.metrics_official();
+    assert_eq!(official.tasks, 3);
+    assert!((official.class_success - 1.0 / 3.0).abs() < 1e-12);
+}
