@@ -73,6 +73,9 @@ pub struct Data {
     pub(super) loading: Option<Loading>,
     /// The longest task id, in characters (the list's id column).
     pub id_chars: usize,
+    /// The dataset's methods and the extracted edges so far, kept as rows come and fill.
+    pub method_total: usize,
+    pub edge_total: usize,
     /// Rows whose counts changed since [`Data::take_changed_rows`] (analyses arrived).
     pub(super) changed_rows: Vec<usize>,
     check_index: BTreeMap<String, usize>,
@@ -187,7 +190,9 @@ impl Data {
             .map(|t| t.id.chars().count())
             .max()
             .unwrap_or(0);
+        data.method_total = data.dataset.method_count();
         data.rows = rows;
+        data.edge_total = data.rows.iter().map(|r| r.deps).sum();
         data.truth_graphs = truth_graphs;
         data.slim = analyses.into_iter().map(|a| Some(Arc::new(a))).collect();
         data.set_checks(check, agreement);
@@ -216,6 +221,8 @@ impl Data {
             truth_graphs: Vec::new(),
             loading: None,
             id_chars: 0,
+            method_total: 0,
+            edge_total: 0,
             changed_rows: Vec::new(),
             check_index: BTreeMap::new(),
             agreement_index: BTreeMap::new(),

@@ -193,6 +193,7 @@ impl Data {
                     let parts = batch.tasks.into_iter().zip(batch.hashes).zip(batch.tests);
                     for ((task, hash), tests) in parts {
                         self.id_chars = self.id_chars.max(task.id.chars().count());
+                        self.method_total += task.methods.len();
                         self.rows.push(TaskRow::raw(&task, tests));
                         self.slim.push(None);
                         self.truth_graphs.push(None);
@@ -223,7 +224,9 @@ impl Data {
         }
         *slot = Some(Arc::clone(s));
         if let (Some(row), Some(task)) = (self.rows.get_mut(idx), self.dataset.tasks.get(idx)) {
+            self.edge_total -= row.deps;
             row.fill(s);
+            self.edge_total += row.deps;
             self.changed_rows.push(idx);
             self.truth_graphs[idx] = truth_graph(&self.truth, &task.id, s);
         }

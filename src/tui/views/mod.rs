@@ -155,8 +155,8 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
                 format!(
                     " · {} tasks · {} methods · {} edges",
                     d.len(),
-                    d.dataset.method_count(),
-                    d.rows.iter().map(|r| r.deps).sum::<usize>()
+                    d.method_total,
+                    d.edge_total
                 ),
                 theme.muted(),
             ));
@@ -166,7 +166,9 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
     let right = match (&d.predictions, app.screen) {
         _ if !live.is_empty() => live,
         (_, Screen::Task) => {
-            let pos = app.list.visible.iter().position(|&i| i == app.task.idx);
+            // The open task is the list's selected row (opening and stepping keep it so).
+            let selected = app.list.selected_task() == Some(app.task.idx);
+            let pos = selected.then_some(app.list.selected);
             match pos {
                 Some(p) => format!("task {}/{} ", p + 1, app.list.visible.len()),
                 None => String::new(),
