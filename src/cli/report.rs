@@ -3,7 +3,6 @@
 //! compared (Holm-adjusted); `--by PROPERTY` slices by a task property; `--format` writes
 //! Markdown, HTML, CSV, LaTeX or JSON for a paper.
 
-mod causes;
 pub(crate) mod doc;
 mod html;
 mod svg;

@@ -101,7 +101,7 @@ pub fn build(
         .iter()
         .map(|(l, s)| RunReport {
             docstrings: docstrings(l),
-            causes: Some(super::causes::cause_table(s, &|id| {
+            causes: Some(crate::session::report::cause_table(s, &|id| {
                 by_id.get(id).map(|t| (*t).clone())
             })),
             ..report(&l.meta, s)
