@@ -17,6 +17,10 @@ fn corpus(dir: &Path) -> PathBuf {
     let r = dir.join("tree");
     write(&r.join("alpha/cache.py"), CACHE.as_bytes());
     write(
+        &r.join("alpha/sub.py"),
+        b"from .cache import LruCache\n\nclass Sub(LruCache):\n    def extra(self):\n        return 1\n",
+    );
+    write(
         &r.join("beta/copy_of_cache.py"),
         format!("# a copy\n{CACHE}").as_bytes(),
     );
@@ -78,6 +82,9 @@ fn the_browser_api() {
     assert_eq!(c.metrics["CountDeclInstanceVariable"], 2);
     assert_eq!(c.total_program_units, 5);
     assert_eq!(c.total_doc_str, 5);
+    // Subclasses are counted across the repository (Sub is in another file of alpha).
+    assert_eq!(c.metrics["CountClassDerived"], 1);
+    assert_eq!(caches[1].metrics["CountClassDerived"], 0);
     // `functools` is imported but unused by the class: not a dependency.
     assert!(c.self_contained);
     let arr = lines(&store, "name=\"Arr\"", Sort::default());

@@ -18,7 +18,7 @@ use super::extract::{FileResult, analyse_file, sha256_hex};
 use super::funnel::{Funnel, funnel};
 use super::schema::{get_meta, index_metrics, open_rw, set_meta};
 use super::walk::{Discovery, Shard, SourceFile, discover};
-use super::{dups, writer};
+use super::{derived, dups, writer};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -126,6 +126,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Resul
             .unwrap_or(opts.near_threshold);
         progress.phase("duplicate clusters");
         dups::compute_clusters(&mut conn, threshold)?;
+        derived::count_derived(&mut conn)?;
         progress.phase("indexes");
         index_metrics(&conn)?;
         set_meta(&conn, "finalized", "1")?;

@@ -57,6 +57,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
     let threshold = threshold.unwrap_or(0.8);
     set_meta(&conn, "near_threshold", &threshold.to_string())?;
     dups::compute_clusters(&mut conn, threshold)?;
+    super::derived::count_derived(&mut conn)?;
     index_metrics(&conn)?;
     set_meta(&conn, "finalized", "1")?;
     let f = funnel(&conn)?;

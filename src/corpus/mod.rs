@@ -6,6 +6,7 @@
 pub mod build;
 pub mod decode;
 pub mod deps;
+pub mod derived;
 pub mod dups;
 pub mod export;
 pub mod extract;
