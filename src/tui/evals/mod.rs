@@ -342,10 +342,7 @@ pub fn test_differs(sessions: &[EvalSession], task_id: &str, test_id: &str) -> b
         .iter()
         .map(|s| {
             let run = s.state.run(task_id, 0)?;
-            tests_of(run)
-                .iter()
-                .find(|t| t.id == test_id)
-                .map(|t| t.outcome)
+            run.test(test_id).map(|t| t.outcome)
         })
         .collect();
     outcomes.windows(2).any(|w| w[0] != w[1])

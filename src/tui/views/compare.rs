@@ -17,7 +17,7 @@ use crate::metrics::fingerprint::{Bucket, ExcKind};
 use crate::session::EvalState;
 use crate::session::reduce::FingerprintView;
 use crate::tui::app::App;
-use crate::tui::evals::{CompareState, EvalSession, test_differs, test_ids, tests_of};
+use crate::tui::evals::{CompareState, EvalSession, test_differs, test_ids};
 
 pub struct CompareView<'a> {
     pub app: &'a App,
@@ -392,7 +392,7 @@ impl Widget for &CompareTaskView<'_> {
                     let t = s
                         .state
                         .run(&task.task_id, 0)
-                        .and_then(|r| tests_of(r).iter().find(|t| t.id == *id));
+                        .and_then(|r| r.test(id));
                     cells.push(match t {
                         Some(t) => {
                             let (glyph, name) = outcome_label(t.outcome);
