@@ -236,12 +236,17 @@ fn complexity_metrics() {
 #[test]
 fn coupling_metrics() {
     let src = "class E:\n    def f(self):\n        return Counter(OrderedDict(x=list()))\n    def g(self):\n        return E(), CONSTANT()\n";
-    // Counter and OrderedDict; not E itself, not builtins, not ALL_CAPS constants.
+    // Counter, OrderedDict and the builtin class list; not E itself, not ALL_CAPS constants.
     check(
         src,
         &[
-            ("CountClassCoupled", 2.0),
+            ("CountClassCoupled", 3.0),
             ("CountClassCoupledModified", 0.0),
         ],
+    );
+    // A builtin exception named in an `except` clause couples too.
+    check(
+        "class F:\n    def f(self):\n        try:\n            pass\n        except KeyError:\n            pass\n",
+        &[("CountClassCoupled", 1.0)],
     );
 }

@@ -6,25 +6,104 @@ use tree_sitter::Node;
 
 use crate::analysis::parse::text;
 
-/// Builtin classes that never count as coupling (every class uses them).
+/// Python's builtin classes (3.11, `builtins` members that are types), sorted: Understand
+/// resolves them, so a class using one is coupled to it.
 pub(super) const BUILTIN_TYPES: &[&str] = &[
-    "object",
-    "int",
-    "str",
-    "float",
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BaseExceptionGroup",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "EncodingWarning",
+    "EnvironmentError",
+    "Exception",
+    "ExceptionGroup",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NotADirectoryError",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
     "bool",
+    "bytearray",
     "bytes",
-    "list",
+    "classmethod",
+    "complex",
     "dict",
+    "enumerate",
+    "filter",
+    "float",
+    "frozenset",
+    "int",
+    "list",
+    "map",
+    "memoryview",
+    "object",
+    "property",
+    "range",
+    "reversed",
     "set",
+    "slice",
+    "staticmethod",
+    "str",
+    "super",
     "tuple",
     "type",
-    "None",
-    "True",
-    "False",
-    "Exception",
-    "NotImplemented",
-    "Ellipsis",
+    "zip",
 ];
 
 /// Named children, through a cursor (indexing children one by one is quadratic in tree-sitter).
@@ -109,9 +188,9 @@ pub(super) fn bases_of(class: Node<'_>, src: &[u8]) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Classes a class uses (Understand's coupling, approximated without type inference): names
-/// that look like classes (capitalised) in calls, bases, annotations and `isinstance` checks,
-/// other than the class itself and builtin types.
+/// Classes a class uses (Understand's coupling, approximated without type inference): the
+/// builtin classes it names anywhere (`str`, `KeyError`, …) and the class-like names it calls
+/// (capitalised, not ALL-CAPS constants), other than itself.
 pub(super) fn coupled_classes(class: Node<'_>, src: &[u8]) -> BTreeSet<String> {
     let own = class
         .child_by_field_name("name")
@@ -133,11 +212,17 @@ pub(super) fn coupled_classes(class: Node<'_>, src: &[u8]) -> BTreeSet<String> {
             };
             if name.chars().next().is_some_and(char::is_uppercase)
                 && name != own
-                && !BUILTIN_TYPES.contains(&name)
+                && BUILTIN_TYPES.binary_search(&name).is_err()
                 && !name
                     .chars()
                     .all(|c| c.is_uppercase() || c == '_' || c.is_ascii_digit())
             {
+                out.insert(name.to_string());
+            }
+        }
+        if node.kind() == "identifier" {
+            let name = text(node, src);
+            if name != own && BUILTIN_TYPES.binary_search(&name).is_ok() {
                 out.insert(name.to_string());
             }
         }
