@@ -497,3 +497,30 @@ fn class_budget_abandons_a_slow_class_and_teardown_errors_count_twice() {
         (1, 2)
     );
 }
+
+/// Importing the code is not a test (issue 12: RealClassEval's gpt-5 snippet_262 imports
+/// streamlit, seconds on a loaded machine): with an import allowance, a slow import passes
+/// under a short per-test budget; held to the test budget, it times out.
+#[test]
+fn a_slow_import_gets_the_import_allowance_not_a_tests_budget() {
+    let code = "import time\ntime.sleep(1.2)\n\nclass G:\n    def f(self):\n        return 1\n";
+    let tests =
+        "import snippet_1 as module_0\n\ndef test_case_0():\n    assert module_0.G().f() == 1\n";
+    let spec = |import_timeout| {
+        SuiteSpec::pytest_snippet("snippet_1", code, "tests/test_snippet_1.py", tests).with_limits(
+            Limits {
+                test_timeout: Some(Duration::from_millis(500)),
+                import_timeout,
+                ..limits()
+            },
+        )
+    };
+    let r = sandbox().run(&spec(Some(Duration::from_secs(10))));
+    assert_eq!(r.failure, None, "{r:#?}");
+    assert_eq!(test(&r, "test_case_0").outcome, Outcome::Pass);
+    let r = sandbox().run(&spec(None));
+    assert!(
+        r.failure.is_some() || test(&r, "test_case_0").outcome != Outcome::Pass,
+        "held to the test budget, the import times out: {r:#?}"
+    );
+}

@@ -400,8 +400,23 @@ def _harness():
             except (ValueError, OSError):
                 pass
 
+    import_timeout = spec.get("import_timeout")
+
+    def arm_import():
+        """Arm the alarm for importing the code or the tests: the import allowance when the
+        spec gives one (a heavy library loads at import), else as for a test."""
+        if not import_timeout:
+            arm()
+            return
+        alarm_reason[0] = "import exceeded %.1f s" % import_timeout
+        try:
+            signal.signal(signal.SIGALRM, on_alarm)
+            signal.setitimer(signal.ITIMER_REAL, max(float(import_timeout), 0.001))
+        except (ValueError, OSError):
+            pass
+
     def disarm():
-        if test_timeout or class_timeout:
+        if test_timeout or class_timeout or import_timeout:
             try:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             except (ValueError, OSError):
@@ -776,10 +791,10 @@ def _harness():
             if c not in class_names:
                 class_names.append(c)
         for m in spec.get("code_modules", []):
-            arm()
+            arm_import()
             import_or_report(m, "code")
             disarm()
-        arm()
+        arm_import()
         module = import_or_report(spec["test_module"], "tests")
         disarm()
         trace_class([_sys.modules.get(m) for m in spec.get("code_modules", [])] + [module])
@@ -1043,10 +1058,10 @@ def _harness():
         if d not in _sys.path:
             _sys.path.insert(1, d)
         for m in spec.get("code_modules", []):
-            arm()
+            arm_import()
             import_or_report(m, "code")
             disarm()
-        arm()
+        arm_import()
         module = import_or_report(_os.path.basename(test_file)[:-3], "tests")
         disarm()
         items = []
@@ -1129,7 +1144,7 @@ def _harness():
         # Import the code under test ourselves first: an import failure is then reported with
         # its own exception (pytest would turn it into a collection error).
         for m in spec.get("code_modules", []):
-            arm()
+            arm_import()
             import_or_report(m, "code")
             disarm()
 

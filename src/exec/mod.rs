@@ -713,6 +713,7 @@ impl Sandbox {
             "expected": spec.expected,
             "test_timeout": spec.limits.test_timeout.map(|d| d.as_secs_f64()),
             "class_timeout": spec.limits.class_timeout.map(|d| d.as_secs_f64()),
+            "import_timeout": spec.limits.import_timeout.map(|d| d.as_secs_f64()),
             "allow_pytest": true,
             "eq_guard": true,
         });

@@ -20,6 +20,11 @@ pub struct Limits {
     /// class). A class that overruns it is abandoned — its remaining tests error with
     /// `Timeout` — and the next class runs. `None`: no class budget.
     pub class_timeout: Option<Duration>,
+    /// Limit on importing the code and the test modules inside the harness (a heavy library
+    /// loads at import: real-world classes import streamlit, torch …). `None`: imports are
+    /// held to `test_timeout`, as before.
+    #[serde(default)]
+    pub import_timeout: Option<Duration>,
     /// Memory of the whole tree (memory cgroup; falls back to the address-space limit).
     pub memory_bytes: u64,
     /// Address space per process (`RLIMIT_AS`).
@@ -43,6 +48,7 @@ impl Default for Limits {
             cpu: Duration::from_secs(10),
             test_timeout: None,
             class_timeout: None,
+            import_timeout: None,
             memory_bytes: 1 << 30,
             address_space_bytes: 4 << 30,
             pids: 64,
