@@ -72,7 +72,7 @@ mod tests {
     fn an_interpreter_that_does_not_exist_is_one_error_kept() {
         let exec = Executor::new(Some("/nonexistent/python3".into()), false);
         assert_eq!(exec.python(), Some(Path::new("/nonexistent/python3")));
-        let first = exec.sandbox().err().expect("no such interpreter");
+        let first = exec.sandbox().expect_err("no such interpreter");
         assert_eq!(exec.sandbox().err(), Some(first));
     }
 }
