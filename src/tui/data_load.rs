@@ -152,11 +152,16 @@ impl Data {
         let start = Instant::now();
         let mut out = Pumped::default();
         self.receive_tasks(&mut l, start, &mut out);
+        // Whole analyses are kept for the open task only (the cache holds the last opened).
+        let whole = open.and_then(|i| l.hashes.get(i).copied());
         while let Some(Analysed { hash, full }) = l.service.try_recv() {
             l.requested.remove(&hash);
             let s = Arc::new(slim(&full));
             l.slim_cache.insert(hash, Arc::clone(&s));
-            l.full.insert(hash, full);
+            if Some(hash) == whole {
+                l.full.insert(hash, full);
+                out.other = true;
+            }
             for idx in l.waiting.remove(&hash).unwrap_or_default() {
                 self.fill(&mut l, idx, &s);
             }

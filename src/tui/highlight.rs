@@ -31,6 +31,16 @@ fn theme_set() -> &'static ThemeSet {
     SET.get_or_init(ThemeSet::load_defaults)
 }
 
+/// Load the syntaxes and themes and compile the Python grammar's patterns (syntect compiles
+/// them on first use: tens of milliseconds), so the first task opened does not wait for it.
+pub fn warm_up() {
+    let sample = "import re\n\nclass A(object):\n    \"\"\"Doc.\"\"\"\n\n    def f(self, x: int = 1) -> str:\n        # c\n        return f\"{x!r}\" + 'y' % (2.0, None, [1], {1: 2})\n";
+    let mut cache = HighlightCache::default();
+    for theme in theme_set().themes.keys().take(1) {
+        cache.lines((usize::MAX, 0), sample, Some(theme), 0, 8);
+    }
+}
+
 /// Whether syntect knows a theme by this name.
 pub fn has_syntax_theme(name: &str) -> bool {
     theme_set().themes.contains_key(name)

@@ -147,6 +147,10 @@ pub fn open_app(
     truth: GroundTruth,
     setup: UiSetup,
 ) -> App {
+    // Off the UI thread: the first highlight would otherwise compile the grammar.
+    let _ = std::thread::Builder::new()
+        .name("classlab-highlight-warm-up".into())
+        .spawn(highlight::warm_up);
     let data = match source {
         DatasetSource::Loaded(dataset) => Data::new(dataset, predictions, truth),
         DatasetSource::Stream(path) => {
