@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::doc::ReportDoc;
-use super::svg::{Svg, bucket_color, esc, series_color};
+use super::svg::{Svg, bucket_color, esc, ink_on, series_color};
 use super::text::{Rows, pair_table, slice_table, with_ci};
 use crate::metrics::fingerprint::Bucket;
 use crate::stats::outcomes::METRICS;
@@ -211,12 +211,12 @@ fn stacked(
                 &format!("{name}: {count} ({:.1}%)", 100.0 * share),
             );
             if w > 34.0 {
-                svg.text(
+                svg.text_in(
                     x + w / 2.0,
                     y + bar * 0.7,
                     &format!("{:.0}%", 100.0 * share),
-                    "middle",
                     11.0,
+                    ink_on(color),
                 );
             }
             x += w;

@@ -28,6 +28,17 @@ pub fn series_color(i: usize) -> &'static str {
     P[i % P.len()]
 }
 
+/// Black or white, whichever reads on `fill` (`#rrggbb`).
+pub fn ink_on(fill: &str) -> &'static str {
+    let c = |i: usize| {
+        fill.get(i..i + 2)
+            .and_then(|h| u8::from_str_radix(h, 16).ok())
+            .map_or(255.0, f64::from)
+    };
+    let luma = 0.299 * c(1) + 0.587 * c(3) + 0.114 * c(5);
+    if luma < 110.0 { "#fff" } else { "#000" }
+}
+
 /// The colour of a fingerprint bucket: failures warm, successes green, environment grey.
 pub fn bucket_color(name: &str) -> &'static str {
     match name {
@@ -95,6 +106,15 @@ impl Svg {
         );
     }
 
+    /// Text in a colour (white on dark fills).
+    pub fn text_in(&mut self, x: f64, y: f64, s: &str, size: f64, fill: &str) {
+        let _ = write!(
+            self.body,
+            r#"<text x="{x:.1}" y="{y:.1}" text-anchor="middle" font-size="{size}" fill="{fill}">{}</text>"#,
+            esc(s)
+        );
+    }
+
     /// A vertical error bar from `lo` to `hi` (pixel coordinates) at x.
     pub fn whisker(&mut self, x: f64, lo: f64, hi: f64) {
         self.line(x, lo, x, hi, "#222", 1.2);
@@ -123,5 +143,8 @@ mod tests {
         let out = s.finish();
         assert!(out.starts_with("<svg") && out.ends_with("</svg>"));
         assert!(out.contains("a&lt;b &amp; &#39;c&#39;"));
+        assert_eq!(ink_on("#7f0000"), "#fff");
+        assert_eq!(ink_on("#fee08b"), "#000");
+        assert_eq!(ink_on("nonsense"), "#000");
     }
 }
