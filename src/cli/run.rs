@@ -234,6 +234,9 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         public_tests,
         params,
         prompts,
+        // Recorded when chosen (or resumed with one), so reports group runs by condition.
+        docstrings: (args.docstrings.is_some() || recorded.get("docstrings").is_some())
+            .then(|| docstrings.to_string()),
         provider_choice: Some(choice),
         budget: Duration::from_secs_f64(
             args.timeout
