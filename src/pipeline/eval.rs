@@ -24,8 +24,8 @@ use crate::session::{
     SessionWriter, TaskSummary,
 };
 
-pub mod compare;
 mod code;
+pub mod compare;
 pub use code::realclasseval_code;
 
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -622,4 +622,29 @@ fn same_path(a: &str, b: &str) -> bool {
             (std::fs::canonicalize(a), std::fs::canonicalize(b)),
             (Ok(x), Ok(y)) if x == y
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The task-finished summary records each method's test class, so that views never
+    /// guess it from names (issue 12 B13).
+    #[test]
+    fn a_summary_records_each_methods_test_class() {
+        let dataset = crate::dataset::load(None).expect("the sample loads");
+        let task = &dataset.tasks[0];
+        let summary = summarize(
+            task,
+            &SuiteResult::new(Vec::new(), None),
+            &Thresholds::default(),
+        );
+        let want: Vec<(String, String)> = task
+            .methods
+            .iter()
+            .filter_map(|m| Some((m.name.clone(), m.test_class.clone()?)))
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(summary.method_tests, want);
+    }
 }
