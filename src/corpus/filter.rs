@@ -387,7 +387,7 @@ mod tests {
     fn errors_point_at_the_offending_character() {
         let at = |s: &str| Filter::parse(s).unwrap_err().at;
         assert_eq!(at("CountDeclMethod>=5 and Foo<3"), 23);
-        assert_eq!(at("CountDeclMethod>>5"), 15);
+        assert_eq!(at("CountDeclMethod>>5"), 16);
         assert_eq!(at("doc>=\"x\""), 5);
         assert_eq!(at("text:\"abc"), 5);
         assert_eq!(at("(unique"), 7);
