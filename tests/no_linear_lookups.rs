@@ -2,7 +2,8 @@
 //! 30,000 tasks with 30,000 results by scanning costs 30,000² comparisons (use
 //! `model::TaskIndex`, or a map). A heuristic over the source, not a type check:
 //! - a lookup is a closure of `position`/`rposition`/`find`/`any` that compares an id
-//!   (`t.id == x`, `x == s.task_id`, `t == id` …), or a call of `Dataset::task` (a scan);
+//!   (`t.id == x`, `x == s.task_id`, `t == id` …), a call of `Dataset::task` (a scan), or
+//!   `contains` on a list named `tasks` or `task_ids`;
 //! - it is in a loop when it sits in the body of `for`/`while`/`loop` or in a closure given
 //!   to an iterator adaptor (`map`, `filter`, `any` …);
 //! - test code (`#[cfg(test)]` to the end of a file, `tests.rs`, `testutil.rs`) is skipped;
@@ -254,6 +255,17 @@ fn findings(src: &str) -> Vec<(usize, String)> {
                 }
             }
         }
+        // A list of task ids searched with `contains` (a `Vec`, not a set: sets are named
+        // otherwise here).
+        for (at, _) in line.match_indices(".contains(") {
+            let receiver = line[..at]
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            if receiver == "tasks" || receiver == "task_ids" {
+                hits.push(at);
+            }
+        }
         for (at, _) in line.match_indices(".task(") {
             let receiver = line[..at]
                 .rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
@@ -329,6 +341,7 @@ fn the_heuristic_catches_joins_and_spares_single_lookups() {
         "fn f() {\n    'outer: for x in xs {\n        let t = tasks.iter().find(|t| &t.id == x);\n    }\n}\n",
         "fn f() {\n    out.sort_by_key(|(t, s)| (task_ids.iter().position(|x| x == t), *s));\n}\n",
         "fn f() {\n    xs.map(|x| {\n        let y = 1;\n        ids.iter().position(|t| *t == x.task_id)\n    });\n}\n",
+        "fn f() {\n    for i in items {\n        if !tasks.contains(id) {\n            tasks.push(id.clone());\n        }\n    }\n}\n",
     ];
     for src in caught {
         assert_eq!(findings(src).len(), 1, "not caught:\n{src}");
