@@ -3,7 +3,7 @@
 //! then the rest in file order. Analyses are cached by content hash: every task keeps a slim
 //! copy (graphs, counts), whole ones are kept only for the tasks opened lately.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ pub struct Loading {
     waiting: HashMap<u64, Vec<usize>>,
     queued: Vec<bool>,
     /// Hashes requested and not answered.
-    requested: HashMap<u64, ()>,
+    requested: HashSet<u64>,
     /// Where the background pass goes on.
     cursor: usize,
     checks: Option<Receiver<Checks>>,
@@ -119,7 +119,7 @@ impl Data {
             full: FullCache::default(),
             waiting: HashMap::new(),
             queued: Vec::new(),
-            requested: HashMap::new(),
+            requested: HashSet::new(),
             cursor: 0,
             checks: None,
             checks_started: false,
@@ -256,8 +256,7 @@ impl Data {
             l.queued[idx] = true;
             l.waiting.entry(hash).or_default().push(idx);
         }
-        if !l.requested.contains_key(&hash) {
-            l.requested.insert(hash, ());
+        if l.requested.insert(hash) {
             l.service.request(hash, self.dataset.tasks[idx].clone());
         }
     }
@@ -268,7 +267,7 @@ impl Data {
         while l.cursor < l.hashes.len() && start.elapsed() < BUDGET {
             let idx = l.cursor;
             let hash = l.hashes[idx];
-            let cached = l.slim_cache.contains_key(&hash) || l.requested.contains_key(&hash);
+            let cached = l.slim_cache.contains_key(&hash) || l.requested.contains(&hash);
             if self.slim[idx].is_none() && !cached && l.service.in_flight >= most {
                 return;
             }
