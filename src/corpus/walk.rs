@@ -142,7 +142,14 @@ pub fn discover(
             if entry.path().extension().is_none_or(|x| x != "py") {
                 continue;
             }
-            let key = key_of(root, entry.path());
+            let rel = key_of(root, entry.path());
+            // One repository's files are keyed under its directory name, so that several
+            // repositories given as PATHs never share a key.
+            let key = if single_repo {
+                format!("{root_name}/{rel}")
+            } else {
+                rel
+            };
             let repo = if single_repo {
                 repo_names
                     .entry(String::new())
@@ -159,11 +166,7 @@ pub fn discover(
                     None => root_name.clone(),
                 }
             };
-            let within = if single_repo {
-                key.as_str()
-            } else {
-                key.split_once('/').map_or(key.as_str(), |(_, r)| r)
-            };
+            let within = key.split_once('/').map_or(key.as_str(), |(_, r)| r);
             out.top_names
                 .entry(repo.clone())
                 .or_default()
@@ -296,5 +299,9 @@ mod tests {
             ]
         );
         assert!(d.top_names["Owner/Proj"].contains("pkg"));
+        // A repository given alone is keyed under its directory's name.
+        let one = discover(&[r.join("one")], None, &[]).unwrap();
+        assert_eq!(one.files[0].path, "one/src/pkg/m.py");
+        assert_eq!(one.files[0].repo, "Owner/Proj");
     }
 }
