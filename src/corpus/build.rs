@@ -82,8 +82,9 @@ type Known = HashMap<String, (u64, i64, String)>;
 
 pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Result<BuildSummary> {
     let started = Instant::now();
-    let mut conn = open_rw(&opts.out)?;
+    // Walk first: a mistyped PATH must not leave an empty store behind.
     let discovery = discover(&opts.roots, opts.shard, &opts.exclude)?;
+    let mut conn = open_rw(&opts.out)?;
     let known = known_files(&conn)?;
     let seen: BTreeSet<&str> = discovery
         .files

@@ -153,14 +153,18 @@ pub fn is_store(path: &Path) -> bool {
 }
 
 fn read_version(conn: &Connection, path: &Path) -> anyhow::Result<Option<i64>> {
-    let has_meta: bool = conn
-        .query_row(
+    let has_meta: bool =
+        conn.query_row(
             "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'",
             [],
             |r| r.get::<_, i64>(0),
         )
-        .with_context(|| format!("{}: not an SQLite database", path.display()))?
-        > 0;
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "{}: not a corpus store (not an SQLite database)",
+                path.display()
+            )
+        })? > 0;
     if !has_meta {
         return Ok(None);
     }
