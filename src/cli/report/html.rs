@@ -119,6 +119,9 @@ pub fn html(doc: &ReportDoc) -> String {
             })
         });
     }
+    if let Some(t) = super::text::causes_table(doc) {
+        out += &table(&t);
+    }
     if let Some(g) = &doc.grid {
         out += "<h2>Tasks × sessions (most disagreement first)</h2>";
         out += &grid_chart(g);

@@ -2,7 +2,7 @@
 
 use super::doc::ReportDoc;
 use crate::cli::table::Table;
-use crate::stats::outcomes::{Interval, METRICS};
+use crate::stats::outcomes::{Interval, METRICS, Share};
 
 /// 0.4213 → "42.1".
 fn p1(x: f64) -> String {
@@ -114,6 +114,10 @@ pub fn print_extras(doc: &ReportDoc) {
                 f(&r.rounds_per_class, 1.0)
             );
         }
+    }
+    if let Some(t) = causes_table(doc) {
+        println!();
+        print!("{}", t.render());
     }
     for pair in &doc.pairs {
         println!();
@@ -271,6 +275,10 @@ pub fn markdown(doc: &ReportDoc) -> String {
         })
         .collect();
     out += &md_table(&header, &rows);
+    if let Some(t) = causes_table(doc) {
+        out += "\n## Why tests fail (AttributeError, TypeError, NameError, ImportError)\n\n";
+        out += &table_md(&t);
+    }
     for pair in &doc.pairs {
         out += &format!(
             "\n## {} vs {}\n\nPaired on {} tasks ({} dropped).\n\n",
@@ -286,6 +294,50 @@ pub fn markdown(doc: &ReportDoc) -> String {
         out += &table_md(&slice_table(s));
     }
     out
+}
+
+/// Failure causes × sessions: count and share with its interval; `None` when no session
+/// has such failures.
+pub fn causes_table(doc: &ReportDoc) -> Option<Rows> {
+    if !doc
+        .sessions
+        .iter()
+        .any(|s| s.causes.as_ref().is_some_and(|c| c.considered > 0))
+    {
+        return None;
+    }
+    let mut t = Rows::new(
+        std::iter::once("cause".to_string())
+            .chain(doc.labels.iter().cloned())
+            .collect(),
+    );
+    for cause in crate::metrics::causes::Cause::ALL {
+        let mut row = vec![cause.as_str().to_string()];
+        row.extend(doc.sessions.iter().map(|s| {
+            s.causes
+                .iter()
+                .flat_map(|c| &c.rows)
+                .find(|r| r.cause == cause)
+                .map_or("-".into(), |r| {
+                    format!(
+                        "{} ({}% [{}, {}])",
+                        r.count,
+                        p1(r.share),
+                        p1(r.ci95.0),
+                        p1(r.ci95.1)
+                    )
+                })
+        }));
+        t.row(row);
+    }
+    let mut row = vec!["explained".to_string()];
+    row.extend(doc.sessions.iter().map(|s| {
+        s.causes
+            .as_ref()
+            .map_or("-".into(), |c| format!("{}/{}", c.explained, c.considered))
+    }));
+    t.row(row);
+    Some(t)
 }
 
 /// Tidy: one row per session × metric × slice.
@@ -324,9 +376,21 @@ pub fn csv(doc: &ReportDoc) -> anyhow::Result<String> {
                 }
             }
         }
+        let causes: Vec<Share> = s
+            .causes
+            .iter()
+            .flat_map(|c| &c.rows)
+            .map(|r| Share {
+                name: format!("{:?}", r.cause),
+                count: r.count,
+                share: r.share,
+                ci95: r.ci95,
+            })
+            .collect();
         for (kind, shares) in [
             ("bucket", &s.shares.spectrum),
             ("exception", &s.shares.exceptions),
+            ("cause", &causes),
         ] {
             for x in shares {
                 w.write_record([
