@@ -136,8 +136,19 @@ impl Headless {
     /// `j`, `G`, `/` + 4 characters, `Enter`, `Tab`, each a key then a frame, worst of each.
     fn keys(&mut self, label: &str) {
         let worst = |name: &str, times: &[Duration]| {
-            let max = times.iter().max().copied().unwrap_or_default();
-            println!("  {label:<15} {name:<22} {}", ms(max));
+            let mut sorted = times.to_vec();
+            sorted.sort();
+            let max = sorted.last().copied().unwrap_or_default();
+            if sorted.len() > 1 {
+                let median = sorted[sorted.len() / 2];
+                println!(
+                    "  {label:<15} {name:<22} {} (median {})",
+                    ms(max),
+                    ms(median)
+                );
+            } else {
+                println!("  {label:<15} {name:<22} {}", ms(max));
+            }
         };
         let j: Vec<Duration> = (0..20).map(|_| self.key(key(KeyCode::Char('j')))).collect();
         worst("j (worst of 20)", &j);

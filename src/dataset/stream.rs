@@ -270,6 +270,17 @@ impl<'a> ListReader<'a> {
         self.buf.extend_from_slice(bytes);
         let mut i = self.scan;
         while i < self.buf.len() {
+            // Inside a string only `"` and `\` matter: jump to the next one (strings are
+            // most of a dataset; valid JSON has no raw newline in them to count).
+            if self.in_string && !self.escaped {
+                match memchr::memchr2(b'"', b'\\', &self.buf[i..]) {
+                    Some(k) => i += k,
+                    None => {
+                        i = self.buf.len();
+                        break;
+                    }
+                }
+            }
             let b = self.buf[i];
             if b == b'\n' {
                 self.line += 1;
