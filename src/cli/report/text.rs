@@ -419,6 +419,10 @@ fn tex(s: &str) -> String {
         .replace('&', "\\&")
         .replace('#', "\\#")
         .replace('$', "\\$")
+        // pdflatex knows no Unicode minus, en dash or rho.
+        .replace('−', "$-$")
+        .replace('–', "--")
+        .replace('ρ', "$\\rho$")
 }
 
 /// A booktabs table: metrics × sessions, estimate with its 95 % interval.
@@ -459,5 +463,38 @@ pub fn latex(doc: &ReportDoc) -> String {
     out += "\\caption{ClassEval metrics (\\%) with 95\\% intervals: Wilson over tasks for class-level \
             metrics, task-clustered standard errors for test-class metrics.}\n";
     out += "\\end{table}\n";
+    for pair in &doc.pairs {
+        out += &latex_pair(pair, doc.pairs.len() > 1);
+    }
+    out
+}
+
+/// One paired comparison as a booktabs table (B − A with its interval, p, test).
+fn latex_pair(pair: &crate::stats::compare::PairComparison, holm: bool) -> String {
+    let t = pair_table(&pair.comparison, holm);
+    let mut out = String::from("\\begin{table}[t]\n\\centering\n\\small\n");
+    out += &format!(
+        "\\begin{{tabular}}{{l{}}}\n\\toprule\n",
+        "r".repeat(t.header.len() - 1)
+    );
+    out += &t
+        .header
+        .iter()
+        .map(|h| tex(h))
+        .collect::<Vec<_>>()
+        .join(" & ");
+    out += " \\\\\n\\midrule\n";
+    for r in &t.rows {
+        out += &r.iter().map(|c| tex(c)).collect::<Vec<_>>().join(" & ");
+        out += " \\\\\n";
+    }
+    out += "\\bottomrule\n\\end{tabular}\n";
+    out += &format!(
+        "\\caption{{{} (A) vs {} (B), paired on {} tasks: exact McNemar for class-level metrics, \
+         task-clustered paired difference for test-class metrics.}}\n\\end{{table}}\n",
+        tex(&pair.a),
+        tex(&pair.b),
+        pair.comparison.tasks
+    );
     out
 }
