@@ -35,7 +35,7 @@ pub fn fingerprint(node: Node<'_>, src: &[u8]) -> Fingerprint {
     let mut hashes: Vec<u64> = Vec::new();
     let mut names = BTreeSet::new();
     let mut docstrings = BTreeSet::new();
-    preorder(node, |n, field| {
+    preorder(node, |n, cursor| {
         let kind = n.kind();
         if kind == "comment" || docstrings.contains(&n.id()) {
             return false;
@@ -49,7 +49,7 @@ pub fn fingerprint(node: Node<'_>, src: &[u8]) -> Fingerprint {
             let text = src.get(n.byte_range()).unwrap_or(&[]);
             hashes.push(crate::corpus::walk::fnv64(text));
             // Attribute names and defined names are not uses of a free name.
-            if kind == "identifier" && !matches!(field, Some("attribute" | "name")) {
+            if kind == "identifier" && !matches!(cursor.field_name(), Some("attribute" | "name")) {
                 names.insert(String::from_utf8_lossy(text).into_owned());
             }
             return false;

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 
-use tree_sitter::Node;
+use tree_sitter::{Node, TreeCursor};
 
 use crate::analysis::parse::text;
 
@@ -154,11 +154,13 @@ pub fn docstring_node(block: Node<'_>) -> Option<Node<'_>> {
 
 /// Preorder over a subtree with one cursor (a cursor per node costs more than the visit);
 /// `visit` returns whether to enter the node's children. Iterative: depth is unbounded.
-pub fn preorder(root: Node<'_>, mut visit: impl FnMut(Node<'_>, Option<&str>) -> bool) {
+/// The cursor is passed along for the rare visitor that needs the node's field name (asking
+/// for it on every node costs a lookup each).
+pub fn preorder(root: Node<'_>, mut visit: impl FnMut(Node<'_>, &TreeCursor<'_>) -> bool) {
     let mut cursor = root.walk();
     let mut depth = 0usize;
     loop {
-        let enter = visit(cursor.node(), cursor.field_name());
+        let enter = visit(cursor.node(), &cursor);
         if enter && cursor.goto_first_child() {
             depth += 1;
             continue;
