@@ -1,7 +1,6 @@
 //! Edges point one way (issue 13): the session schema owns its types (no `llm` import in
 //! `session/`); the pipeline is handed its configuration and its execution service instead
-//! of reading or building them (no config file read, no sandbox set up in `pipeline/`, bar
-//! the prompts' default override directory).
+//! of reading or building them (no configuration read, no sandbox set up in `pipeline/`).
 
 use std::path::{Path, PathBuf};
 
@@ -54,13 +53,13 @@ fn the_pipeline_reads_no_configuration_and_sets_up_no_sandbox() {
             "config::load(",
             "config::current(",
             "config::config_path(",
+            "config::config_dir(",
             "Sandbox::with_options(",
             "Sandbox::detect(",
         ],
         // `eval::sandbox` is the set-up the edge's executor replaces (kept for the callers
-        // that have not moved yet); the prompts' user directory is looked up when no
-        // directory is given.
-        &["src/pipeline/eval.rs", "src/pipeline/prompts.rs"],
+        // that have not moved yet).
+        &["src/pipeline/eval.rs"],
     );
     assert!(found.is_empty(), "{}", found.join("\n"));
 }

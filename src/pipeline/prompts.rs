@@ -111,15 +111,12 @@ impl Prompts {
             .unwrap_or_else(|e| panic!("embedded prompt templates are broken: {e}"))
     }
 
-    /// The user's overrides from `user_dir` (default: `<config dir>/prompts`, when it
-    /// exists), the embedded templates for the rest.
+    /// The user's overrides from `user_dir` (the edge passes `<config dir>/prompts` when it
+    /// exists), the embedded templates for the rest; no directory: the embedded ones.
     pub fn load(user_dir: Option<&Path>) -> Result<Prompts, PromptError> {
         match user_dir {
             Some(dir) => Prompts::from_dir(dir),
-            None => match crate::config::config_dir().map(|d| d.join("prompts")) {
-                Some(dir) if dir.is_dir() => Prompts::from_dir(&dir),
-                _ => Ok(Prompts::embedded()),
-            },
+            None => Ok(Prompts::embedded()),
         }
     }
 

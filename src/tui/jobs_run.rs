@@ -86,7 +86,9 @@ pub fn generate(
         .parse()
         .map_err(|e: String| anyhow::anyhow!("public tests: {e}"))?;
     // As `classlab run` does: `<config dir>/prompts` overrides the embedded templates.
-    let prompts = Prompts::load(None).context("cannot read the prompt templates")?;
+    let user_prompts = crate::config::config_dir().map(|d| d.join("prompts"));
+    let prompts = Prompts::load(user_prompts.filter(|d| d.is_dir()).as_deref())
+        .context("cannot read the prompt templates")?;
     for w in &prompts.warnings {
         let _ = tx.send(Action::EvalNotice(format!("prompts: {w}")));
     }
