@@ -204,16 +204,18 @@ fn statement_metrics() {
             ("CountStmt", 5.0),
         ],
     );
-    // `y = 1` declares a local (decl + exe); `y = 2` only executes; `if`, `elif`, `except`,
-    // try's `else` each count, a plain `else` does not.
+    // `y = 1` declares a local (decl + exe); `y = 2` only executes; `if`, `except` and try's
+    // `else` each count, `elif` (part of its `if`) and a plain `else` do not.
     let src = "class C:\n    def f(self, x):\n        y = 1\n        y = 2\n        if x:\n            pass\n        elif y:\n            pass\n        else:\n            pass\n        try:\n            pass\n        except E:\n            pass\n        else:\n            pass\n";
-    // exe: y=1, y=2, if, pass, elif, pass, pass, try, pass, except, pass, else, pass = 13
+    // exe: y=1, y=2, if, pass, pass, pass, try, pass, except, pass, else, pass = 12
     check(
         src,
         &[
             ("CountStmtDecl", 3.0),
-            ("CountStmtExe", 13.0),
-            ("CountStmt", 15.0),
+            ("CountStmtExe", 12.0),
+            ("CountStmt", 14.0),
+            // Every line but the `if`'s `else:` (and the class and def headers) executes.
+            ("CountLineCodeExe", 13.0),
         ],
     );
 }

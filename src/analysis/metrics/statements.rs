@@ -207,12 +207,15 @@ pub(super) fn walk_block(
             w.mark(stmt.start_position().row, exe_to, Kind::Decl);
         }
         for (counts, block) in compound_blocks(stmt) {
+            let clause = block.parent();
+            // An `elif` is no statement of its own, but its condition is executable code.
+            let elif = clause.is_some_and(|c| c.kind() == "elif_clause");
+            if counts || elif {
+                let row = clause.map_or(block.start_position().row, |p| p.start_position().row);
+                w.mark(row, row, Kind::Exe);
+            }
             if counts {
                 w.exe += 1;
-                let row = block
-                    .parent()
-                    .map_or(block.start_position().row, |p| p.start_position().row);
-                w.mark(row, row, Kind::Exe);
             }
             walk_block(block, w, scope.as_deref_mut());
         }
@@ -250,14 +253,15 @@ pub(super) fn param_names(params: Node<'_>, src: &[u8]) -> BTreeSet<String> {
 }
 
 /// The blocks inside a compound statement, each with whether its clause counts as a
-/// statement of its own (`elif`, `except`, try's `else`/`finally`, `case`), as Understand does.
+/// statement of its own (`except`, try's `else`/`finally`, `case`; not `elif`), as Understand
+/// counts them.
 pub(super) fn compound_blocks(stmt: Node<'_>) -> Vec<(bool, Node<'_>)> {
     let mut out = Vec::new();
     match stmt.kind() {
         "if_statement" | "for_statement" | "while_statement" | "with_statement" => {
             out.extend(clause_body(stmt).map(|b| (false, b)));
             for alt in named(stmt).filter(|n| matches!(n.kind(), "elif_clause" | "else_clause")) {
-                out.extend(clause_body(alt).map(|b| (alt.kind() == "elif_clause", b)));
+                out.extend(clause_body(alt).map(|b| (false, b)));
             }
         }
         "try_statement" => {
