@@ -151,11 +151,22 @@ pub fn env_context(task: &Task) -> EnvContext {
     super::envcheck::task_context(task)
 }
 
-/// Verdicts of one finished suite.
+/// Verdicts of one finished suite, the environment's failures told by the interpreter the
+/// last sandbox was set up for (prefer [`summarize_in`] with the suite's own context).
 pub fn summarize(task: &Task, result: &SuiteResult, thresholds: &Thresholds) -> TaskSummary {
-    let ctx = env_context(task);
-    let classified = fingerprint::classify_suite(result, &ctx, thresholds);
-    let ex = fingerprint::suite_exceptions(result, &ctx);
+    summarize_in(task, result, thresholds, &env_context(task))
+}
+
+/// Verdicts of one finished suite; `ctx` is what the environment the suite ran in provides
+/// the task (see `envcheck::context_in`).
+pub fn summarize_in(
+    task: &Task,
+    result: &SuiteResult,
+    thresholds: &Thresholds,
+    ctx: &EnvContext,
+) -> TaskSummary {
+    let classified = fingerprint::classify_suite(result, ctx, thresholds);
+    let ex = fingerprint::suite_exceptions(result, ctx);
     let methods: Vec<(String, String)> = task
         .methods
         .iter()
@@ -168,7 +179,7 @@ pub fn summarize(task: &Task, result: &SuiteResult, thresholds: &Thresholds) -> 
         test_classes: class_counts(task, result),
         exceptions: ex.model,
         env_exceptions: ex.env,
-        methods: fingerprint::classify_methods(result, &methods, &ctx, thresholds)
+        methods: fingerprint::classify_methods(result, &methods, ctx, thresholds)
             .into_iter()
             .map(|(m, c)| (m, c.bucket))
             .collect(),
@@ -347,6 +358,7 @@ pub fn run(
     on_event: &mut dyn FnMut(&Event, &EvalState),
 ) -> Result<EvalOutcome, EvalError> {
     let sandbox = sandbox_of(exec)?;
+    let python = sandbox.isolation().python.executable.clone();
     let (items, problems) = prepare(req.dataset, req.outputs);
     if items.is_empty() {
         return Err(EvalError::Mismatch(no_task_matches(
@@ -522,7 +534,8 @@ pub fn run(
                     // so that `--resume` runs it again.
                     continue;
                 }
-                let summary = summarize(task, &result, &req.thresholds);
+                let ctx = super::envcheck::context_in(task, Some(&python));
+                let summary = summarize_in(task, &result, &req.thresholds, &ctx);
                 emit(
                     &mut writer,
                     &mut state,

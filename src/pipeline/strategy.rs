@@ -50,7 +50,7 @@ pub fn run_task(io: &mut TaskIo<'_, '_>) -> Result<(), RunError> {
     let Some(result) = io.run_suite(&spec, Scope::Private, None, None)? else {
         return Ok(());
     };
-    let summary = eval::summarize(io.task, &result, &io.req.thresholds);
+    let summary = eval::summarize_in(io.task, &result, &io.req.thresholds, &io.env_context());
     io.emit(EventBody::TaskFinished {
         task_id: io.task.id.clone(),
         sample: io.sample,

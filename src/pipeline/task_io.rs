@@ -95,6 +95,12 @@ impl<'r, 's> TaskIo<'r, 's> {
         }
     }
 
+    /// What the environment provides this task in the interpreter its suites run in (the
+    /// evidence an `EnvErr` needs).
+    pub fn env_context(&self) -> crate::metrics::fingerprint::EnvContext {
+        super::envcheck::context_in(self.task, Some(&self.sandbox.isolation().python.executable))
+    }
+
     pub fn cancelled(&self) -> bool {
         self.cancel.load(std::sync::atomic::Ordering::SeqCst)
     }

@@ -189,7 +189,7 @@ fn write_method(
                 };
                 if passed(&result) {
                     Verdict::Passed
-                } else if !env_failed_tests(io.task, &result).is_empty() {
+                } else if !env_failed_tests(&io.env_context(), &result).is_empty() {
                     // Not the model's failure: no repair round can fix the environment.
                     Verdict::Environment
                 } else {
@@ -270,9 +270,10 @@ fn check_against_reference(
     let mut left_out = left_out_tests(&tests.ids(), &runs);
     // A test the reference fails for the environment (a module the task needs is missing)
     // is no wrong test: it stays, and the loop ends the method as the environment's.
+    let ctx = io.env_context();
     let env_failed: BTreeSet<String> = runs
         .iter()
-        .flat_map(|r| env_failed_tests(io.task, r))
+        .flat_map(|r| env_failed_tests(&ctx, r))
         .collect();
     left_out.retain(|l| !env_failed.contains(&l.test));
     // A test the whole reference passes but the reference written up to this method fails
@@ -289,7 +290,7 @@ fn check_against_reference(
             let Some(result) = io.run_suite(&spec, Scope::Reference, Some(method), Some(2))? else {
                 return Ok(None);
             };
-            let env_failed = env_failed_tests(io.task, &result);
+            let env_failed = env_failed_tests(&io.env_context(), &result);
             for l in left_out_tests(&passing, std::slice::from_ref(&result))
                 .into_iter()
                 .filter(|l| !env_failed.contains(&l.test))
@@ -401,17 +402,16 @@ enum Verdict {
 /// The tests of `result` that failed for the environment, not the code (`EnvErr`: a module,
 /// data or the network the task needs is missing); every test when the suite could not even
 /// import for that reason.
-fn env_failed_tests(task: &Task, result: &SuiteResult) -> Vec<String> {
-    let ctx = super::eval::env_context(task);
+fn env_failed_tests(ctx: &fingerprint::EnvContext, result: &SuiteResult) -> Vec<String> {
     if let Some(f) = &result.failure
-        && fingerprint::import_env_cause(f, &ctx).is_some()
+        && fingerprint::import_env_cause(f, ctx).is_some()
     {
         return result.tests.iter().map(|t| t.id.clone()).collect();
     }
     result
         .tests
         .iter()
-        .filter(|t| t.outcome.is_failing() && fingerprint::test_env_cause(t, &ctx).is_some())
+        .filter(|t| t.outcome.is_failing() && fingerprint::test_env_cause(t, ctx).is_some())
         .map(|t| t.id.clone())
         .collect()
 }
