@@ -12,10 +12,8 @@ pub fn count_derived(conn: &mut Connection) -> rusqlite::Result<usize> {
     let mut derived: HashMap<(String, String), u32> = HashMap::new();
     let mut rows: Vec<(i64, String, String, f64)> = Vec::new();
     {
-        let mut stmt = conn.prepare(
-            "SELECT c.id, c.repo, c.name, c.\"CountClassDerived\", t.bases
-             FROM classes c JOIN class_text t ON t.id = c.id",
-        )?;
+        let mut stmt =
+            conn.prepare("SELECT id, repo, name, \"CountClassDerived\", bases FROM classes")?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {
             let repo: String = r.get(1)?;

@@ -108,7 +108,7 @@ fn load_signatures(
     conn: &Connection,
     ids: impl Iterator<Item = i64>,
 ) -> rusqlite::Result<Vec<Option<[u32; BINS]>>> {
-    let mut stmt = conn.prepare_cached("SELECT minhash FROM class_text WHERE id = ?1")?;
+    let mut stmt = conn.prepare_cached("SELECT minhash FROM classes WHERE id = ?1")?;
     ids.map(|id| {
         let blob: Option<Vec<u8>> = stmt
             .query_row(params![id], |r| r.get(0))

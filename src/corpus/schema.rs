@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS classes (
     self_contained INTEGER NOT NULL,
     tokens INTEGER NOT NULL,
     exact_hash INTEGER NOT NULL,
+    -- What the duplicate and inheritance passes read for every class, kept off the wide rows.
+    minhash BLOB NOT NULL,
+    bases TEXT NOT NULL,
     dup_cluster INTEGER,
     near_dup_cluster INTEGER,
     is_unique INTEGER NOT NULL DEFAULT 1,
@@ -60,10 +63,8 @@ CREATE INDEX IF NOT EXISTS classes_exact ON classes(exact_hash);
 -- Small columns first, code last: reading them never touches the code's overflow pages.
 CREATE TABLE IF NOT EXISTS class_text (
     id INTEGER PRIMARY KEY,
-    minhash BLOB NOT NULL,
     methods TEXT NOT NULL,
     edges TEXT NOT NULL,
-    bases TEXT NOT NULL,
     imports TEXT NOT NULL,
     module_names TEXT NOT NULL,
     deps TEXT NOT NULL,

@@ -10,11 +10,12 @@ use crate::analysis::metrics::METRIC_NAMES;
 
 fn insert_class_sql() -> String {
     let cols: Vec<String> = METRIC_NAMES.iter().map(|m| format!("\"{m}\"")).collect();
-    let n = 14 + METRIC_NAMES.len();
+    let n = 16 + METRIC_NAMES.len();
     let marks: Vec<String> = (1..=n).map(|i| format!("?{i}")).collect();
     format!(
         "INSERT OR REPLACE INTO classes (id, path, repo, qualname, name, line, end_line, n_methods,
-         total_program_units, total_doc_str, doc, self_contained, tokens, exact_hash, {})
+         total_program_units, total_doc_str, doc, self_contained, tokens, exact_hash, minhash,
+         bases, {})
          VALUES ({})",
         cols.join(", "),
         marks.join(", ")
@@ -117,6 +118,8 @@ fn insert_class(
         i64::from(c.deps.self_contained()).into(),
         (c.fingerprint.tokens as i64).into(),
         c.fingerprint.exact.into(),
+        to_blob(&c.fingerprint.signature).into(),
+        json(&c.bases).into(),
     ];
     values.extend(m.values.iter().map(|v| rusqlite::types::Value::Real(*v)));
     tx.prepare_cached(sql)?.execute(params_from_iter(values))?;
@@ -126,18 +129,16 @@ fn insert_class(
         .map(|mm| serde_json::json!({"name": mm.name, "signature": mm.signature, "line": mm.line}))
         .collect();
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO class_text (id, minhash, code, skeleton, docstring, methods,
-         edges, bases, imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+        "INSERT OR REPLACE INTO class_text (id, code, skeleton, docstring, methods, edges,
+         imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     )?
     .execute(params![
         c.id,
-        to_blob(&c.fingerprint.signature),
         c.code,
         c.skeleton,
         c.docstring,
         json(&methods),
         json(&c.edges),
-        json(&c.bases),
         json(&c.imports),
         json(&c.module_names),
         json(&c.deps),
