@@ -266,18 +266,32 @@ pub fn missing_warning(python: &Path, dataset: &crate::dataset::Dataset) -> Opti
         _ => ProjectEnv::ClassEval,
     };
     let tasks: BTreeSet<&String> = missing.values().flatten().collect();
+    // Already the project's environment: provisioning it again would not help. Its lock
+    // follows the benchmark's own evaluator, which lacked these too.
+    let fix = if python.ancestors().any(|d| d.ends_with(env.rel_dir())) {
+        format!(
+            "{} is locked to the benchmark evaluator's packages, which lack them too \
+             (`metrics_official` counts these tasks as failures, as the published figures \
+             do); give --python an interpreter that has them to score them",
+            env.rel_dir().display()
+        )
+    } else {
+        format!(
+            "Fix: `{}` provisions the project's environment {}, which classlab then uses \
+             by default (or give --python an interpreter that has them)",
+            env.setup_command(),
+            env.rel_dir().display()
+        )
+    };
     Some(format!(
         "{} cannot import {} module{} the tasks import, so the tests of {} task{} cannot \
-         pass here (EnvErr): {}. Fix: `{}` provisions the project's environment {}, \
-         which classlab then uses by default (or give --python an interpreter that has them)",
+         pass here (EnvErr): {}. {fix}",
         python.display(),
         missing.len(),
         if missing.len() == 1 { "" } else { "s" },
         tasks.len(),
         if tasks.len() == 1 { "" } else { "s" },
         describe_missing(&missing, 3),
-        env.setup_command(),
-        env.rel_dir().display(),
     ))
 }
 
@@ -379,6 +393,48 @@ mod tests {
         // An interpreter that cannot be asked verifies nothing either.
         let broken = context_in(&task, Some(Path::new("/nonexistent/python3")));
         assert!(broken.missing_modules.is_empty());
+    }
+
+    #[test]
+    fn the_warning_does_not_advise_provisioning_the_environment_already_in_use() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        // Two stand-in interpreters that both lack netifaces: the project's and another.
+        let project = dir.path().join(".python/classeval/bin/python");
+        let other = dir.path().join("elsewhere/python3");
+        for fake in [&project, &other] {
+            std::fs::create_dir_all(fake.parent().unwrap()).unwrap();
+            std::fs::write(fake, "#!/bin/sh\necho '[\"netifaces\"]'\n").unwrap();
+            std::fs::set_permissions(fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let dataset = crate::dataset::Dataset {
+            name: "d".into(),
+            origin: "d.json".into(),
+            format: crate::dataset::Format::ClassEval,
+            tasks: vec![Task {
+                id: "ClassEval_48".into(),
+                skeleton: "import socket\nimport netifaces\n".into(),
+                ..Task::default()
+            }],
+            problems: Vec::new(),
+        };
+        let warn = |python: &Path| missing_warning(python, &dataset).expect("a warning");
+        let elsewhere = warn(&other);
+        assert!(
+            elsewhere.contains("netifaces (ClassEval_48)"),
+            "{elsewhere}"
+        );
+        assert!(
+            elsewhere.contains("scripts/setup-python.sh classeval"),
+            "{elsewhere}"
+        );
+        let in_project = warn(&project);
+        assert!(
+            in_project.contains("netifaces (ClassEval_48)"),
+            "{in_project}"
+        );
+        assert!(!in_project.contains("setup-python"), "{in_project}");
+        assert!(in_project.contains("metrics_official"), "{in_project}");
     }
 
     #[test]
