@@ -389,10 +389,7 @@ impl Widget for &CompareTaskView<'_> {
                     Span::raw(fit_id(id, id_w.saturating_sub(3))),
                 ]))];
                 for s in &c.sessions {
-                    let t = s
-                        .state
-                        .run(&task.task_id, 0)
-                        .and_then(|r| r.test(id));
+                    let t = s.state.run(&task.task_id, 0).and_then(|r| r.test(id));
                     cells.push(match t {
                         Some(t) => {
                             let (glyph, name) = outcome_label(t.outcome);

@@ -105,6 +105,7 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     render_progress(app, s, rows[1], buf);
 
     let mut metrics = metrics_line(app, &s.state.metrics(), width);
+    metrics.spans.extend(env_err_note(app, s, width));
     let errors = s.state.errors.len() + s.problems.len();
     if errors > 0 {
         metrics.spans.push(Span::styled(
@@ -113,6 +114,21 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         ));
     }
     Paragraph::new(super::fit_lines(vec![metrics], width)).render(rows[2], buf);
+}
+
+/// `(N EnvErr left out)` when the environment failed some classes: the rates beside it are
+/// over the others (the session reducer keeps them out of the denominators); `−N EnvErr`
+/// on narrow terminals.
+pub fn env_err_note(app: &App, s: &EvalSession, width: usize) -> Option<Span<'static>> {
+    let n = s.state.env_err().tasks;
+    (n > 0).then(|| {
+        let text = if width >= 100 {
+            format!("  ({n} EnvErr left out)")
+        } else {
+            format!(" −{n} EnvErr")
+        };
+        Span::styled(text, app.theme().warn())
+    })
 }
 
 /// The status and progress gauge of a run (evaluation or generation), with elapsed time
