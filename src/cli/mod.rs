@@ -362,6 +362,11 @@ fn open_tui(
             crate::session::sessions_root(ctx.sessions.as_deref()),
             eval::python_for(ctx.python.as_deref(), ctx.dataset_path.as_deref()),
         )
+        // The one execution service, built here; its sandbox is set up on first use.
+        .with_executor(std::sync::Arc::new(crate::exec::Executor::new(
+            eval::python_for(ctx.python.as_deref(), ctx.dataset_path.as_deref()),
+            true,
+        )))
         // Model outputs kept beside the dataset (ClassEval's layout) are offered too.
         .with_prediction_dirs(
             ctx.dataset_path

@@ -18,17 +18,20 @@ use super::action::{Action, Delivered};
 use super::app::Effect;
 use super::evals::{EvalSession, SessionRow};
 use crate::dataset::{Dataset, outputs};
-use crate::exec::Sandbox;
+use crate::exec::Executor;
 
 use crate::pipeline::eval::{self, EvalRequest};
 use crate::session::{SessionLog, store};
 
 /// Where evaluations go and what runs them.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct EvalSetup {
     pub sessions_root: PathBuf,
     /// The interpreter for the suites (`None`: config `python`, else `python3`).
     pub python: Option<PathBuf>,
+    /// The execution service every evaluation, run and validation goes through (its sandbox
+    /// is set up on first use).
+    pub exec: Arc<Executor>,
     /// Suites at once (0: one per core).
     pub jobs: usize,
     /// Time budget per test class (ClassEval's 5 s).
@@ -42,11 +45,19 @@ impl EvalSetup {
     pub fn new(sessions_root: PathBuf, python: Option<PathBuf>) -> EvalSetup {
         EvalSetup {
             sessions_root,
+            exec: Arc::new(Executor::new(python.clone(), true)),
             python,
             jobs: 0,
             timeout: Duration::from_secs(5),
             prediction_dirs: vec![PathBuf::from(".")],
         }
+    }
+
+    /// Execute through `exec` (the caller's service) rather than one of our own.
+    pub fn with_executor(mut self, exec: Arc<Executor>) -> EvalSetup {
+        self.python = exec.python().map(Path::to_path_buf);
+        self.exec = exec;
+        self
     }
 
     /// List these directories too in the new-evaluation dialog.
@@ -303,11 +314,17 @@ impl Jobs {
         }
         let cancel = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&cancel);
-        let (tx, dataset, python) = (self.tx.clone(), dataset.clone(), self.setup.python.clone());
+        // The task as the dataset has it (not a copy of the whole dataset).
+        let original = crate::model::TaskIndex::of(&dataset.tasks)
+            .get(&dataset.tasks, &task_id)
+            .cloned();
+        let (tx, exec) = (self.tx.clone(), Arc::clone(&self.setup.exec));
         let id = task_id.clone();
         let handle = thread::spawn(move || {
-            let result =
-                super::review::validate::validate_task(python, &path, &dataset, &id, &flag);
+            let result = match original {
+                Some(task) => super::review::validate::validate_task(&exec, &path, &task, &flag),
+                None => Err(format!("{id} is not in the dataset")),
+            };
             let _ = tx.send(Action::ReviewValidated {
                 req,
                 task_id: id,
@@ -333,14 +350,20 @@ impl Jobs {
     }
 }
 
-/// The sandbox of a run, its isolation warnings sent as notices.
-pub(super) fn sandbox(setup: &EvalSetup, tx: &Sender<Action>) -> anyhow::Result<Sandbox> {
-    let sandbox =
-        eval::sandbox(setup.python.clone(), false).context("cannot set up the sandbox")?;
+/// The execution service of a run, set up if it was not, its isolation warnings sent as
+/// notices.
+pub(super) fn executor<'a>(
+    setup: &'a EvalSetup,
+    tx: &Sender<Action>,
+) -> anyhow::Result<&'a Executor> {
+    let sandbox = setup
+        .exec
+        .sandbox()
+        .map_err(|e| anyhow::anyhow!("cannot set up the sandbox: {e}"))?;
     for w in &sandbox.isolation().warnings {
         let _ = tx.send(Action::EvalNotice(format!("sandbox: {w}")));
     }
-    Ok(sandbox)
+    Ok(&setup.exec)
 }
 
 /// Evaluate `predictions` against `dataset` as a new session, sending every event.
@@ -356,14 +379,13 @@ fn evaluate(
     for p in &outs.problems {
         let _ = tx.send(Action::EvalNotice(p.to_string()));
     }
-    let sandbox = sandbox(setup, tx)?;
+    let exec = executor(setup, tx)?;
     let req = EvalRequest {
         jobs: setup.jobs,
         budget: setup.timeout,
         ..EvalRequest::new(dataset, &outs, setup.sessions_root.clone())
     };
-    let exec = crate::exec::Executor::from_sandbox(Arc::new(sandbox));
-    let outcome = eval::run(&req, &exec, cancel, &mut |event, _| {
+    let outcome = eval::run(&req, exec, cancel, &mut |event, _| {
         let _ = tx.send(Action::EvalEvent(Delivered::new(event.clone())));
     })?;
     Ok(outcome.dir)

@@ -3,7 +3,6 @@
 //! every event and every streamed piece of text sent back as an [`Action`].
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
@@ -92,7 +91,7 @@ pub fn generate(
     for w in &prompts.warnings {
         let _ = tx.send(Action::EvalNotice(format!("prompts: {w}")));
     }
-    let sandbox = super::jobs::sandbox(setup, tx)?;
+    let exec = super::jobs::executor(setup, tx)?;
     let req = RunRequest {
         tasks: run.tasks.clone(),
         jobs: run.jobs,
@@ -123,7 +122,6 @@ pub fn generate(
         };
         let _ = tx.send(action);
     };
-    let exec = crate::exec::Executor::from_sandbox(Arc::new(sandbox));
-    let outcome = pipeline_run::run(&req, &exec, cancel, &on_update)?;
+    let outcome = pipeline_run::run(&req, exec, cancel, &on_update)?;
     Ok(outcome.dir)
 }

@@ -3,13 +3,13 @@
 //! (`curate::validate`), and the outcome is recorded under the store's lock through the
 //! same function (`curate::record_validations`), so a task edited meanwhile is not recorded.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::curate::validate::{self, ValidateOptions};
 use crate::curate::{self, edited_task};
-use crate::dataset::Dataset;
-use crate::pipeline::eval;
+use crate::exec::Executor;
+use crate::model::Task;
 
 /// What a validation of one task came to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,24 +24,19 @@ pub struct Validated {
     pub store: Option<crate::tui::action::Delivered<crate::curate::store::CurationStore>>,
 }
 
-/// Validate task `task_id` of `dataset` as edited in the store at `path` (interpreter
-/// `python`, else the config's or `python3`) and record the outcome there. `Err` says why it
+/// Validate task `original` as edited in the store at `path` through `exec` and record the
+/// outcome there. `Err` says why it
 /// could not run (no sandbox, unreadable store, stopped by `cancel`).
 pub fn validate_task(
-    python: Option<PathBuf>,
+    exec: &Executor,
     path: &Path,
-    dataset: &Dataset,
-    task_id: &str,
+    original: &Task,
     cancel: &AtomicBool,
 ) -> Result<Validated, String> {
-    let original = dataset
-        .tasks
-        .iter()
-        .find(|t| t.id == task_id)
-        .ok_or_else(|| format!("{task_id} is not in the dataset"))?;
+    let task_id = original.id.as_str();
     let store = curate::store::load(path).map_err(|e| e.to_string())?;
     let edited = edited_task(&store, original);
-    let sandbox = eval::sandbox(python, false).map_err(|e| format!("no sandbox: {e}"))?;
+    let sandbox = exec.sandbox().map_err(|e| format!("no sandbox: {e}"))?;
     let opts = ValidateOptions::default();
     let results = validate::validate(&[&edited], &sandbox, &opts, cancel, &mut |_| {});
     if cancel.load(Ordering::SeqCst) {
