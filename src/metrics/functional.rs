@@ -181,6 +181,36 @@ pub struct FunctionalMetrics {
     pub skipped: Vec<String>,
 }
 
+impl FunctionalMetrics {
+    /// Nothing counted yet, for pass@`k`: every count, sum and rate zero.
+    pub(crate) fn zero(k: usize) -> Self {
+        FunctionalMetrics {
+            fun_success: 0.0,
+            fun_partial_success: 0.0,
+            class_success: 0.0,
+            class_partial_success: 0.0,
+            k,
+            tasks: 0,
+            test_classes: 0,
+            fun_success_sum: 0.0,
+            fun_partial_success_sum: 0.0,
+            class_success_sum: 0.0,
+            class_partial_success_sum: 0.0,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The four rates from their sums: the `fun_*` ones over the test classes, the `class_*`
+    /// ones over the tasks (0 when there are none).
+    pub(crate) fn set_rates_from_sums(&mut self) {
+        let rate = |sum: f64, count: usize| if count == 0 { 0.0 } else { sum / count as f64 };
+        self.fun_success = rate(self.fun_success_sum, self.test_classes);
+        self.fun_partial_success = rate(self.fun_partial_success_sum, self.test_classes);
+        self.class_success = rate(self.class_success_sum, self.tasks);
+        self.class_partial_success = rate(self.class_partial_success_sum, self.tasks);
+    }
+}
+
 /// Per task: verdicts per sample and test class, and the task verdict per sample.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskVerdicts {
@@ -225,20 +255,7 @@ pub fn task_verdicts(task: &TaskCounts) -> TaskVerdicts {
 /// `fun_success`, `fun_partial_success`, `class_success`, `class_partial_success` as pass@k
 /// over the given tasks (ClassEval's `cal_metrics_pass_at_k`; greedy runs use k = 1).
 pub fn classeval_metrics(tasks: &[TaskCounts], k: usize) -> FunctionalMetrics {
-    let mut m = FunctionalMetrics {
-        fun_success: 0.0,
-        fun_partial_success: 0.0,
-        class_success: 0.0,
-        class_partial_success: 0.0,
-        k,
-        tasks: 0,
-        test_classes: 0,
-        fun_success_sum: 0.0,
-        fun_partial_success_sum: 0.0,
-        class_success_sum: 0.0,
-        class_partial_success_sum: 0.0,
-        skipped: Vec::new(),
-    };
+    let mut m = FunctionalMetrics::zero(k);
     for task in tasks {
         let v = task_verdicts(task);
         let n = v.class_answers.len();
@@ -271,11 +288,7 @@ pub fn classeval_metrics(tasks: &[TaskCounts], k: usize) -> FunctionalMetrics {
         m.class_success_sum += pass_at_k(n, ok, k).unwrap_or(0.0);
         m.class_partial_success_sum += pass_at_k(n, partial, k).unwrap_or(0.0);
     }
-    let rate = |sum: f64, count: usize| if count == 0 { 0.0 } else { sum / count as f64 };
-    m.fun_success = rate(m.fun_success_sum, m.test_classes);
-    m.fun_partial_success = rate(m.fun_partial_success_sum, m.test_classes);
-    m.class_success = rate(m.class_success_sum, m.tasks);
-    m.class_partial_success = rate(m.class_partial_success_sum, m.tasks);
+    m.set_rates_from_sums();
     m
 }
 

@@ -222,20 +222,7 @@ impl MetricSums {
 
     /// The metrics, pass@1 (k = 1: every task has at least one sample, none is skipped).
     fn metrics(&self) -> FunctionalMetrics {
-        let mut m = FunctionalMetrics {
-            fun_success: 0.0,
-            fun_partial_success: 0.0,
-            class_success: 0.0,
-            class_partial_success: 0.0,
-            k: 1,
-            tasks: 0,
-            test_classes: 0,
-            fun_success_sum: 0.0,
-            fun_partial_success_sum: 0.0,
-            class_success_sum: 0.0,
-            class_partial_success_sum: 0.0,
-            skipped: Vec::new(),
-        };
+        let mut m = FunctionalMetrics::zero(1);
         for (n, s) in &self.by_n {
             let n = (*n).max(1) as f64;
             m.tasks += s.tasks;
@@ -245,11 +232,7 @@ impl MetricSums {
             m.class_success_sum += s.class_ok as f64 / n;
             m.class_partial_success_sum += s.class_partial as f64 / n;
         }
-        let rate = |sum: f64, count: usize| if count == 0 { 0.0 } else { sum / count as f64 };
-        m.fun_success = rate(m.fun_success_sum, m.test_classes);
-        m.fun_partial_success = rate(m.fun_partial_success_sum, m.test_classes);
-        m.class_success = rate(m.class_success_sum, m.tasks);
-        m.class_partial_success = rate(m.class_partial_success_sum, m.tasks);
+        m.set_rates_from_sums();
         m
     }
 }
