@@ -2,16 +2,12 @@
 //! stopped partway and a finished one compares the tasks both finished, says how many were
 //! left out, and lists each compared task's outcome in both (`--json` too).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use common::classlab;
 use serde_json::Value;
-
-fn classlab(sessions: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("classlab").unwrap();
-    cmd.env("NO_COLOR", "1").arg("--sessions").arg(sessions);
-    cmd
-}
 
 /// JSONL of the sample's reference solutions; the tasks in `broken` get code that fails.
 fn outputs(dir: &Path, name: &str, model: &str, broken: &[&str]) -> PathBuf {

@@ -1,14 +1,10 @@
 //! `run --docstrings` is recorded on the session, and `report`/`compare` tell conditions
 //! apart like models (reference runs on the bundled sample: no model needed).
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn classlab(sessions: &std::path::Path) -> Command {
-    let mut cmd = Command::cargo_bin("classlab").unwrap();
-    cmd.env("NO_COLOR", "1").arg("--sessions").arg(sessions);
-    cmd
-}
+use common::classlab;
+use serde_json::Value;
 
 #[test]
 fn docstring_conditions_are_recorded_and_compared() {

@@ -97,3 +97,21 @@ pub fn ok_json(out: std::process::Output) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
+
+/// `classlab --sessions SESSIONS` without colours, ready for its subcommand.
+pub fn classlab(sessions: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("classlab").unwrap();
+    cmd.env("NO_COLOR", "1").arg("--sessions").arg(sessions);
+    cmd
+}
+
+/// The JSON a classlab command printed, after checking it exited 0 or 3 (input problems
+/// reported; its stderr otherwise).
+pub fn json_despite_input_problems(out: std::process::Output) -> serde_json::Value {
+    assert!(
+        matches!(out.status.code(), Some(0 | 3)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
