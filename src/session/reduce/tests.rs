@@ -5,6 +5,40 @@ fn ev(seq: u64, body: EventBody) -> Event {
     Event { seq, ts: 0.0, body }
 }
 
+/// The run of `tasks`, one sample each, as event 0.
+fn run_started(tasks: &[&str]) -> Event {
+    ev(
+        0,
+        EventBody::RunStarted {
+            tool_version: "t".into(),
+            tasks: tasks.iter().map(|t| t.to_string()).collect(),
+            samples: 1,
+            config: serde_json::Value::Null,
+        },
+    )
+}
+
+fn task_started(seq: u64, task: &str) -> Event {
+    ev(
+        seq,
+        EventBody::TaskStarted {
+            task_id: task.into(),
+            sample: 0,
+        },
+    )
+}
+
+fn task_finished(seq: u64, task: &str, summary: TaskSummary) -> Event {
+    ev(
+        seq,
+        EventBody::TaskFinished {
+            task_id: task.into(),
+            sample: 0,
+            summary,
+        },
+    )
+}
+
 fn summary(bucket: Bucket, counts: ClassCounts) -> TaskSummary {
     TaskSummary {
         outcome: Some(bucket),
@@ -21,45 +55,11 @@ fn summary(bucket: Bucket, counts: ClassCounts) -> TaskSummary {
 #[test]
 fn folds_progress_metrics_and_fingerprint_step_by_step() {
     let events = vec![
-        ev(
-            0,
-            EventBody::RunStarted {
-                tool_version: "t".into(),
-                tasks: vec!["A".into(), "B".into()],
-                samples: 1,
-                config: serde_json::Value::Null,
-            },
-        ),
-        ev(
-            1,
-            EventBody::TaskStarted {
-                task_id: "A".into(),
-                sample: 0,
-            },
-        ),
-        ev(
-            2,
-            EventBody::TaskFinished {
-                task_id: "A".into(),
-                sample: 0,
-                summary: summary(Bucket::Perfect, ClassCounts::new(4, 0, 0)),
-            },
-        ),
-        ev(
-            3,
-            EventBody::TaskStarted {
-                task_id: "B".into(),
-                sample: 0,
-            },
-        ),
-        ev(
-            4,
-            EventBody::TaskFinished {
-                task_id: "B".into(),
-                sample: 0,
-                summary: summary(Bucket::Weak, ClassCounts::new(4, 2, 0)),
-            },
-        ),
+        run_started(&["A", "B"]),
+        task_started(1, "A"),
+        task_finished(2, "A", summary(Bucket::Perfect, ClassCounts::new(4, 0, 0))),
+        task_started(3, "B"),
+        task_finished(4, "B", summary(Bucket::Weak, ClassCounts::new(4, 2, 0))),
         ev(5, EventBody::RunFinished { cancelled: false }),
     ];
     let mut state = EvalState::default();
@@ -89,22 +89,8 @@ fn folds_progress_metrics_and_fingerprint_step_by_step() {
 #[test]
 fn a_resume_restarts_what_was_running() {
     let events = vec![
-        ev(
-            0,
-            EventBody::RunStarted {
-                tool_version: "t".into(),
-                tasks: vec!["A".into()],
-                samples: 1,
-                config: serde_json::Value::Null,
-            },
-        ),
-        ev(
-            1,
-            EventBody::TaskStarted {
-                task_id: "A".into(),
-                sample: 0,
-            },
-        ),
+        run_started(&["A"]),
+        task_started(1, "A"),
         ev(
             2,
             EventBody::RunResumed {
@@ -122,34 +108,16 @@ fn a_resume_restarts_what_was_running() {
 /// by leaving the denominator); only the environment's failures leave it.
 #[test]
 fn a_tampered_task_stays_in_the_denominators_an_env_err_one_leaves_them() {
-    let finished = |seq, task: &str, s: TaskSummary| {
-        ev(
-            seq,
-            EventBody::TaskFinished {
-                task_id: task.into(),
-                sample: 0,
-                summary: s,
-            },
-        )
-    };
     let events = vec![
-        ev(
-            0,
-            EventBody::RunStarted {
-                tool_version: "t".into(),
-                tasks: vec!["A".into(), "T".into(), "E".into()],
-                samples: 1,
-                config: serde_json::Value::Null,
-            },
-        ),
-        finished(1, "A", summary(Bucket::Perfect, ClassCounts::new(4, 0, 0))),
+        run_started(&["A", "T", "E"]),
+        task_finished(1, "A", summary(Bucket::Perfect, ClassCounts::new(4, 0, 0))),
         // A tampered suite: every test failed, the model's RuntimeErr.
-        finished(
+        task_finished(
             2,
             "T",
             summary(Bucket::RuntimeErr, ClassCounts::new(2, 2, 0)),
         ),
-        finished(3, "E", summary(Bucket::EnvErr, ClassCounts::new(0, 0, 0))),
+        task_finished(3, "E", summary(Bucket::EnvErr, ClassCounts::new(0, 0, 0))),
     ];
     let state = EvalState::from_events(&events);
     let m = state.metrics();

@@ -22,6 +22,15 @@ fn remove_deletes_a_session_but_not_a_running_one_nor_another_directory() {
     assert!(other.is_dir());
 }
 
+/// Appends `bytes` to the session's events file behind its writer's back.
+fn append_to_events(dir: &Path, bytes: &[u8]) {
+    let mut f = OpenOptions::new()
+        .append(true)
+        .open(dir.join(EVENTS_FILE))
+        .unwrap();
+    f.write_all(bytes).unwrap();
+}
+
 fn meta(id: &str) -> Meta {
     Meta {
         schema: SCHEMA,
@@ -57,13 +66,7 @@ fn write_read_resume_with_a_torn_tail() {
     let dir = w.dir().to_path_buf();
     drop(w);
     // A crash in the middle of a write leaves half a line.
-    let mut f = OpenOptions::new()
-        .append(true)
-        .open(dir.join(EVENTS_FILE))
-        .unwrap();
-    f.write_all(br#"{"seq":2,"ts":1.0,"kind":"task_sta"#)
-        .unwrap();
-    drop(f);
+    append_to_events(&dir, br#"{"seq":2,"ts":1.0,"kind":"task_sta"#);
     let log = SessionLog::open(&dir).unwrap();
     assert_eq!(log.events.len(), 2);
     assert_eq!(log.problems.len(), 1);
@@ -88,13 +91,10 @@ fn unknown_kinds_and_garbage_are_reported_not_fatal() {
     let mut w = SessionWriter::create(root.path(), &meta("s2")).unwrap();
     w.append(started("A")).unwrap();
     let dir = w.dir().to_path_buf();
-    let mut f = OpenOptions::new()
-        .append(true)
-        .open(dir.join(EVENTS_FILE))
-        .unwrap();
-    f.write_all(b"{\"seq\":1,\"ts\":1.0,\"kind\":\"from_the_future\"}\nnot json\n")
-        .unwrap();
-    drop(f);
+    append_to_events(
+        &dir,
+        b"{\"seq\":1,\"ts\":1.0,\"kind\":\"from_the_future\"}\nnot json\n",
+    );
     w.append(started("B")).unwrap();
     let log = SessionLog::open(&dir).unwrap();
     assert_eq!(log.events.len(), 2);
@@ -214,11 +214,7 @@ fn a_second_writer_is_refused_until_the_first_is_gone() {
     w.append(started("A")).unwrap();
     let dir = w.dir().to_path_buf();
     // Torn tail: a refused resume must not cut it (the writer may be mid-line).
-    let mut f = OpenOptions::new()
-        .append(true)
-        .open(dir.join(EVENTS_FILE))
-        .unwrap();
-    f.write_all(b"{\"seq\":1,").unwrap();
+    append_to_events(&dir, b"{\"seq\":1,");
     let before = fs::read(dir.join(EVENTS_FILE)).unwrap();
     for _ in 0..2 {
         let Err(err) = Resumable::open(&dir) else {

@@ -263,12 +263,7 @@ impl Trace {
                 round,
                 ..
             } => {
-                let r = self
-                    .tasks
-                    .entry(key)
-                    .or_default()
-                    .method_mut(method)
-                    .round_mut(round.unwrap_or(0));
+                let r = self.round_mut(key, method, round.unwrap_or(0));
                 r.code = Some(code.clone());
                 r.notes = notes.clone();
             }
@@ -279,12 +274,7 @@ impl Trace {
                 scope: Scope::Public,
                 ..
             } => {
-                self.tasks
-                    .entry(key)
-                    .or_default()
-                    .method_mut(method)
-                    .round_mut(round.unwrap_or(0))
-                    .public = Some(result.clone());
+                self.round_mut(key, method, round.unwrap_or(0)).public = Some(result.clone());
             }
             EventBody::Reflection {
                 method,
@@ -295,12 +285,7 @@ impl Trace {
                 problems,
                 ..
             } => {
-                self.tasks
-                    .entry(key)
-                    .or_default()
-                    .method_mut(method)
-                    .round_mut(*round)
-                    .reflection = Some(ReflectionTrace {
+                self.round_mut(key, method, *round).reflection = Some(ReflectionTrace {
                     analysis: analysis.clone(),
                     region: region.clone(),
                     plan: plan.clone(),
@@ -313,12 +298,7 @@ impl Trace {
                 code,
                 ..
             } => {
-                self.tasks
-                    .entry(key)
-                    .or_default()
-                    .method_mut(method)
-                    .round_mut(*round)
-                    .patch = Some(code.clone());
+                self.round_mut(key, method, *round).patch = Some(code.clone());
             }
             EventBody::MethodFinished {
                 method,
@@ -359,6 +339,15 @@ impl Trace {
             }
             _ => {}
         }
+    }
+
+    /// Round `round` of `method` in the trace of `key` (task, sample), created on first use.
+    fn round_mut(&mut self, key: (String, u32), method: &str, round: u32) -> &mut RoundTrace {
+        self.tasks
+            .entry(key)
+            .or_default()
+            .method_mut(method)
+            .round_mut(round)
     }
 
     /// Repair cost over finished methods; `None` when no method was generated one by one
