@@ -29,17 +29,13 @@ fn outputs(dir: &Path, name: &str, model: &str, broken: &[&str]) -> PathBuf {
 }
 
 fn eval(sessions: &Path, preds: &Path) -> String {
-    let out = classlab(sessions)
-        .args(["eval", "--json", "--jobs", "1", "--predictions"])
-        .arg(preds)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = common::ok_json(
+        classlab(sessions)
+            .args(["eval", "--json", "--jobs", "1", "--predictions"])
+            .arg(preds)
+            .output()
+            .unwrap(),
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     v["session"].as_str().unwrap().to_string()
 }
 

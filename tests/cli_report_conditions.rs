@@ -12,24 +12,20 @@ fn docstring_conditions_are_recorded_and_compared() {
     let sessions = dir.path().join("sessions");
     let mut ids = Vec::new();
     for level in ["none", "partial"] {
-        let out = classlab(&sessions)
-            .args([
-                "run",
-                "--json",
-                "--provider",
-                "reference",
-                "--strategy",
-                "holistic",
-            ])
-            .args(["--docstrings", level])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let v = common::ok_json(
+            classlab(&sessions)
+                .args([
+                    "run",
+                    "--json",
+                    "--provider",
+                    "reference",
+                    "--strategy",
+                    "holistic",
+                ])
+                .args(["--docstrings", level])
+                .output()
+                .unwrap(),
         );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         ids.push(v["sessions"][0]["session"].as_str().unwrap().to_string());
     }
     let v: Value = serde_json::from_slice(

@@ -19,6 +19,22 @@ fn results() -> Vec<TestResult> {
     ]
 }
 
+/// The first of three repair rounds of `Shop.total`, after the suite gave `results`.
+fn repair_of_total(results: &[TestResult]) -> RepairContext<'_> {
+    RepairContext {
+        class_name: "Shop",
+        partial_class: SKELETON,
+        method_name: "total",
+        signature_and_docstring: STUB,
+        method_code: "def total(self):\n    return sum(self.prices)\n",
+        public_tests: None,
+        results,
+        suite_error: None,
+        round: 1,
+        max_rounds: 3,
+    }
+}
+
 /// Every prompt rendered with a sample context.
 fn render_all(p: &Prompts) -> Vec<(&'static str, Vec<Message>)> {
     let results = results();
@@ -42,21 +58,7 @@ fn render_all(p: &Prompts) -> Vec<(&'static str, Vec<Message>)> {
                 public_tests: Some("class ShopTestTotalPublic(unittest.TestCase):\n    pass\n"),
             }),
         ),
-        (
-            "repair",
-            p.repair(&RepairContext {
-                class_name: "Shop",
-                partial_class: SKELETON,
-                method_name: "total",
-                signature_and_docstring: STUB,
-                method_code: "def total(self):\n    return sum(self.prices)\n",
-                public_tests: None,
-                results: &results,
-                suite_error: None,
-                round: 1,
-                max_rounds: 3,
-            }),
-        ),
+        ("repair", p.repair(&repair_of_total(&results))),
         (
             "holistic",
             p.holistic(&HolisticContext {
@@ -260,18 +262,7 @@ fn tampered_tests_are_among_the_failing_ones() {
     results.push(forged);
     results.push(TestResult::new("ShopTestTotal.test_total_3", Outcome::Skip));
     let messages = Prompts::embedded()
-        .repair(&RepairContext {
-            class_name: "Shop",
-            partial_class: SKELETON,
-            method_name: "total",
-            signature_and_docstring: STUB,
-            method_code: "def total(self):\n    return sum(self.prices)\n",
-            public_tests: None,
-            results: &results,
-            suite_error: None,
-            round: 1,
-            max_rounds: 3,
-        })
+        .repair(&repair_of_total(&results))
         .unwrap();
     let text: String = messages.iter().map(|m| m.content.as_str()).collect();
     assert!(text.contains("ShopTestTotal.test_total_2"), "{text}");
