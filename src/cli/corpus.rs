@@ -213,6 +213,7 @@ fn print_funnel(f: &crate::corpus::funnel::Funnel) -> anyhow::Result<()> {
         ("files seen", f.files_seen),
         ("decoded", f.decoded),
         ("parsed without error", f.parsed),
+        ("parsed with syntax errors", f.partially_parsed),
         ("classes", f.classes),
         ("with ≥ 1 method", f.with_methods),
         ("documented", f.documented),
@@ -220,10 +221,10 @@ fn print_funnel(f: &crate::corpus::funnel::Funnel) -> anyhow::Result<()> {
         ("self-contained", f.self_contained),
     ];
     for (name, n) in stages {
-        println!("{name:>22}  {n}");
+        println!("{name:>30}  {n}");
     }
     for (reason, n) in &f.dropped {
-        println!("{:>22}  {n}", format!("dropped: {reason}"));
+        println!("{:>30}  {n}", format!("dropped: {reason}"));
     }
     Ok(())
 }
