@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::reference_model::{events, only_session, run_report};
+use common::reference_model::{reference_tdd_run, report_and_events};
 use serde_json::Value;
 
 #[test]
@@ -21,33 +21,15 @@ fn a_missing_module_ends_the_method_as_env_err_without_repair() {
         "this test needs an environment without netifaces"
     );
     let sessions = tempfile::tempdir().unwrap();
-    let out = assert_cmd::Command::cargo_bin("classlab")
-        .unwrap()
-        .args([
-            "run",
-            "--json",
-            "--strategy",
-            "tdd",
-            "--provider",
-            "reference",
-            "--public-tests",
-            "split:1",
-            "--tasks",
-            "ClassEval_48",
-            "--sessions",
-        ])
-        .arg(sessions.path())
-        .arg("--dataset")
-        .arg(common::classeval_json())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "run failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let (report, events) = report_and_events(
+        reference_tdd_run(sessions.path())
+            .args(["--public-tests", "split:1", "--tasks", "ClassEval_48"])
+            .arg("--dataset")
+            .arg(common::classeval_json())
+            .output()
+            .unwrap(),
+        sessions.path(),
     );
-    let report = run_report(&out.stdout);
-    let events = events(&only_session(sessions.path()));
     let of_kind = |k: &str| -> Vec<&Value> { events.iter().filter(|e| e["kind"] == k).collect() };
     let finished = of_kind("method_finished");
     assert!(!finished.is_empty());

@@ -9,35 +9,20 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::reference_model::{events, only_session, run_report};
+use common::reference_model::{reference_tdd_run, report_and_events};
 use serde_json::Value;
 
 /// `classlab run --strategy tdd --provider reference` (doctest public tests) over `tasks`.
 fn reference_run(dataset: Option<&Path>, tasks: &[&str], sessions: &Path) -> (Value, Vec<Value>) {
-    let mut cmd = assert_cmd::Command::cargo_bin("classlab").unwrap();
-    cmd.args([
-        "run",
-        "--json",
-        "--strategy",
-        "tdd",
-        "--provider",
-        "reference",
-    ])
-    .args(["--public-tests", "doctest", "--jobs", "2", "--sessions"])
-    .arg(sessions);
+    let mut cmd = reference_tdd_run(sessions);
+    cmd.args(["--public-tests", "doctest", "--jobs", "2"]);
     if let Some(d) = dataset {
         cmd.arg("--dataset").arg(d);
     }
     if !tasks.is_empty() {
         cmd.arg("--tasks").arg(tasks.join(","));
     }
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "run failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (run_report(&out.stdout), events(&only_session(sessions)))
+    report_and_events(cmd.output().unwrap(), sessions)
 }
 
 fn of_kind<'e>(events: &'e [Value], kind: &str) -> Vec<&'e Value> {

@@ -13,31 +13,14 @@ use serde_json::Value;
 
 /// `classlab run --strategy tdd --provider reference` over ClassEval; the session's events.
 fn reference_run(sessions: &Path) -> (Value, Vec<Value>) {
-    let out = assert_cmd::Command::cargo_bin("classlab")
-        .unwrap()
-        .args([
-            "run",
-            "--json",
-            "--strategy",
-            "tdd",
-            "--provider",
-            "reference",
-        ])
-        .args(["--public-tests", "split:1", "--sessions"])
-        .arg(sessions)
-        .arg("--dataset")
-        .arg(common::classeval_json())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "run failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = reference_model::run_report(&out.stdout);
-    (
-        report,
-        reference_model::events(&reference_model::only_session(sessions)),
+    reference_model::report_and_events(
+        reference_model::reference_tdd_run(sessions)
+            .args(["--public-tests", "split:1"])
+            .arg("--dataset")
+            .arg(common::classeval_json())
+            .output()
+            .unwrap(),
+        sessions,
     )
 }
 

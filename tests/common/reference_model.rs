@@ -209,3 +209,31 @@ pub fn run_report(stdout: &[u8]) -> Value {
     );
     printed["sessions"][0].clone()
 }
+
+/// `classlab run --json --strategy tdd --provider reference --sessions SESSIONS`, for the
+/// test's own arguments to follow.
+pub fn reference_tdd_run(sessions: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("classlab").unwrap();
+    cmd.args([
+        "run",
+        "--json",
+        "--strategy",
+        "tdd",
+        "--provider",
+        "reference",
+        "--sessions",
+    ])
+    .arg(sessions);
+    cmd
+}
+
+/// The report of a run that must have succeeded, and the events of the one session it left
+/// under `sessions`.
+pub fn report_and_events(out: std::process::Output, sessions: &Path) -> (Value, Vec<Value>) {
+    assert!(
+        out.status.success(),
+        "run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (run_report(&out.stdout), events(&only_session(sessions)))
+}
