@@ -1,3 +1,4 @@
+use super::reference_check::left_out_tests;
 use super::*;
 
 #[test]
