@@ -1,4 +1,7 @@
+use std::collections::BTreeSet;
+
 use super::*;
+use crate::model::Origin;
 
 fn t(id: &str, outcome: Outcome, exc: Option<&str>, msg: &str) -> TestResult {
     TestResult {
