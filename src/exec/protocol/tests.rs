@@ -1,5 +1,6 @@
 use super::*;
-use crate::exec::spec::{Limits, SuiteKind};
+use crate::exec::spec::{Limits, SuiteKind, SuiteSpec};
+use crate::model::results::SuiteFailure;
 
 fn spec(expected: &[&str]) -> SuiteSpec {
     SuiteSpec {
