@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::event::TaskSummary;
-use super::reduce::{FingerprintView, Status, TaskRun};
+use super::task_run::{FingerprintView, Status, TaskRun};
 use crate::metrics::fingerprint::{Bucket, ExceptionHistogram, Spectrum};
 use crate::metrics::functional::{
     Answer, ClassAnswer, ClassCounts, FunctionalMetrics, answer, class_answer,

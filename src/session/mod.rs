@@ -5,6 +5,7 @@ pub mod event;
 pub mod reduce;
 pub mod report;
 pub mod store;
+pub mod task_run;
 pub mod trace;
 
 pub use derived::EnvErrCount;

@@ -4,84 +4,17 @@
 //! per-method status, the generation trace) in O(1) amortised: reading any of it costs
 //! nothing proportional to the run (see `derived`).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use super::derived::{Derived, EnvErrCount};
-use super::event::{Event, EventBody, Scope, TaskSummary};
+use super::event::{Event, EventBody, Scope};
+pub use super::task_run::{FingerprintView, Status, TaskRun};
 use super::trace::Trace;
-use crate::metrics::fingerprint::{Bucket, ExceptionHistogram, Spectrum};
+use crate::metrics::fingerprint::Bucket;
 use crate::metrics::functional::{ClassCounts, FunctionalMetrics};
-use crate::model::{SuiteResult, TaskIndex, TestResult};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Pending,
-    Running,
-    Done,
-}
-
-/// Everything known about one (task, sample).
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskRun {
-    pub status: Status,
-    pub code: Option<String>,
-    pub notes: Vec<String>,
-    /// The private (final) suite.
-    pub private: Option<SuiteResult>,
-    /// Public-test suites, in order (method-level runs).
-    pub public: Vec<(Option<String>, SuiteResult)>,
-    pub summary: Option<TaskSummary>,
-    /// Set when the task ended without a class because a model request failed
-    /// (`provider error: …`, prefixed with the method when one was being written). Such a
-    /// task is `Done` but not finished: no metric counts it and `--resume` runs it again.
-    pub not_generated: Option<String>,
-    /// Test id → its first record in `private` (views look tests up per row and session).
-    tests_by_id: HashMap<String, usize>,
-}
-
-impl TaskRun {
-    fn pending() -> Self {
-        TaskRun {
-            status: Status::Pending,
-            code: None,
-            notes: Vec::new(),
-            private: None,
-            public: Vec::new(),
-            summary: None,
-            not_generated: None,
-            tests_by_id: HashMap::new(),
-        }
-    }
-
-    /// A test of the private suite by id (its first record), in O(1).
-    pub fn test(&self, id: &str) -> Option<&TestResult> {
-        self.private.as_ref()?.tests.get(*self.tests_by_id.get(id)?)
-    }
-
-    fn set_private(&mut self, result: &SuiteResult) {
-        self.tests_by_id.clear();
-        for (i, t) in result.tests.iter().enumerate() {
-            self.tests_by_id.entry(t.id.clone()).or_insert(i);
-        }
-        self.private = Some(result.clone());
-    }
-}
-
-/// A run's fingerprint as reports show it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
-pub struct FingerprintView {
-    /// Evaluated classes per outcome bucket.
-    pub spectrum: Spectrum,
-    /// Target methods per outcome bucket (each judged on its own test class).
-    pub method_spectrum: Spectrum,
-    /// Failing tests attributed to the model, by exception kind.
-    pub exceptions: ExceptionHistogram,
-    /// Failing tests attributed to the environment (never counted against the model).
-    pub env_exceptions: ExceptionHistogram,
-}
+use crate::model::TaskIndex;
 
 /// How a run ended, as far as its log tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -209,10 +142,8 @@ impl EvalState {
             EventBody::TaskStarted { task_id, sample } => {
                 self.trace.reset(task_id, *sample);
                 self.update(task_id, *sample, |run| {
-                    *run = TaskRun {
-                        status: Status::Running,
-                        ..TaskRun::pending()
-                    }
+                    *run = TaskRun::pending();
+                    run.status = Status::Running;
                 });
             }
             EventBody::CodeExtracted {

@@ -1,5 +1,7 @@
 use super::*;
+use crate::metrics::fingerprint::ExceptionHistogram;
 use crate::metrics::functional::ClassCounts;
+use crate::session::event::TaskSummary;
 
 fn ev(seq: u64, body: EventBody) -> Event {
     Event { seq, ts: 0.0, body }
