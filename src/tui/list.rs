@@ -79,7 +79,8 @@ pub struct Found {
 
 pub use crate::model::natural_cmp;
 
-fn compare(rows: &[TaskRow], column: SortColumn, a: usize, b: usize) -> Ordering {
+/// The list's order by `column`: ties by id (naturally), then by position.
+pub fn compare(rows: &[TaskRow], column: SortColumn, a: usize, b: usize) -> Ordering {
     let (x, y) = (&rows[a], &rows[b]);
     let primary = match column {
         SortColumn::Id => natural_cmp(&x.id, &y.id),

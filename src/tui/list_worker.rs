@@ -13,7 +13,7 @@ use nucleo::{Config, Matcher, Nucleo, Utf32String};
 
 use super::action::{Action, Delivered, SortColumn};
 use super::data::TaskRow;
-use super::list::{Found, ListQuery, natural_cmp};
+use super::list::{Found, ListQuery, compare};
 
 enum Msg {
     Append(Vec<TaskRow>),
@@ -145,19 +145,7 @@ impl State {
         if self.order.as_ref().is_none_or(|(c, _)| *c != column) {
             let rows = &self.rows;
             let mut order: Vec<u32> = (0..rows.len() as u32).collect();
-            order.sort_by(|&a, &b| {
-                let (x, y) = (&rows[a as usize], &rows[b as usize]);
-                let primary = match column {
-                    SortColumn::Id => natural_cmp(&x.id, &y.id),
-                    SortColumn::Class => x.class.to_lowercase().cmp(&y.class.to_lowercase()),
-                    SortColumn::Methods => x.methods.cmp(&y.methods),
-                    SortColumn::Deps => x.deps.cmp(&y.deps),
-                    SortColumn::Tests => x.tests.cmp(&y.tests),
-                };
-                primary
-                    .then_with(|| natural_cmp(&x.id, &y.id))
-                    .then(a.cmp(&b))
-            });
+            order.sort_by(|&a, &b| compare(rows, column, a as usize, b as usize));
             self.order = Some((column, order));
         }
         self.order.as_ref().map_or(&[], |(_, o)| o.as_slice())
