@@ -291,3 +291,47 @@ fn d_deletes_the_selected_session_after_asking() {
     assert!(app.ev.sessions.rows.iter().all(|r| r.info.id != id));
     assert!(screen(&app).contains("deleted session"), "{}", screen(&app));
 }
+
+#[test]
+fn the_test_detail_says_why_a_name_error_failed() {
+    use classlab::metrics::fingerprint::ExcKind;
+    use classlab::model::Outcome;
+    // The class uses `json` without importing it: a NameError the classifier explains.
+    let code = "class Store:\n    def dump(self):\n        return json.dumps({})\n";
+    let task = TaskFixture {
+        id: "ClassEval_7".into(),
+        code: code.into(),
+        suite: suite(
+            vec![
+                test("StoreTest.test_ok", Outcome::Pass),
+                failing(
+                    "StoreTest.test_dump",
+                    "NameError",
+                    "name 'json' is not defined",
+                    Some(3),
+                ),
+            ],
+            None,
+        ),
+        summary: summary(Some(Bucket::Weak), 1, 2, &[(ExcKind::NameError, 1)], &[]),
+    };
+    let mut app = app((80, 24));
+    let mut fake = Fake::new();
+    fake.run(&mut app, [Action::NewEval]);
+    fake.run(&mut app, "gpt-4".chars().map(Action::Input));
+    fake.run(&mut app, [Action::Submit]);
+    for e in events(std::slice::from_ref(&task), 1, Some(false)) {
+        fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
+    }
+    // The detail opens on the first failing test.
+    fake.run(&mut app, [Action::Top, Action::Open]);
+    assert_eq!(app.screen, Screen::TestDetail);
+    let text = screen(&app);
+    assert!(
+        text.contains("cause: name used but not imported (`json`)"),
+        "{text}"
+    );
+    // A passing test has no cause line.
+    fake.run(&mut app, [Action::Top]);
+    assert!(!screen(&app).contains("cause:"), "{}", screen(&app));
+}

@@ -65,6 +65,7 @@ impl App {
             code: CodeScroll::default(),
             mark: None,
             back,
+            causes: Default::default(),
         });
         self.screen = Screen::TestDetail;
         self.clamp_detail();

@@ -5,8 +5,9 @@
 //! A live run and a replay are the same [`EvalSession`]: the events of a running evaluation are
 //! applied one by one, exactly as a replay applies the ones read from disk.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, UNIX_EPOCH};
 
 mod ui;
@@ -14,9 +15,12 @@ mod ui;
 pub use ui::*;
 
 use super::list::natural_cmp;
+use crate::metrics::causes::{Cause, Failure, classify};
 use crate::metrics::fingerprint::Bucket;
 use crate::model::{Outcome, TestResult};
+use crate::session::report::{intervals, session_outcomes};
 use crate::session::{EvalState, Event, EventBody, Meta, RunEnd, SessionLog, TaskRun};
+use crate::stats::outcomes::Interval;
 
 /// Where a run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +182,11 @@ pub struct EvalSession {
     pub in_flight: usize,
     /// Fed by a running evaluation.
     pub live: bool,
+    /// Events applied so far: what caches derived from the state are keyed by.
+    pub applied: usize,
+    /// The 95 % interval of every metric, computed at most once per change of the state
+    /// (emptied by [`EvalSession::apply`]), never per frame.
+    intervals: OnceLock<BTreeMap<&'static str, Interval>>,
 }
 
 /// A task row of an evaluation.
@@ -242,6 +251,8 @@ impl EvalSession {
     /// reducer alone derives the state (it forwards public test runs to the trace too).
     pub fn apply(&mut self, event: &Event) {
         self.state.apply(event);
+        self.applied += 1;
+        self.intervals = OnceLock::new();
         match &event.body {
             EventBody::LlmRequest { .. } => self.in_flight += 1,
             EventBody::LlmResponse { .. } => self.in_flight = self.in_flight.saturating_sub(1),
@@ -269,6 +280,13 @@ impl EvalSession {
 
     pub fn status(&self) -> RunStatus {
         RunStatus::of(&self.state, self.live)
+    }
+
+    /// The 95 % interval of each metric (Wilson for the class-level ones, clustered by task
+    /// for the test-class-level ones), cached until the next event.
+    pub fn intervals(&self) -> &BTreeMap<&'static str, Interval> {
+        self.intervals
+            .get_or_init(|| intervals(&session_outcomes(&self.state)))
     }
 
     /// Seconds from the first event to the last one.
@@ -334,6 +352,51 @@ pub fn is_failing(outcome: Outcome) -> bool {
 /// The tests of a task's final suite, if it ran.
 pub fn tests_of(run: &TaskRun) -> &[TestResult] {
     run.private.as_ref().map_or(&[], |r| r.tests.as_slice())
+}
+
+/// Why each of a run's tests failed, in [`tests_of`] order: the classified cause of a failing
+/// test whose exception is `AttributeError`, `TypeError`, `NameError` or `ImportError` (read
+/// off its traceback and the code that ran), with the name it is about when the message
+/// quotes one. `unexplained` is left out: there is nothing to show.
+pub fn test_causes(run: &TaskRun) -> Vec<Option<(Cause, Option<String>)>> {
+    let code = run.code.as_deref().unwrap_or("");
+    tests_of(run)
+        .iter()
+        .map(|t| {
+            if !is_failing(t.outcome) {
+                return None;
+            }
+            let exc = t.exc_type.as_deref()?;
+            let message = t.message.as_deref().unwrap_or("");
+            let cause = classify(&Failure {
+                exc_type: exc,
+                message,
+                traceback: t.traceback.as_deref().unwrap_or(""),
+                code,
+                ..Failure::default()
+            })
+            .filter(|c| *c != Cause::Unexplained)?;
+            Some((cause, cause_name(exc, message)))
+        })
+        .collect()
+}
+
+/// The name a failure is about: the missing attribute, name or module (the last quoted
+/// identifier), or the callable of a `TypeError` (`f() takes …`).
+fn cause_name(exc: &str, message: &str) -> Option<String> {
+    let message = message.split(". Did you mean").next().unwrap_or(message);
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    };
+    if exc.ends_with("TypeError") {
+        let head = message.split("()").next()?;
+        let name = head.rsplit([' ', ':']).next()?;
+        return (message.contains("()") && ident(name)).then(|| name.to_string());
+    }
+    let quoted: Vec<&str> = message.split('\'').skip(1).step_by(2).collect();
+    quoted.last().filter(|n| ident(n)).map(|n| n.to_string())
 }
 
 /// Whether a test's outcome is not the same in every session (absent counts as an outcome).
@@ -484,5 +547,49 @@ mod tests {
         assert_eq!(duration(7500.0), "2h05m");
         assert_eq!(duration(f64::NAN), "0s");
         assert_eq!(short_date("2026-11-21T20:47:44Z"), "2026-11-21 20:47");
+    }
+
+    #[test]
+    fn the_name_a_cause_is_about() {
+        let name = |e: &str, m: &str| cause_name(e, m);
+        assert_eq!(
+            name("AttributeError", "'Shop' object has no attribute 'total'").as_deref(),
+            Some("total")
+        );
+        assert_eq!(
+            name(
+                "AttributeError",
+                "'Shop' object has no attribute 'x'. Did you mean: '_x'?"
+            )
+            .as_deref(),
+            Some("x")
+        );
+        assert_eq!(
+            name("NameError", "name 'json' is not defined").as_deref(),
+            Some("json")
+        );
+        assert_eq!(
+            name(
+                "builtins.TypeError",
+                "Shop.add() takes 2 positional arguments but 3 were given"
+            )
+            .as_deref(),
+            Some("Shop.add")
+        );
+        assert_eq!(name("TypeError", "unsupported operand"), None);
+    }
+
+    #[test]
+    fn intervals_follow_the_events() {
+        let mut s = session(vec![started(&["A", "B"])]);
+        assert!(s.intervals().is_empty());
+        let applied = s.applied;
+        s.apply(&ev(9, 9.0, finished("A", Bucket::Perfect)));
+        assert_eq!(s.applied, applied + 1);
+        assert!(
+            s.intervals().contains_key("class_success"),
+            "{:?}",
+            s.intervals()
+        );
     }
 }

@@ -100,6 +100,29 @@ pub struct DetailState {
     pub mark: Option<usize>,
     /// Where Esc goes.
     pub back: Screen,
+    /// The failure cause of each test, computed once when the detail is first drawn and
+    /// again only when the session changes (keyed by its events applied), not per frame.
+    pub causes: DetailCauses,
+}
+
+/// A test's failure cause and the name it is about.
+pub type TestCause = Option<(crate::metrics::causes::Cause, Option<String>)>;
+
+/// The detail's causes, with the count of the session's events they were computed at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DetailCauses(std::cell::RefCell<Option<(usize, Vec<TestCause>)>>);
+
+impl DetailCauses {
+    /// The cause of test `index` of `run`, recomputed only when `applied` changed.
+    pub fn get(&self, applied: usize, run: &crate::session::TaskRun, index: usize) -> TestCause {
+        let mut cache = self.0.borrow_mut();
+        if cache.as_ref().is_none_or(|(at, _)| *at != applied) {
+            *cache = Some((applied, super::test_causes(run)));
+        }
+        cache
+            .as_ref()
+            .and_then(|(_, causes)| causes.get(index).cloned().flatten())
+    }
 }
 
 /// The task being compared across sessions.

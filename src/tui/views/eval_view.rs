@@ -1,6 +1,8 @@
 //! The evaluation screen, the same live and replayed: header (run, progress, time), the
 //! ClassEval metrics so far, the fingerprint panel, and one row per task.
 
+use std::collections::BTreeMap;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -12,6 +14,7 @@ use crate::metrics::fingerprint as fingerprint_rules;
 use crate::metrics::functional::FunctionalMetrics;
 use crate::model::SuiteFailure;
 use crate::session::{Status, TaskRun};
+use crate::stats::outcomes::Interval;
 use crate::tui::app::App;
 use crate::tui::evals::{EvalSession, RunStatus, TaskRef, duration};
 
@@ -40,9 +43,22 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
-/// The four ClassEval metrics over the tasks finished so far (partial ones shortened to
-/// `partial` beside their strict one when the line is narrow).
-pub fn metrics_line(app: &App, m: &FunctionalMetrics, width: usize) -> Line<'static> {
+/// `[29–48]`: a 95 % interval in whole percents.
+fn ci(i: &Interval) -> String {
+    let (lo, hi) = i.ci95;
+    format!("[{:.0}–{:.0}]", 100.0 * lo, 100.0 * hi)
+}
+
+/// The four ClassEval metrics over the tasks finished so far, each with its 95 % interval
+/// (Wilson for the class-level ones, clustered by task for the test-class-level ones) when
+/// `intervals` are given and the line has room: partial ones shortened to `partial` beside
+/// their strict one, then `class`/`fun`, and the intervals dropped last.
+pub fn metrics_line(
+    app: &App,
+    m: &FunctionalMetrics,
+    intervals: Option<&BTreeMap<&'static str, Interval>>,
+    width: usize,
+) -> Line<'static> {
     let theme = app.theme();
     let values = [
         m.class_success,
@@ -56,18 +72,38 @@ pub fn metrics_line(app: &App, m: &FunctionalMetrics, width: usize) -> Line<'sta
         "fun_success",
         "fun_partial_success",
     ];
-    let long: usize = full
-        .iter()
-        .zip(values)
-        .map(|(n, v)| n.len() + pct(v).len() + 3)
-        .sum();
-    let labels = if long < width {
-        full
-    } else {
-        ["class_success", "partial", "fun_success", "partial"]
+    let brackets: [Option<String>; 4] = full.map(|k| intervals.and_then(|map| map.get(k)).map(ci));
+    let short = ["class_success", "partial", "fun_success", "partial"];
+    let compact = ["class", "partial", "fun", "partial"];
+    let len = |labels: &[&str; 4], with_ci: bool| -> usize {
+        1 + labels
+            .iter()
+            .zip(values)
+            .zip(&brackets)
+            .map(|((n, v), b)| {
+                let b = b
+                    .as_ref()
+                    .filter(|_| with_ci)
+                    .map_or(0, |b| b.chars().count() + 1);
+                n.len() + pct(v).len() + 3 + b
+            })
+            .sum::<usize>()
     };
+    let has_ci = brackets.iter().any(Option::is_some);
+    let tiers = [
+        (full, true),
+        (short, true),
+        (compact, true),
+        (full, false),
+        (short, false),
+    ];
+    let (labels, with_ci) = tiers
+        .into_iter()
+        .filter(|(_, c)| has_ci || !c)
+        .find(|(l, c)| len(l, *c) < width)
+        .unwrap_or((short, false));
     let mut spans = vec![Span::raw(" ")];
-    for (i, (label, value)) in labels.iter().zip(values).enumerate() {
+    for (i, ((label, value), bracket)) in labels.iter().zip(values).zip(&brackets).enumerate() {
         if i > 0 {
             spans.push(Span::styled(
                 if i == 2 { " │ " } else { "  " },
@@ -76,6 +112,9 @@ pub fn metrics_line(app: &App, m: &FunctionalMetrics, width: usize) -> Line<'sta
         }
         spans.push(Span::styled(format!("{label} "), theme.muted()));
         spans.push(Span::styled(pct(value), theme.accent()));
+        if let Some(b) = bracket.as_ref().filter(|_| with_ci) {
+            spans.push(Span::styled(format!(" {b}"), theme.muted()));
+        }
     }
     Line::from(spans)
 }
@@ -104,15 +143,18 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     Paragraph::new(title).render(rows[0], buf);
     render_progress(app, s, rows[1], buf);
 
-    let mut metrics = metrics_line(app, &s.state.metrics(), width);
-    metrics.spans.extend(env_err_note(app, s, width));
+    // The notes after the metrics first: the metrics fit the room they leave.
+    let mut notes: Vec<Span> = env_err_note(app, s, width).into_iter().collect();
     let errors = s.state.errors.len() + s.problems.len();
     if errors > 0 {
-        metrics.spans.push(Span::styled(
+        notes.push(Span::styled(
             format!("  ⚠ {errors} problem{}", if errors == 1 { "" } else { "s" }),
             theme.warn(),
         ));
     }
+    let room = width.saturating_sub(notes.iter().map(Span::width).sum());
+    let mut metrics = metrics_line(app, &s.state.metrics(), Some(s.intervals()), room);
+    metrics.spans.extend(notes);
     Paragraph::new(super::fit_lines(vec![metrics], width)).render(rows[2], buf);
 }
 

@@ -135,7 +135,7 @@ fn render_panel(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         Constraint::Min(0),
     ])
     .areas(area);
-    let mut line = metrics_line(app, &s.state.metrics(), width);
+    let mut line = metrics_line(app, &s.state.metrics(), Some(s.intervals()), width);
     line.spans
         .extend(super::eval_view::env_err_note(app, s, width));
     Paragraph::new(fit_lines(vec![line], width)).render(metrics, buf);

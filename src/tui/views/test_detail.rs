@@ -16,7 +16,7 @@ use super::{pane, truncate};
 use crate::model::{Outcome, SuiteFailure, TestResult};
 use crate::session::TaskRun;
 use crate::tui::app::App;
-use crate::tui::evals::{DetailPane, DetailState, tests_of};
+use crate::tui::evals::{DetailPane, DetailState, TestCause, tests_of};
 use crate::tui::theme::Theme;
 
 /// Lines kept of a message or traceback (the rest is summarised).
@@ -146,8 +146,25 @@ fn wrap_into(out: &mut Vec<Line<'static>>, text: &str, width: usize, style: Styl
     }
 }
 
-/// The selected test's message and traceback (or the suite failure's), wrapped to `width`.
-pub fn trace_doc(app: &App, run: &TaskRun, selected: usize, width: usize) -> Vec<Line<'static>> {
+/// `cause: method called but not defined (`foo`)`: why a failing test failed, when its
+/// exception is one whose cause can be read off the traceback and the code.
+pub fn cause_line(cause: &TestCause) -> Option<String> {
+    let (cause, name) = cause.as_ref()?;
+    Some(match name {
+        Some(n) => format!("cause: {} (`{n}`)", cause.as_str()),
+        None => format!("cause: {}", cause.as_str()),
+    })
+}
+
+/// The selected test's message and traceback (or the suite failure's), wrapped to `width`;
+/// `cause` is the selected test's classified failure cause (one line under the exception).
+pub fn trace_doc(
+    app: &App,
+    run: &TaskRun,
+    selected: usize,
+    cause: &TestCause,
+    width: usize,
+) -> Vec<Line<'static>> {
     let theme = app.theme();
     let mut out = Vec::new();
     let test = tests_of(run).get(selected);
@@ -163,6 +180,9 @@ pub fn trace_doc(app: &App, run: &TaskRun, selected: usize, width: usize) -> Vec
             (None, None) => format!("{glyph} {name} in {:.3} s", t.duration_s),
         };
         wrap_into(&mut out, &head, width, style);
+        if let Some(line) = cause_line(cause) {
+            wrap_into(&mut out, &line, width, theme.warn());
+        }
         if let Some(tb) = &t.traceback {
             out.push(Line::default());
             wrap_into(&mut out, tb, width, theme.muted());
@@ -240,11 +260,12 @@ fn suite_trace(app: &App, run: &TaskRun, width: usize, out: &mut Vec<Line<'stati
 }
 
 pub fn trace_line_count(app: &App) -> usize {
-    let (Some(d), Some((_, run))) = (app.ev.detail.as_ref(), app.detail_run()) else {
+    let (Some(d), Some((session, run))) = (app.ev.detail.as_ref(), app.detail_run()) else {
         return 0;
     };
     let width = usize::from(app.detail_areas().trace.width.saturating_sub(2));
-    trace_doc(app, run, d.tests.selected, width).len()
+    let cause = d.causes.get(session.applied, run, d.tests.selected);
+    trace_doc(app, run, d.tests.selected, &cause, width).len()
 }
 
 /// A cache key for highlighting a piece of code (pane 9: evaluated code).
@@ -386,7 +407,8 @@ impl Widget for &TestDetailView<'_> {
         render_tests(app, d, run, areas.tests, buf);
 
         let trace_w = usize::from(areas.trace.width.saturating_sub(2));
-        let doc = trace_doc(app, run, d.tests.selected, trace_w);
+        let cause = d.causes.get(session.applied, run, d.tests.selected);
+        let doc = trace_doc(app, run, d.tests.selected, &cause, trace_w);
         let scroll = d.trace_scroll.min(doc.len().saturating_sub(1));
         let mut block = focused_pane(
             app,
