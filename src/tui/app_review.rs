@@ -56,6 +56,9 @@ pub struct ReviewUi {
     /// Where the decisions live (`classlab tui` passes the store the headless commands use;
     /// `None`: see [`Self::path`]).
     pub store_path: Option<PathBuf>,
+    /// The default store's path once resolved: it hashes the whole dataset, which must not
+    /// happen again on every decision written (and the store stays the one opened).
+    resolved_path: std::cell::OnceCell<PathBuf>,
     pub data: Option<ReviewData>,
     pub req: u64,
     pub status_filter: Option<Status>,
@@ -105,12 +108,17 @@ impl ReviewUi {
         if let Some(path) = &self.store_path {
             return path.clone();
         }
-        let origin = &dataset.origin;
-        let file = (origin != crate::dataset::SAMPLE_NAME).then(|| std::path::Path::new(origin));
-        let digest = file
-            .map(|_| crate::dataset::digest(dataset))
-            .unwrap_or_default();
-        curate::store::default_path(None, file, &digest, None)
+        self.resolved_path
+            .get_or_init(|| {
+                let origin = &dataset.origin;
+                let file =
+                    (origin != crate::dataset::SAMPLE_NAME).then(|| std::path::Path::new(origin));
+                let digest = file
+                    .map(|_| crate::dataset::digest(dataset))
+                    .unwrap_or_default();
+                curate::store::default_path(None, file, &digest, None)
+            })
+            .clone()
     }
 
     /// The dataset index of the selected task.
@@ -603,5 +611,24 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_store_is_resolved_once_and_stays_the_one_opened() {
+        let mut dataset = crate::dataset::sample();
+        dataset.origin = "/data/tasks.json".into();
+        let review = ReviewUi::default();
+        let first = review.path(&dataset);
+        assert!(first.to_string_lossy().contains("tasks"), "{first:?}");
+        // An edit that changes the dataset's digest does not move the decisions elsewhere.
+        dataset.tasks.pop();
+        assert_eq!(review.path(&dataset), first);
+        // A fresh review of the changed dataset would resolve another store.
+        assert_ne!(ReviewUi::default().path(&dataset), first);
     }
 }
