@@ -104,15 +104,8 @@ pub(super) fn probe() -> i32 {
         && r.mountns
         && try_in_child(|| {
             pre()
-                && unshare(libc::CLONE_NEWPID | libc::CLONE_NEWNS)
-                && sys::mount(
-                    "none",
-                    Path::new("/"),
-                    None,
-                    libc::MS_REC | libc::MS_PRIVATE,
-                    None,
-                )
-                .is_ok()
+                && unshare(libc::CLONE_NEWPID)
+                && private_mounts()
                 && try_in_child(|| {
                     sys::mount(
                         "proc",
