@@ -100,7 +100,7 @@ impl Headless {
 
     fn frame(&mut self) {
         let _ = self.rt.pump();
-        let data = &self.rt.app.data;
+        let data = &self.rt.app.sh.data;
         if self.loaded.is_none() && !data.is_loading() {
             self.loaded = Some(self.opened.elapsed());
         }
@@ -158,12 +158,12 @@ impl Headless {
             filter.push(self.key(key(KeyCode::Char(c))));
         }
         worst("/ + 4 chars (worst)", &filter);
-        let answered = self.until(|rt| rt.app.list.pending.is_none());
+        let answered = self.until(|rt| rt.app.sh.list.pending.is_none());
         worst("  … filter answered", &[answered]);
         worst("Enter (filter)", &[self.key(key(KeyCode::Enter))]);
         worst("Enter (open)", &[self.key(key(KeyCode::Enter))]);
         worst("Tab", &[self.key(key(KeyCode::Tab))]);
-        let analysed = self.until(|rt| rt.app.data.full_analysis(rt.app.task.idx).is_some());
+        let analysed = self.until(|rt| rt.app.sh.data.full_analysis(rt.app.task.idx).is_some());
         worst("  … task analysed", &[analysed]);
         self.key(key(KeyCode::Esc));
         self.key(key(KeyCode::Esc));
@@ -189,14 +189,14 @@ fn size(n: usize) {
     let t = h.opened;
     h.frame();
     let empty = t.elapsed();
-    h.until(|rt| !rt.app.data.rows.is_empty());
+    h.until(|rt| !rt.app.sh.data.rows.is_empty());
     let first = t.elapsed();
     println!("  first frame (loading)          {}", ms(empty));
     println!("  first frame with tasks         {}", ms(first));
-    if h.rt.app.data.is_loading() {
+    if h.rt.app.sh.data.is_loading() {
         h.keys("while loading");
     }
-    h.until(|rt| !rt.app.data.is_busy());
+    h.until(|rt| !rt.app.sh.data.is_busy());
     let at = |d: Option<Duration>| d.map_or("—".into(), ms);
     println!("  whole file loaded              {}", at(h.loaded));
     println!("  every task analysed            {}", at(h.analysed));
@@ -226,10 +226,10 @@ fn session() {
     use classlab::tui::action::{Action, Delivered};
     let path = synthetic(100);
     let mut h = Headless::open(&path);
-    h.until(|rt| !rt.app.data.is_busy());
-    h.rt.app.ev.live = Some(EvalSession::live("bench.json", "bench"));
-    h.rt.app.ev.running = true;
-    h.rt.app.ev.showing = Some(classlab::tui::evals::Source::Live);
+    h.until(|rt| !rt.app.sh.data.is_busy());
+    h.rt.app.sh.ev.live = Some(EvalSession::live("bench.json", "bench"));
+    h.rt.app.sh.ev.running = true;
+    h.rt.app.sh.ev.showing = Some(classlab::tui::evals::Source::Live);
     h.rt.app.screen = Screen::Eval;
     let mut seq = 0u64;
     let mut event = |body: EventBody| {

@@ -26,7 +26,7 @@ fn run(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect> 
 }
 
 fn render(app: &App) -> String {
-    let (w, h) = app.size;
+    let (w, h) = app.sh.size;
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| views::render(app, f)).unwrap();
     terminal.backend().to_string()
@@ -92,7 +92,7 @@ fn open_tabs_and_back() {
     assert_eq!((app.task.idx, app.task.tab), (2, Tab::Methods));
     run(&mut app, [Action::Back]);
     assert_eq!(
-        (app.screen, app.list.selected_task()),
+        (app.screen, app.sh.list.selected_task()),
         (Screen::List, Some(2))
     );
 }
@@ -103,32 +103,32 @@ fn filter_typing_cancel_and_submit() {
     for c in "/rate".chars() {
         press(&mut app, KeyCode::Char(c));
     }
-    assert!(app.list.filtering);
-    assert_eq!(app.list.filter, "rate");
-    let selected = app.list.selected_task().unwrap();
+    assert!(app.sh.list.filtering);
+    assert_eq!(app.sh.list.filter, "rate");
+    let selected = app.sh.list.selected_task().unwrap();
     assert_eq!(
-        app.data.dataset.tasks[selected].class_name, "RateLimiter",
+        app.sh.data.dataset.tasks[selected].class_name, "RateLimiter",
         "best match selected"
     );
     press(&mut app, KeyCode::Backspace);
-    assert_eq!(app.list.filter, "rat");
+    assert_eq!(app.sh.list.filter, "rat");
     press(&mut app, KeyCode::Esc);
-    assert!(!app.list.filtering && app.list.filter.is_empty());
-    assert_eq!(app.list.visible.len(), app.data.len());
+    assert!(!app.sh.list.filtering && app.sh.list.filter.is_empty());
+    assert_eq!(app.sh.list.visible.len(), app.sh.data.len());
     for c in "/roman".chars() {
         press(&mut app, KeyCode::Char(c));
     }
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Task);
     assert_eq!(
-        app.data.dataset.tasks[app.task.idx].class_name,
+        app.sh.data.dataset.tasks[app.task.idx].class_name,
         "RomanNumeralConverter"
     );
     // Back in the list the filter is still applied; Esc clears it.
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.list.filter, "roman");
+    assert_eq!(app.sh.list.filter, "roman");
     press(&mut app, KeyCode::Esc);
-    assert!(app.list.filter.is_empty());
+    assert!(app.sh.list.filter.is_empty());
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn filter_with_no_match_is_harmless() {
             Action::Submit,
         ],
     );
-    assert!(app.list.visible.is_empty());
+    assert!(app.sh.list.visible.is_empty());
     assert_eq!(app.screen, Screen::List);
     assert!(render(&app).contains("No task matches"));
 }
@@ -152,15 +152,15 @@ fn filter_with_no_match_is_harmless() {
 #[test]
 fn sorting_cycles_and_reverses() {
     let mut app = sample_app();
-    assert_eq!(app.list.sort, SortColumn::Id);
+    assert_eq!(app.sh.list.sort, SortColumn::Id);
     press(&mut app, KeyCode::Char('s'));
-    assert_eq!(app.list.sort, SortColumn::Class);
-    let first = app.list.visible[0];
-    assert_eq!(app.data.rows[first].class, "ContactStore");
+    assert_eq!(app.sh.list.sort, SortColumn::Class);
+    let first = app.sh.list.visible[0];
+    assert_eq!(app.sh.data.rows[first].class, "ContactStore");
     press(&mut app, KeyCode::Char('S'));
-    assert!(app.list.reverse);
+    assert!(app.sh.list.reverse);
     assert_eq!(
-        app.data.rows[app.list.visible[0]].class,
+        app.sh.data.rows[app.sh.list.visible[0]].class,
         "WordFrequencyReport"
     );
     run(&mut app, [Action::SortBy(SortColumn::Deps)]);
@@ -182,7 +182,7 @@ fn methods_enter_jumps_to_the_def_line() {
     );
     assert_eq!(app.task.tab, Tab::Solution);
     let line = app.task.mark.expect("marked line");
-    let source = app.code_source(app.task.idx, Tab::Solution);
+    let source = app.sh.code_source(app.task.idx, Tab::Solution);
     assert!(
         source
             .lines()
@@ -201,7 +201,7 @@ fn methods_enter_jumps_to_the_def_line() {
 fn code_scrolling_is_clamped() {
     let mut app = sample_app();
     run(&mut app, [Action::Open, Action::GoTab(3)]);
-    let lines = app.code_source(app.task.idx, Tab::Tests).lines().count();
+    let lines = app.sh.code_source(app.task.idx, Tab::Tests).lines().count();
     run(&mut app, [Action::Bottom, Action::Down, Action::PageDown]);
     let top = app.task.code[2].top;
     assert!(top > 0 && top + 10 <= lines, "top {top} of {lines}");
@@ -216,14 +216,14 @@ fn code_scrolling_is_clamped() {
 #[test]
 fn themes_cycle_and_set() {
     let mut app = sample_app();
-    assert_eq!(app.theme().name, "dark");
+    assert_eq!(app.sh.theme().name, "dark");
     run(&mut app, [Action::CycleTheme]);
-    assert_eq!(app.theme().name, "light");
+    assert_eq!(app.sh.theme().name, "light");
     run(&mut app, [Action::SetTheme("high-contrast".into())]);
-    assert_eq!(app.theme().name, "high-contrast");
+    assert_eq!(app.sh.theme().name, "high-contrast");
     run(&mut app, [Action::SetTheme("nope".into())]);
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Error));
-    assert_eq!(app.theme().name, "high-contrast");
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Error));
+    assert_eq!(app.sh.theme().name, "high-contrast");
     let mono = App::new(
         Data::new(dataset::sample(), None, GroundTruth::Extracted),
         UiSetup {
@@ -231,7 +231,7 @@ fn themes_cycle_and_set() {
             ..UiSetup::default()
         },
     );
-    assert!(!mono.theme().has_color());
+    assert!(!mono.sh.theme().has_color());
 }
 
 #[test]
@@ -244,7 +244,7 @@ fn unknown_startup_theme_and_config_messages_reach_the_status_line() {
             ..UiSetup::default()
         },
     );
-    let status = app.status.as_ref().unwrap();
+    let status = app.sh.status.as_ref().unwrap();
     assert!(
         status.text.contains("config.toml:3:1") && status.text.contains("solarized"),
         "{}",
@@ -303,7 +303,7 @@ fn help_toggles_and_lists_the_views_bindings() {
         assert!(text.contains(want), "{want} missing from\n{text}");
     }
     // Every List binding of the keymap is listed.
-    for (keys, desc) in app.keymap.describe(classlab::tui::keymap::Context::List) {
+    for (keys, desc) in app.sh.keymap.describe(classlab::tui::keymap::Context::List) {
         assert!(
             text.contains(&keys.join(", ")) && text.contains(&desc),
             "{keys:?} {desc}"
@@ -338,7 +338,7 @@ fn user_key_overrides_drive_actions() {
     );
     let a = action_for(&app, &key(KeyCode::Char('n'), KeyModifiers::CONTROL)).unwrap();
     app.update(a);
-    assert_eq!(app.list.selected, 1);
+    assert_eq!(app.sh.list.selected, 1);
 }
 
 #[test]
@@ -352,10 +352,10 @@ fn mouse_wheel_and_clicks() {
     });
     let a = action_for(&app, &wheel).unwrap();
     app.update(a);
-    assert_eq!(app.list.selected, 3);
+    assert_eq!(app.sh.list.selected, 3);
     // Row 0 title, 1 table border, 2 header, 3 first task: click the second task, then again.
     run(&mut app, [Action::Click { column: 5, row: 4 }]);
-    assert_eq!(app.list.selected, 1);
+    assert_eq!(app.sh.list.selected, 1);
     run(&mut app, [Action::Click { column: 5, row: 4 }]);
     assert_eq!((app.screen, app.task.idx), (Screen::Task, 1));
     // Row 1 is the tab bar: click "Dependencies".
@@ -414,7 +414,7 @@ fn filter_enter_opens_the_highlighted_match_in_any_sort_order() {
         press(&mut app, KeyCode::Enter);
         assert_eq!(app.screen, Screen::Task);
         assert_eq!(
-            app.data.dataset.tasks[app.task.idx].id, "ClassEval_5",
+            app.sh.data.dataset.tasks[app.task.idx].id, "ClassEval_5",
             "{sort:?}"
         );
     }
@@ -427,7 +427,7 @@ fn filter_enter_before_the_background_answer_opens_its_match() {
     use classlab::tui::action::Delivered;
     use classlab::tui::list;
     let mut app = classeval_app();
-    app.list.inline_rows = 0; // every filter goes to the worker
+    app.sh.list.inline_rows = 0; // every filter goes to the worker
     app.update(Action::SortBy(SortColumn::Deps));
     press(&mut app, KeyCode::Char('/'));
     for c in "ClassEval_5".chars() {
@@ -435,14 +435,14 @@ fn filter_enter_before_the_background_answer_opens_its_match() {
     }
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::List, "waits for the answer");
-    let (req, _) = app.list.pending.expect("a pending request");
-    let found = list::find(&app.data.rows, &app.list.query());
+    let (req, _) = app.sh.list.pending.expect("a pending request");
+    let found = list::find(&app.sh.data.rows, &app.sh.list.query());
     app.update(Action::TasksFiltered {
         req,
         found: Delivered::new(found),
     });
     assert_eq!(app.screen, Screen::Task);
-    assert_eq!(app.data.dataset.tasks[app.task.idx].id, "ClassEval_5");
+    assert_eq!(app.sh.data.dataset.tasks[app.task.idx].id, "ClassEval_5");
 }
 
 /// B12: the help popup says where its page is; scrolled to the end it no longer says "more".

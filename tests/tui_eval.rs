@@ -241,7 +241,7 @@ fn comparison_with_a_stopped_session_is_on_the_tasks_both_finished() {
         ],
     );
     assert_eq!(app.screen, Screen::Compare);
-    let c = app.ev.compare.as_ref().unwrap();
+    let c = app.sh.ev.compare.as_ref().unwrap();
     let done: Vec<usize> = c.sessions.iter().map(|s| s.state.progress().0).collect();
     let compared = c.comparison.rows.len();
     assert!(done[0] < done[1], "one stopped early: {done:?}");
@@ -271,8 +271,8 @@ fn comparison_with_a_stopped_session_is_on_the_tasks_both_finished() {
 #[test]
 fn d_deletes_the_selected_session_after_asking() {
     let (mut app, mut fake) = sessions_app((80, 24));
-    let before = app.ev.sessions.rows.len();
-    let id = app.ev.sessions.rows[1].info.id.clone();
+    let before = app.sh.ev.sessions.rows.len();
+    let id = app.sh.ev.sessions.rows[1].info.id.clone();
     fake.run(&mut app, [Action::Top, Action::Down, Action::DeleteSession]);
     let text = screen(&app);
     assert!(
@@ -285,10 +285,10 @@ fn d_deletes_the_selected_session_after_asking() {
             .all(|e| !matches!(e, classlab::tui::app::Effect::DeleteSession { .. }))
     );
     fake.run(&mut app, [Action::Back]);
-    assert_eq!(app.ev.sessions.rows.len(), before, "no: nothing deleted");
+    assert_eq!(app.sh.ev.sessions.rows.len(), before, "no: nothing deleted");
     fake.run(&mut app, [Action::DeleteSession, Action::Submit]);
-    assert_eq!(app.ev.sessions.rows.len(), before - 1);
-    assert!(app.ev.sessions.rows.iter().all(|r| r.info.id != id));
+    assert_eq!(app.sh.ev.sessions.rows.len(), before - 1);
+    assert!(app.sh.ev.sessions.rows.iter().all(|r| r.info.id != id));
     assert!(screen(&app).contains("deleted session"), "{}", screen(&app));
 }
 

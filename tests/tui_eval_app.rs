@@ -33,7 +33,7 @@ fn sessions_load_open_and_go_back() {
         app.update(Action::ShowSessions),
         [Effect::LoadSessions { req: 1 }]
     );
-    assert!(app.ev.sessions.loading);
+    assert!(app.sh.ev.sessions.loading);
     assert!(screen(&app).contains("Reading the sessions"));
     // An answer to an older request is dropped; the newest one is used.
     let stale = Action::SessionsLoaded {
@@ -42,11 +42,11 @@ fn sessions_load_open_and_go_back() {
         rows: Delivered::new(Vec::new()),
     };
     app.update(stale);
-    assert!(app.ev.sessions.loading);
+    assert!(app.sh.ev.sessions.loading);
     let mut fake = Fake::new();
     fake.run(&mut app, [Action::Reload]);
-    assert_eq!(app.ev.sessions.rows.len(), 3);
-    assert!(!app.ev.sessions.loading);
+    assert_eq!(app.sh.ev.sessions.rows.len(), 3);
+    assert!(!app.sh.ev.sessions.loading);
     // Open the reference (row 1).
     let effects = app.update(Action::Down);
     assert!(effects.is_empty());
@@ -58,14 +58,14 @@ fn sessions_load_open_and_go_back() {
         dir.ends_with("20261121-204856-eval-reference-93e0"),
         "{dir:?}"
     );
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Info));
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Info));
     let session = fake.logs[1].clone();
     app.update(Action::SessionOpened {
         req: *req,
         session: Delivered::new(classlab::tui::evals::EvalSession::from_log(session)),
     });
     assert_eq!(app.screen, Screen::Eval);
-    assert_eq!(app.ev.showing, Some(Source::Opened));
+    assert_eq!(app.sh.ev.showing, Some(Source::Opened));
     app.update(Action::Back);
     assert_eq!(app.screen, Screen::Sessions);
     app.update(Action::Back);
@@ -91,7 +91,7 @@ fn failed_loads_are_reported() {
     fake.logs.remove(0);
     fake.run(&mut app, [Action::Top, Action::Open]);
     assert_eq!(app.screen, Screen::Sessions);
-    let status = app.status.as_ref().expect("status");
+    let status = app.sh.status.as_ref().expect("status");
     assert_eq!(status.level, Level::Error);
     assert!(status.text.contains("no such session"), "{}", status.text);
 }
@@ -100,14 +100,14 @@ fn failed_loads_are_reported() {
 fn marking_and_comparing() {
     let (mut app, mut fake) = sessions_app((80, 24));
     fake.run(&mut app, [Action::ToggleMark]);
-    assert_eq!(app.ev.sessions.marked.len(), 1);
-    assert_eq!(app.ev.sessions.cursor.selected, 1, "marking moves down");
+    assert_eq!(app.sh.ev.sessions.marked.len(), 1);
+    assert_eq!(app.sh.ev.sessions.cursor.selected, 1, "marking moves down");
     fake.run(&mut app, [Action::Compare]);
     assert_eq!(app.screen, Screen::Sessions);
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Warn));
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Warn));
     // Unmark and mark again: marks follow the order of marking.
     fake.run(&mut app, [Action::Up, Action::ToggleMark]);
-    assert!(app.ev.sessions.marked.is_empty());
+    assert!(app.sh.ev.sessions.marked.is_empty());
     fake.run(
         &mut app,
         [
@@ -125,7 +125,7 @@ fn marking_and_comparing() {
     assert!(dirs[1].ends_with("20261121-211000-eval-CodeLlama-13b-Instruct-hf-0c1d"));
     fake.run(&mut app, [Action::Compare]);
     assert_eq!(app.screen, Screen::Compare);
-    let c = app.ev.compare.as_ref().unwrap();
+    let c = app.sh.ev.compare.as_ref().unwrap();
     // The stopped session finished 3 of 6 tasks: compared on those 3 (where both agree); the
     // 3 it never ran are left out, not counted as differing (issue 12, A6).
     assert_eq!(c.comparison.rows.len(), 3);
@@ -148,8 +148,8 @@ fn marking_and_comparing() {
         ],
     );
     assert_eq!(app.screen, Screen::Compare);
-    let c = app.ev.compare.as_ref().unwrap();
-    assert_eq!(c.sessions.len(), 2, "{:?}", app.ev.sessions.marked);
+    let c = app.sh.ev.compare.as_ref().unwrap();
+    assert_eq!(c.sessions.len(), 2, "{:?}", app.sh.ev.sessions.marked);
     let differing = c.differing.clone();
     assert!(differing.len() >= 2, "{differing:?}");
     // A task across sessions, then one session's detail, then back step by step.
@@ -157,7 +157,8 @@ fn marking_and_comparing() {
     assert_eq!(app.screen, Screen::CompareTask);
     fake.run(&mut app, [Action::NextTask]);
     assert_eq!(
-        app.ev
+        app.sh
+            .ev
             .compare
             .as_ref()
             .unwrap()
@@ -172,7 +173,7 @@ fn marking_and_comparing() {
         [Action::Right, Action::Right, Action::Left, Action::Open],
     );
     assert_eq!(app.screen, Screen::TestDetail);
-    let d = app.ev.detail.as_ref().unwrap();
+    let d = app.sh.ev.detail.as_ref().unwrap();
     assert_eq!(
         (d.source, d.task_id.as_str()),
         (Source::Compared(0), differing[1].as_str())
@@ -189,30 +190,30 @@ fn test_detail_selects_the_failure_and_jumps_to_its_line() {
     open_row(&mut app, &mut fake, 2);
     fake.run(&mut app, [Action::Down, Action::Open]);
     assert_eq!(app.screen, Screen::TestDetail);
-    let d = app.ev.detail.clone().unwrap();
+    let d = app.sh.ev.detail.clone().unwrap();
     assert_eq!(d.task_id, "ClassEval_1");
     assert_eq!(d.tests.selected, 1, "the first failing test");
     assert_eq!(d.mark, Some(6), "code_line 7 → 0-based 6");
     assert!(d.code.top <= 6);
     // Moving to a passing test keeps no mark; to the KeyError one marks line 13.
     fake.run(&mut app, [Action::Up]);
-    assert_eq!(app.ev.detail.as_ref().unwrap().mark, None);
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().mark, None);
     fake.run(&mut app, [Action::Down, Action::Down, Action::Down]);
-    assert_eq!(app.ev.detail.as_ref().unwrap().mark, Some(12));
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().mark, Some(12));
     // Panes cycle; in the code pane j scrolls the code, Enter jumps back to the line.
     fake.run(&mut app, [Action::NextTab, Action::NextTab]);
-    assert_eq!(app.ev.detail.as_ref().unwrap().pane, DetailPane::Code);
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().pane, DetailPane::Code);
     fake.run(&mut app, [Action::Top]);
-    assert_eq!(app.ev.detail.as_ref().unwrap().code.top, 0);
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().code.top, 0);
     fake.run(&mut app, [Action::Open]);
-    assert!(app.ev.detail.as_ref().unwrap().code.top > 0);
+    assert!(app.sh.ev.detail.as_ref().unwrap().code.top > 0);
     fake.run(&mut app, [Action::PrevTab]);
-    assert_eq!(app.ev.detail.as_ref().unwrap().pane, DetailPane::Trace);
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().pane, DetailPane::Trace);
     // ] goes to the next task (the import failure: its line is the import's).
     fake.run(&mut app, [Action::NextTask]);
-    let d = app.ev.detail.as_ref().unwrap();
+    let d = app.sh.ev.detail.as_ref().unwrap();
     assert_eq!((d.task_id.as_str(), d.mark), ("ClassEval_2", Some(2)));
-    assert_eq!(app.ev.tasks.selected, 2, "the list behind follows");
+    assert_eq!(app.sh.ev.tasks.selected, 2, "the list behind follows");
     fake.run(&mut app, [Action::Back]);
     assert_eq!(app.screen, Screen::Eval);
 }
@@ -222,15 +223,15 @@ fn imperfect_filter_and_its_detail_steps() {
     let (mut app, mut fake) = sessions_app((80, 24));
     open_row(&mut app, &mut fake, 2);
     fake.run(&mut app, [Action::ToggleFailingOnly, Action::Open]);
-    assert_eq!(app.ev.detail.as_ref().unwrap().task_id, "ClassEval_1");
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().task_id, "ClassEval_1");
     fake.run(&mut app, [Action::PrevTask]);
     assert_eq!(
-        app.ev.detail.as_ref().unwrap().task_id,
+        app.sh.ev.detail.as_ref().unwrap().task_id,
         "ClassEval_1",
         "no wrap"
     );
     fake.run(&mut app, [Action::Back, Action::ToggleFailingOnly]);
-    assert!(!app.ev.imperfect_only);
+    assert!(!app.sh.ev.imperfect_only);
 }
 
 fn start_live(app: &mut classlab::tui::App, fake: &mut Fake) {
@@ -260,13 +261,13 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
         })
     );
     assert_eq!(
-        (app.screen, app.ev.showing),
+        (app.screen, app.sh.ev.showing),
         (Screen::Eval, Some(Source::Live))
     );
-    assert!(app.ev.running);
+    assert!(app.sh.ev.running);
     // A second start is refused while one runs.
     start_live(&mut app, &mut fake);
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Error));
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Error));
     assert_eq!(
         fake.effects
             .iter()
@@ -278,7 +279,7 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
     for e in events(&tasks, 2, None) {
         fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
     }
-    let live = app.ev.live.as_ref().unwrap();
+    let live = app.sh.ev.live.as_ref().unwrap();
     assert_eq!(live.state.progress(), (2, 6));
     assert_eq!(live.info.model.as_deref(), Some("GPT-4-Turbo"));
     assert!(screen(&app).contains("● live 2/6"));
@@ -288,17 +289,17 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
     assert!(screen(&app).contains("running"));
     fake.run(&mut app, [Action::Top, Action::Open]);
     assert_eq!(
-        (app.screen, app.ev.showing),
+        (app.screen, app.sh.ev.showing),
         (Screen::Eval, Some(Source::Live))
     );
     // x asks; n keeps it running; x, y stops it.
     fake.run(&mut app, [Action::CancelRun]);
     assert!(matches!(app.overlay, Some(Overlay::Confirm(_))));
     fake.run(&mut app, [Action::Back]);
-    assert!(app.overlay.is_none() && !app.ev.stopping);
+    assert!(app.overlay.is_none() && !app.sh.ev.stopping);
     fake.run(&mut app, [Action::CancelRun, Action::Submit]);
     assert_eq!(fake.effects.last(), Some(&Effect::CancelEval));
-    assert!(app.ev.stopping);
+    assert!(app.sh.ev.stopping);
     assert!(screen(&app).contains("stopping"));
     // The pipeline records the stop, then the run ends.
     let end = Event {
@@ -316,11 +317,11 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
             error: None,
         }],
     );
-    assert!(!app.ev.running && !app.ev.stopping);
-    let live = app.ev.live.as_ref().unwrap();
+    assert!(!app.sh.ev.running && !app.sh.ev.stopping);
+    let live = app.sh.ev.live.as_ref().unwrap();
     assert_eq!(live.info.id, "20261121-220000-eval-GPT-4-Turbo-aaaa");
     assert_eq!(live.status().label(), "stopped");
-    let status = app.status.as_ref().unwrap();
+    let status = app.sh.status.as_ref().unwrap();
     assert!(status.text.contains("stopped: 2/6"), "{}", status.text);
     // Nothing to cancel any more.
     fake.run(&mut app, [Action::CancelRun]);
@@ -336,7 +337,7 @@ fn a_run_that_cannot_start_says_why() {
         &mut app,
         [Action::EvalNotice("sandbox: no network namespace".into())],
     );
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Warn));
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Warn));
     fake.run(
         &mut app,
         [Action::EvalEnded {
@@ -344,14 +345,14 @@ fn a_run_that_cannot_start_says_why() {
             error: Some("cannot read predictions preds.jsonl: No such file".into()),
         }],
     );
-    let status = app.status.as_ref().unwrap();
+    let status = app.sh.status.as_ref().unwrap();
     assert_eq!(status.level, Level::Error);
     assert!(status.text.contains("No such file"));
     let text = screen(&app);
     assert!(text.contains("⚠ 2 problems"), "{text}");
     // Background results never clear what the user was told... but keys do.
     fake.run(&mut app, [Action::Down]);
-    assert!(app.status.is_none());
+    assert!(app.sh.status.is_none());
 }
 
 #[test]
@@ -361,7 +362,7 @@ fn keys_reach_the_new_screens() {
     press(&mut app, &mut fake, KeyCode::Char('E'));
     assert_eq!(app.screen, Screen::Sessions);
     press(&mut app, &mut fake, KeyCode::Char(' '));
-    assert_eq!(app.ev.sessions.marked.len(), 1, "Space marks here");
+    assert_eq!(app.sh.ev.sessions.marked.len(), 1, "Space marks here");
     press(&mut app, &mut fake, KeyCode::Char(' '));
     press(&mut app, &mut fake, KeyCode::Char('c'));
     assert_eq!(app.screen, Screen::Compare);
@@ -370,11 +371,11 @@ fn keys_reach_the_new_screens() {
     press(&mut app, &mut fake, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Eval);
     press(&mut app, &mut fake, KeyCode::Char('f'));
-    assert!(app.ev.imperfect_only);
+    assert!(app.sh.ev.imperfect_only);
     press(&mut app, &mut fake, KeyCode::Enter);
     assert_eq!(app.screen, Screen::TestDetail);
     press(&mut app, &mut fake, KeyCode::Tab);
-    assert_eq!(app.ev.detail.as_ref().unwrap().pane, DetailPane::Trace);
+    assert_eq!(app.sh.ev.detail.as_ref().unwrap().pane, DetailPane::Trace);
     press(&mut app, &mut fake, KeyCode::Char('q'));
     assert_eq!(app.screen, Screen::Eval);
     press(&mut app, &mut fake, KeyCode::Char('N'));
@@ -421,7 +422,7 @@ fn help_lists_every_binding_of_the_new_views() {
             .map(|l| format!("{l}\n"))
             .collect();
         assert!(text.contains(want), "{want}:\n{text}");
-        for (keys, desc) in app.keymap.describe(context) {
+        for (keys, desc) in app.sh.keymap.describe(context) {
             assert!(
                 text.contains(&keys.join(", ")) && text.contains(&desc),
                 "{keys:?} {desc}"

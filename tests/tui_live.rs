@@ -18,7 +18,7 @@ use tui_fixtures::*;
 fn started(clock: f64) -> (App, Fake) {
     let mut app = app((160, 48));
     let mut fake = Fake::new();
-    app.ev.clock = clock;
+    app.sh.ev.clock = clock;
     fake.run(
         &mut app,
         [Action::NewRun, Action::Down, Action::Down, Action::Right],
@@ -37,10 +37,10 @@ fn feed(app: &mut App, fake: &mut Fake, events: impl IntoIterator<Item = Event>)
 #[test]
 fn the_elapsed_time_runs_from_the_first_second() {
     let (mut app, _fake) = started(1000.0);
-    app.ev.clock = 1003.4;
+    app.sh.ev.clock = 1003.4;
     let shown = screen(&app);
     assert!(shown.contains("elapsed 3s"), "{shown}");
-    app.ev.clock = 1065.0;
+    app.sh.ev.clock = 1065.0;
     assert!(screen(&app).contains("elapsed 1m05s"));
 }
 
@@ -49,11 +49,11 @@ fn requests_in_flight_are_counted_while_live() {
     let (mut app, mut fake) = started(1000.0);
     feed(&mut app, &mut fake, run_events(Stage::MidRun));
     // The fixture's repair of the second task is still streaming: one request in flight.
-    assert_eq!(app.ev.live.as_ref().map(|s| s.in_flight), Some(1));
+    assert_eq!(app.sh.ev.live.as_ref().map(|s| s.in_flight), Some(1));
     assert!(screen(&app).contains("in flight 1"));
     let (mut app, mut fake) = started(1000.0);
     feed(&mut app, &mut fake, run_events(Stage::Finished));
-    assert_eq!(app.ev.live.as_ref().map(|s| s.in_flight), Some(0));
+    assert_eq!(app.sh.ev.live.as_ref().map(|s| s.in_flight), Some(0));
     assert!(!screen(&app).contains("in flight"));
 }
 
@@ -85,7 +85,7 @@ fn a_pending_dependency_analysis_is_waited_for() {
     feed(&mut app, &mut fake, events);
     fake.run(&mut app, [Action::Down, Action::NextTab]);
     assert_eq!(app.run_task().unwrap().task_id, "ClassEval_1");
-    assert_eq!(app.runs.pane, RunPane::Task);
+    assert_eq!(app.sh.runs.pane, RunPane::Task);
     let shown = screen(&app);
     assert!(
         shown.contains("Waiting for the dependency analysis"),

@@ -33,13 +33,13 @@ fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect
                     req,
                     loaded: Delivered::new(classlab::tui::review::persist::load(
                         &path,
-                        &app.data.dataset,
+                        &app.sh.data.dataset,
                     )),
                 },
                 Effect::SaveReview { path, ops, stamp } => {
                     match classlab::tui::review::persist::save(
                         &path,
-                        &app.data.dataset,
+                        &app.sh.data.dataset,
                         &ops,
                         &stamp,
                     ) {
@@ -83,9 +83,9 @@ fn queue_app(size: (u16, u16), dir: &Path) -> App {
 
 fn select(app: &mut App, id: &str) {
     drive(app, [Action::Top]);
-    for _ in 0..app.data.dataset.tasks.len() {
+    for _ in 0..app.sh.data.dataset.tasks.len() {
         let idx = app.review.selected_task().unwrap();
-        if app.data.dataset.tasks[idx].id == id {
+        if app.sh.data.dataset.tasks[idx].id == id {
             return;
         }
         drive(app, [Action::Down]);
@@ -141,7 +141,7 @@ fn approval_refused_while_a_gate_fails() {
     let mut app = queue_app((80, 24), dir.path());
     select(&mut app, "Sample_5");
     drive(&mut app, [Action::ReviewApprove]);
-    let status = app.status.clone().unwrap();
+    let status = app.sh.status.clone().unwrap();
     assert_eq!(status.level, Level::Error);
     assert!(status.text.contains("cannot approve"), "{}", status.text);
     assert!(status.text.contains("validation"), "{}", status.text);
@@ -161,7 +161,7 @@ fn approve_with_override_reject_note_and_needs_work_are_persisted() {
     drive(&mut app, typed("checked by hand"));
     assert_eq!(app.contexts()[0], Context::Review);
     drive(&mut app, [Action::ReviewApprove]);
-    assert_eq!(app.status.as_ref().unwrap().text, "saved");
+    assert_eq!(app.sh.status.as_ref().unwrap().text, "saved");
     let on_disk = store::load(&path).unwrap();
     let review = on_disk.review("Sample_5");
     assert_eq!(review.status, Status::Approved);
@@ -188,7 +188,7 @@ fn approve_with_override_reject_note_and_needs_work_are_persisted() {
     // Reject asks a reason; an empty one is refused, Esc cancels.
     select(&mut app, "Sample_1");
     drive(&mut app, [Action::ReviewReject, Action::Submit]);
-    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    assert_eq!(app.sh.status.as_ref().unwrap().level, Level::Error);
     drive(
         &mut app,
         [Action::ReviewReject, Action::Input('x'), Action::Back],
@@ -213,7 +213,7 @@ fn approve_with_override_reject_note_and_needs_work_are_persisted() {
         .review
         .visible
         .iter()
-        .map(|&i| app.data.dataset.tasks[i].id.clone())
+        .map(|&i| app.sh.data.dataset.tasks[i].id.clone())
         .collect();
     assert!(
         !ids.iter()
@@ -237,10 +237,10 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
         .review
         .visible
         .iter()
-        .map(|&i| app.data.dataset.tasks[i].id.clone())
+        .map(|&i| app.sh.data.dataset.tasks[i].id.clone())
         .collect();
     assert!(!filtered.is_empty());
-    assert!(filtered.len() < app.data.dataset.tasks.len());
+    assert!(filtered.len() < app.sh.data.dataset.tasks.len());
 
     // `n` answers no.
     drive(&mut app, [Action::ReviewBulk(Bulk::NeedsWork)]);
@@ -253,7 +253,7 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
         [Action::ReviewBulk(Bulk::NeedsWork), Action::Submit],
     );
     let on_disk = store::load(&path).unwrap();
-    for t in &app.data.dataset.tasks {
+    for t in &app.sh.data.dataset.tasks {
         let want = if filtered.contains(&t.id) {
             Status::NeedsWork
         } else {
@@ -267,7 +267,7 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
         &mut app,
         [Action::ReviewBulk(Bulk::Approve), Action::Submit],
     );
-    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    assert_eq!(app.sh.status.as_ref().unwrap().level, Level::Error);
     assert_eq!(store::load(&path).unwrap(), on_disk);
 
     // The rule filter.
@@ -283,7 +283,7 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
         .review
         .visible
         .iter()
-        .map(|&i| app.data.dataset.tasks[i].id.as_str())
+        .map(|&i| app.sh.data.dataset.tasks[i].id.as_str())
         .collect();
     assert!(ids.contains(&"Sample_5"), "{ids:?}");
 }
@@ -301,7 +301,7 @@ fn v_opens_the_queue_and_the_help_lists_its_keys() {
     assert_eq!(action, Action::ShowReview);
     drive(&mut app, [action]);
     assert_eq!(app.screen, Screen::Review);
-    let keys = app.keymap.describe(Context::Review);
+    let keys = app.sh.keymap.describe(Context::Review);
     for want in [
         "a", "r", "w", "n", "o", "A", "s", "f", "/", "v", "p", "P", "]", "[", "e", "d",
     ] {
@@ -370,7 +370,7 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
             .contains("edited solution_code")
     );
     let idx = app.review.selected_task().unwrap();
-    let task = &app.data.dataset.tasks[idx];
+    let task = &app.sh.data.dataset.tasks[idx];
     let relinted =
         classlab::analysis::lint::lint_task(&classlab::curate::edited_task(&on_disk, task));
     assert_eq!(
@@ -397,7 +397,7 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
             result: failed,
         }],
     );
-    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    assert_eq!(app.sh.status.as_ref().unwrap().level, Level::Error);
     assert_eq!(store::load(&store_path(dir.path())).unwrap(), on_disk);
 }
 
@@ -493,7 +493,7 @@ fn validation_results_and_coverage_beside_the_task() {
 /// a background validation.
 fn validated_for_real(app: &App, jobs: &mut Jobs, effects: Vec<Effect>) -> Action {
     for e in effects {
-        jobs.execute(e, &app.data.dataset);
+        jobs.execute(e, &app.sh.data.dataset);
     }
     let deadline = Instant::now() + Duration::from_secs(300);
     loop {
@@ -546,7 +546,7 @@ fn v_validates_the_task_in_the_background_and_records_it() {
         "{record:?}"
     );
     assert!(record.class_coverage.is_some(), "coverage.py: {record:?}");
-    let status = app.status.clone().unwrap();
+    let status = app.sh.status.clone().unwrap();
     assert!(status.text.contains("validation passed"), "{}", status.text);
     let shown = screen(&app);
     assert!(shown.contains("validation passed"), "{shown}");
@@ -572,7 +572,7 @@ fn quitting_stops_a_validation_and_old_answers_are_ignored() {
     assert!(new > old);
     let mut jobs = Jobs::new(EvalSetup::new(dir.path().join("sessions"), None));
     for e in second {
-        jobs.execute(e, &app.data.dataset);
+        jobs.execute(e, &app.sh.data.dataset);
     }
     assert!(jobs.validating());
     let t0 = Instant::now();
@@ -593,7 +593,7 @@ fn quitting_stops_a_validation_and_old_answers_are_ignored() {
     assert!(app.review.validating.contains_key("Sample_1"));
     drive(&mut app, [answer(new)]);
     assert!(app.review.validating.is_empty());
-    assert_eq!(app.status.as_ref().unwrap().level, Level::Error);
+    assert_eq!(app.sh.status.as_ref().unwrap().level, Level::Error);
 }
 
 /// A shell-script editor running `sed -i <expr>` on the file.
@@ -796,7 +796,7 @@ fn v_validates_the_whole_filtered_queue_two_at_a_time() {
     let mut app = queue_app((80, 24), dir.path());
     let asked = drive(&mut app, [Action::ReviewBulk(Bulk::Validate)]);
     assert!(asked.is_empty(), "asks first: {asked:?}");
-    assert!(app.status.as_ref().unwrap().text.contains("validate"));
+    assert!(app.sh.status.as_ref().unwrap().text.contains("validate"));
     let effects = app.update(Action::Submit);
     let started: Vec<(u64, String, PathBuf)> = effects
         .iter()

@@ -29,7 +29,7 @@ fn run(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect> 
 }
 
 fn render(app: &App) -> String {
-    let (w, h) = app.size;
+    let (w, h) = app.sh.size;
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| views::render(app, f)).unwrap();
     terminal.backend().to_string()
@@ -51,8 +51,8 @@ fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
 fn resize_keeps_the_selection_visible_and_tiny_sizes_render() {
     let mut app = app_for(dataset::sample(), (80, 24));
     run(&mut app, [Action::Bottom, Action::Resize(80, 8)]);
-    let page = app.list_page();
-    assert!(app.list.selected < app.list.offset + page);
+    let page = app.sh.list_page();
+    assert!(app.sh.list.selected < app.sh.list.offset + page);
     for size in [(1, 1), (10, 3), (20, 5), (30, 8), (80, 24)] {
         run(&mut app, [Action::Resize(size.0, size.1)]);
         render(&app);
@@ -416,24 +416,26 @@ fn big_text() -> String {
 fn pasting_100_kb_into_the_filter_is_one_action_one_filter_run_and_capped() {
     let mut app = app_for(dataset::sample(), (80, 24));
     press(&mut app, KeyCode::Char('/'));
-    assert!(app.list.filtering);
-    let runs = app.list.filter_runs;
+    assert!(app.sh.list.filtering);
+    let runs = app.sh.list.filter_runs;
     let text = big_text();
     let action = action_for(&app, &Event::Paste(text.clone())).unwrap();
     assert_eq!(action, Action::InsertText(text));
     assert!(app.update(action).is_empty());
     assert_eq!(
-        app.list.filter_runs,
+        app.sh.list.filter_runs,
         runs + 1,
         "one filter run for the paste"
     );
-    assert_eq!(app.list.filter.chars().count(), INPUT_CAP);
+    assert_eq!(app.sh.list.filter.chars().count(), INPUT_CAP);
     assert!(
-        app.list
+        app.sh
+            .list
             .filter
             .starts_with("WordFrequency zeta WordFrequency")
     );
     let status = app
+        .sh
         .status
         .as_ref()
         .map(|s| s.text.clone())
@@ -449,17 +451,17 @@ fn pasting_100_kb_into_the_filter_is_one_action_one_filter_run_and_capped() {
     );
     // Full: more text changes nothing and filters nothing.
     app.update(Action::InsertText("more".into()));
-    assert_eq!(app.list.filter_runs, runs + 1);
-    assert_eq!(app.list.filter.chars().count(), INPUT_CAP);
+    assert_eq!(app.sh.list.filter_runs, runs + 1);
+    assert_eq!(app.sh.list.filter.chars().count(), INPUT_CAP);
     // The first line only of a multi-line paste.
     app.update(Action::ClearInput);
-    let runs = app.list.filter_runs;
+    let runs = app.sh.list.filter_runs;
     app.update(Action::InsertText("WordFreq\nimport os\nprint(1)\n".into()));
-    assert_eq!(app.list.filter, "WordFreq");
-    assert_eq!(app.list.filter_runs, runs + 1);
-    assert!(app.status.as_ref().unwrap().text.contains("one line"));
-    let task = app.list.selected_task().unwrap();
-    assert_eq!(app.data.rows[task].class, "WordFrequencyReport");
+    assert_eq!(app.sh.list.filter, "WordFreq");
+    assert_eq!(app.sh.list.filter_runs, runs + 1);
+    assert!(app.sh.status.as_ref().unwrap().text.contains("one line"));
+    let task = app.sh.list.selected_task().unwrap();
+    assert_eq!(app.sh.data.rows[task].class, "WordFrequencyReport");
     render(&app);
 }
 
@@ -469,7 +471,7 @@ fn pasting_100_kb_into_the_filter_is_one_action_one_filter_run_and_capped() {
 fn a_burst_of_typed_keys_filters_once() {
     let mut app = app_for(dataset::sample(), (80, 24));
     press(&mut app, KeyCode::Char('/'));
-    let runs = app.list.filter_runs;
+    let runs = app.sh.list.filter_runs;
     let mut typing = Typing::default();
     for c in big_text().chars() {
         let key = Event::Key(KeyEvent::new_with_kind(
@@ -483,8 +485,8 @@ fn a_burst_of_typed_keys_filters_once() {
     let burst = typing.flush().unwrap();
     assert!(matches!(burst, Action::InsertText(_)));
     app.update(burst);
-    assert_eq!(app.list.filter_runs, runs + 1);
-    assert_eq!(app.list.filter.chars().count(), INPUT_CAP);
+    assert_eq!(app.sh.list.filter_runs, runs + 1);
+    assert_eq!(app.sh.list.filter.chars().count(), INPUT_CAP);
 }
 
 /// The palette takes a paste the same way; elsewhere a paste is never taken for commands.
@@ -498,7 +500,14 @@ fn pasting_into_the_palette_and_outside_inputs() {
         panic!("palette closed")
     };
     assert_eq!(p.input.chars().count(), INPUT_CAP);
-    assert!(app.status.as_ref().unwrap().text.contains("palette: kept"));
+    assert!(
+        app.sh
+            .status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("palette: kept")
+    );
     render(&app);
     app.update(Action::ClearInput);
     app.update(Action::InsertText("theme light\n".into()));
@@ -507,14 +516,14 @@ fn pasting_into_the_palette_and_outside_inputs() {
     };
     assert_eq!(p.input, "theme light");
     app.update(Action::Submit);
-    assert_eq!(app.theme().name, "light");
+    assert_eq!(app.sh.theme().name, "light");
     // In the task list (not filtering) a pasted "q" quits nothing and filters nothing.
     app.update(Action::Back);
-    let runs = app.list.filter_runs;
+    let runs = app.sh.list.filter_runs;
     let action = action_for(&app, &Event::Paste("q/x".into())).unwrap();
     assert!(app.update(action).is_empty());
-    assert!(!app.list.filtering && app.list.filter.is_empty());
-    assert_eq!(app.list.filter_runs, runs);
+    assert!(!app.sh.list.filtering && app.sh.list.filter.is_empty());
+    assert_eq!(app.sh.list.filter_runs, runs);
     // The other inputs take the first line as if typed.
     app.update(Action::NewEval);
     app.update(Action::InsertText("outputs/model.json\nrest".into()));
@@ -529,30 +538,30 @@ fn pasting_into_the_palette_and_outside_inputs() {
 #[test]
 fn long_lists_filter_in_the_background_newest_request_wins() {
     let mut app = app_for(dataset::sample(), (80, 24));
-    app.list.inline_rows = 0;
-    let shown = app.list.visible.clone();
+    app.sh.list.inline_rows = 0;
+    let shown = app.sh.list.visible.clone();
     press(&mut app, KeyCode::Char('/'));
     app.update(Action::InsertText("Word".into()));
-    let (old, _) = app.list.pending.unwrap();
-    let old_query = app.list.query();
+    let (old, _) = app.sh.list.pending.unwrap();
+    let old_query = app.sh.list.query();
     app.update(Action::InsertText("Freq".into()));
-    let (req, best) = app.list.pending.unwrap();
+    let (req, best) = app.sh.list.pending.unwrap();
     assert!(req > old && best);
-    assert_eq!(app.list.visible, shown, "the list waits for the answer");
+    assert_eq!(app.sh.list.visible, shown, "the list waits for the answer");
     render(&app);
-    let stale = list::find(&app.data.rows, &old_query);
+    let stale = list::find(&app.sh.data.rows, &old_query);
     app.update(Action::TasksFiltered {
         req: old,
         found: Delivered::new(stale),
     });
-    assert_eq!(app.list.visible, shown, "an older answer is dropped");
-    let found = list::find(&app.data.rows, &app.list.query());
+    assert_eq!(app.sh.list.visible, shown, "an older answer is dropped");
+    let found = list::find(&app.sh.data.rows, &app.sh.list.query());
     app.update(Action::TasksFiltered {
         req,
         found: Delivered::new(found),
     });
-    assert_eq!(app.list.pending, None);
-    assert_eq!(app.list.visible.len(), 1);
-    let task = app.list.selected_task().unwrap();
-    assert_eq!(app.data.rows[task].class, "WordFrequencyReport");
+    assert_eq!(app.sh.list.pending, None);
+    assert_eq!(app.sh.list.visible.len(), 1);
+    let task = app.sh.list.selected_task().unwrap();
+    assert_eq!(app.sh.data.rows[task].class, "WordFrequencyReport");
 }

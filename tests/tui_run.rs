@@ -161,7 +161,7 @@ fn a_run_session_opens_on_the_run_screen() {
         session: Delivered::new(session),
     });
     assert_eq!(app.screen, Screen::Run);
-    assert_eq!(app.runs.showing, Some(Source::Opened));
+    assert_eq!(app.sh.runs.showing, Some(Source::Opened));
     // Evaluations still open on the evaluation screen.
     fake.run(&mut app, [Action::Back]);
     assert_eq!(app.screen, Screen::Sessions);
@@ -174,12 +174,12 @@ fn navigate_to_the_rounds_and_back() {
     let (mut app, mut fake) = finished_app((80, 24));
     // Enter on a task focuses its methods; Enter on a method steps through it.
     press(&mut app, &mut fake, KeyCode::Enter);
-    assert_eq!(app.runs.pane, RunPane::Methods);
+    assert_eq!(app.sh.runs.pane, RunPane::Methods);
     press(&mut app, &mut fake, KeyCode::Char('j'));
     press(&mut app, &mut fake, KeyCode::Char('k'));
     press(&mut app, &mut fake, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Step);
-    let step = app.runs.step.clone().unwrap();
+    let step = app.sh.runs.step.clone().unwrap();
     assert_eq!(
         (step.task_id.as_str(), step.method.as_str()),
         ("ClassEval_0", "add")
@@ -197,24 +197,24 @@ fn navigate_to_the_rounds_and_back() {
     assert_eq!(app.step_ctx().unwrap().round, Some(2));
     // n / J: the next method in schedule order; p / K back; not past the first.
     press(&mut app, &mut fake, KeyCode::Char('n'));
-    assert_eq!(app.runs.step.as_ref().unwrap().method, "total");
+    assert_eq!(app.sh.runs.step.as_ref().unwrap().method, "total");
     press(&mut app, &mut fake, KeyCode::Char('J'));
-    assert_eq!(app.runs.step.as_ref().unwrap().method, "remove");
+    assert_eq!(app.sh.runs.step.as_ref().unwrap().method, "remove");
     press(&mut app, &mut fake, KeyCode::Char('K'));
     press(&mut app, &mut fake, KeyCode::Char('p'));
     press(&mut app, &mut fake, KeyCode::Char('p'));
-    assert_eq!(app.runs.step.as_ref().unwrap().method, "add");
+    assert_eq!(app.sh.runs.step.as_ref().unwrap().method, "add");
     // z unfolds the prompt; scrolling works; Esc goes back to the run, on that method.
     press(&mut app, &mut fake, KeyCode::Char('z'));
-    assert!(app.runs.step.as_ref().unwrap().prompt_open);
+    assert!(app.sh.runs.step.as_ref().unwrap().prompt_open);
     press(&mut app, &mut fake, KeyCode::Char('j'));
-    assert_eq!(app.runs.step.as_ref().unwrap().scroll[0], 1);
+    assert_eq!(app.sh.runs.step.as_ref().unwrap().scroll[0], 1);
     press(&mut app, &mut fake, KeyCode::Char('G'));
     assert!(screen(&app).contains("Code"));
     fake.run(&mut app, [Action::NextMethod, Action::NextMethod]);
     press(&mut app, &mut fake, KeyCode::Esc);
     assert_eq!(app.screen, Screen::Run);
-    assert_eq!(app.runs.methods.selected, 2, "the list follows");
+    assert_eq!(app.sh.runs.methods.selected, 2, "the list follows");
     press(&mut app, &mut fake, KeyCode::Char('q'));
     assert_eq!(app.screen, Screen::Sessions);
 }
@@ -226,11 +226,11 @@ fn panes_and_the_task_list() {
     fake.run(&mut app, [Action::Down]);
     assert_eq!(app.run_task().unwrap().task_id, "ClassEval_1");
     fake.run(&mut app, [Action::NextTab]);
-    assert_eq!(app.runs.pane, RunPane::Task);
+    assert_eq!(app.sh.runs.pane, RunPane::Task);
     fake.run(&mut app, [Action::Down, Action::Bottom, Action::Top]);
-    assert_eq!(app.runs.task_scroll, 0);
+    assert_eq!(app.sh.runs.task_scroll, 0);
     fake.run(&mut app, [Action::PrevTab, Action::PrevTab]);
-    assert_eq!(app.runs.pane, RunPane::Methods);
+    assert_eq!(app.sh.runs.pane, RunPane::Methods);
     fake.run(&mut app, [Action::TogglePanel]);
     assert!(!app.run_panel_shown());
     // A click on a task row selects it.
@@ -242,7 +242,7 @@ fn panes_and_the_task_list() {
             row: tasks.y + 2,
         }],
     );
-    assert_eq!(app.runs.pane, RunPane::Tasks);
+    assert_eq!(app.sh.runs.pane, RunPane::Tasks);
     assert_eq!(app.run_task().unwrap().task_id, "ClassEval_0");
 }
 
@@ -282,7 +282,7 @@ fn the_dialog_starts_a_run_with_what_was_chosen() {
         [Action::NewRun, Action::Down, Action::Down, Action::Right],
     );
     fake.run(&mut app, [Action::Submit]);
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Error));
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Error));
 }
 
 #[test]
@@ -293,7 +293,7 @@ fn the_dialog_says_what_is_missing() {
     // Replay with no generation session to replay.
     fake.run(&mut app, [Action::Down, Action::Left, Action::Submit]);
     assert!(matches!(app.overlay, Some(Overlay::NewRun(_))));
-    assert_eq!(app.status.as_ref().map(|s| s.level), Some(Level::Warn));
+    assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Warn));
     fake.run(&mut app, [Action::Back]);
     assert!(app.overlay.is_none());
 }
@@ -313,7 +313,7 @@ fn a_live_run_asks_before_stopping_and_records_its_end() {
     assert!(screen(&app).contains("classlab run --resume"));
     let effects = app.update(Action::Submit);
     assert_eq!(effects, [Effect::CancelEval]);
-    assert!(app.ev.stopping);
+    assert!(app.sh.ev.stopping);
     fake.run(
         &mut app,
         [Action::EvalEvent(Delivered::new(
@@ -332,7 +332,7 @@ fn a_live_run_asks_before_stopping_and_records_its_end() {
         }],
     );
     assert!(!app.run_is_live());
-    let status = app.status.as_ref().unwrap();
+    let status = app.sh.status.as_ref().unwrap();
     assert!(status.text.starts_with("run stopped"), "{}", status.text);
     // Not live any more: Ctrl-C quits again.
     let effects = app.update(
@@ -440,7 +440,7 @@ fn a_reference_run_through_the_job() {
     let mut jobs = Jobs::new(EvalSetup::new(sessions.path().to_path_buf(), None));
     let step = |app: &mut App, jobs: &mut Jobs, action: Action| {
         for effect in app.update(action) {
-            jobs.execute(effect, &app.data.dataset);
+            jobs.execute(effect, &app.sh.data.dataset);
         }
     };
     step(&mut app, &mut jobs, Action::NewRun);

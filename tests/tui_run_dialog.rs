@@ -63,7 +63,7 @@ fn the_dialog_runs_with_the_profile_and_what_was_edited() {
     let mut jobs = Jobs::new(EvalSetup::new(sessions.path().to_path_buf(), None));
     let step = |app: &mut App, jobs: &mut Jobs, action: Action| {
         for effect in app.update(action) {
-            jobs.execute(effect, &app.data.dataset);
+            jobs.execute(effect, &app.sh.data.dataset);
         }
     };
     let wait = |jobs: &mut Jobs, what: &str, pick: &dyn Fn(&Action) -> bool| -> Vec<Action> {
@@ -143,7 +143,7 @@ fn the_dialog_runs_with_the_profile_and_what_was_edited() {
     assert_eq!(setup.tasks, Some(vec!["Sample_0".to_string()]));
     assert_eq!(app.screen, Screen::Run);
     for effect in effects {
-        jobs.execute(effect, &app.data.dataset);
+        jobs.execute(effect, &app.sh.data.dataset);
     }
     let actions = wait(&mut jobs, "the end of the run", &|a| {
         matches!(a, Action::EvalEnded { .. })

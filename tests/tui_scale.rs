@@ -105,43 +105,43 @@ fn a_large_dataset_streams_in_and_answers_keys_while_loading() {
         first.contains("Loading the dataset") || first.contains("loading"),
         "{first}"
     );
-    let shown = h.until("the first tasks", |rt| !rt.app.data.rows.is_empty());
+    let shown = h.until("the first tasks", |rt| !rt.app.sh.data.rows.is_empty());
     assert!(shown.contains("Big_0"), "{shown}");
     // Keys answer while the rest streams in.
     h.key(KeyCode::Char('j'));
-    assert_eq!(h.rt.app.list.selected, 1);
+    assert_eq!(h.rt.app.sh.list.selected, 1);
     let shown = h.until("the whole file", |rt| {
-        !rt.app.data.is_loading() && rt.app.list.visible.len() == TASKS
+        !rt.app.sh.data.is_loading() && rt.app.sh.list.visible.len() == TASKS
     });
-    assert_eq!(h.rt.app.data.len(), TASKS);
+    assert_eq!(h.rt.app.sh.data.len(), TASKS);
     assert!(shown.contains(&format!("Tasks {TASKS}/{TASKS}")), "{shown}");
     assert!(
-        h.rt.app.data.problems.is_empty(),
+        h.rt.app.sh.data.problems.is_empty(),
         "{:?}",
-        h.rt.app.data.problems
+        h.rt.app.sh.data.problems
     );
     // The filter runs in the background (a long list) and Enter opens its best match.
     h.key(KeyCode::Char('/'));
     for c in "Big_2999".chars() {
         h.key(KeyCode::Char(c));
     }
-    h.until("the filter", |rt| rt.app.list.pending.is_none());
+    h.until("the filter", |rt| rt.app.sh.list.pending.is_none());
     h.key(KeyCode::Enter);
     assert_eq!(h.rt.app.screen, Screen::Task);
     assert_eq!(
-        h.rt.app.data.dataset.tasks[h.rt.app.task.idx].id,
+        h.rt.app.sh.data.dataset.tasks[h.rt.app.task.idx].id,
         "Big_2999"
     );
     // Its whole analysis arrives (the open task goes first).
     h.until("the open task's analysis", |rt| {
-        rt.app.data.full_analysis(rt.app.task.idx).is_some()
+        rt.app.sh.data.full_analysis(rt.app.task.idx).is_some()
     });
     // Every task gets analysed (repeated content once per distinct task), then the summary.
-    h.until("every analysis", |rt| !rt.app.data.is_busy());
-    assert!(h.rt.app.data.agreement.is_some());
-    assert!(h.rt.app.data.rows.iter().all(|r| r.analysed));
+    h.until("every analysis", |rt| !rt.app.sh.data.is_busy());
+    assert!(h.rt.app.sh.data.agreement.is_some());
+    assert!(h.rt.app.sh.data.rows.iter().all(|r| r.analysed));
     // Rows of the same content under different ids got the same counts.
-    let rows = &h.rt.app.data.rows;
+    let rows = &h.rt.app.sh.data.rows;
     assert_eq!(rows[7].methods, rows[107].methods);
     assert_eq!(rows[7].deps, rows[2907].deps);
 }

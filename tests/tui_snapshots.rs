@@ -219,7 +219,7 @@ mod tampering {
     /// The foreground colour and modifiers of the first cell of each row where `needle` starts
     /// (in cells), over the whole screen, with whether the row is the selected one (`›`).
     fn styles_of(app: &App, needle: &str) -> Vec<(bool, Option<Color>, Modifier)> {
-        let (w, h) = app.size;
+        let (w, h) = app.sh.size;
         let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
         terminal
             .draw(|f| classlab::tui::views::render(app, f))
@@ -245,7 +245,7 @@ mod tampering {
 
     /// The theme's red (its `error` slot), the colour tampering is shown in.
     fn red(app: &App) -> Color {
-        app.theme().tampered().fg.expect("a colour theme")
+        app.sh.theme().tampered().fg.expect("a colour theme")
     }
 
     #[test]

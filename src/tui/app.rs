@@ -1,19 +1,14 @@
 //! The TUI's state and its one entry point for change: `App::update(Action) -> Vec<Effect>`.
 
-use std::cell::RefCell;
 use std::path::PathBuf;
-
-use ratatui::layout::Rect;
 
 use super::action::Action;
 use super::data::Data;
-use super::evals::{Confirm, EvalUi, NewEvalState};
-use super::highlight::HighlightCache;
-use super::keymap::{Context, Keymap};
-use super::list::ListState;
-use super::palette::{self, Command, PaletteState};
-use super::runs::{NewRunState, RunSetup, RunUi};
-use super::theme::Theme;
+use super::evals::{Confirm, NewEvalState};
+use super::keymap::Context;
+use super::palette::PaletteState;
+use super::runs::{NewRunState, RunSetup};
+pub use super::shared::{Level, Shared, Status, UiSetup};
 use super::views::{self, layout};
 
 /// What the app loop must do after an update. Anything slow or outside the process happens
@@ -194,155 +189,30 @@ pub enum Overlay {
     Confirm(Confirm),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Level {
-    Info,
-    Warn,
-    Error,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    pub text: String,
-    pub level: Level,
-}
-
-/// How the UI starts: themes, keys, colours and messages from config loading.
-pub struct UiSetup {
-    pub themes: Vec<Theme>,
-    /// Theme name to start with (flag or config); unknown names are reported.
-    pub theme: Option<String>,
-    pub no_color: bool,
-    pub keymap: Keymap,
-    /// Problems met reading config and themes, shown in the status line.
-    pub messages: Vec<String>,
-    pub size: (u16, u16),
-}
-
-impl Default for UiSetup {
-    fn default() -> Self {
-        UiSetup {
-            themes: Theme::builtin(),
-            theme: None,
-            no_color: false,
-            keymap: Keymap::default(),
-            messages: Vec::new(),
-            size: (80, 24),
-        }
-    }
-}
-
 pub struct App {
-    pub data: Data,
-    pub keymap: Keymap,
-    pub themes: Vec<Theme>,
-    pub theme_idx: usize,
-    pub no_color: bool,
+    /// What every screen reads: the data, the session models, theme, keys, status.
+    pub sh: Shared,
     pub screen: Screen,
     /// Where Esc from the summary goes.
     pub summary_return: Screen,
     pub summary_scroll: usize,
-    pub list: ListState,
     pub task: TaskState,
     pub overlay: Option<Overlay>,
-    pub status: Option<Status>,
-    pub size: (u16, u16),
-    /// Something changed since the last draw.
-    pub dirty: bool,
-    pub commands: Vec<Command>,
-    /// Problems met reading the config and themes (listed with the load problems).
-    pub notes: Vec<String>,
-    /// Every error the status line showed since startup, whole (`!` lists them after the
-    /// load problems; the status line only has one row).
-    pub errors: Vec<String>,
-    /// Memo of highlighted code; filled while rendering.
-    pub highlight: RefCell<HighlightCache>,
-    /// The evaluation screens.
-    pub ev: EvalUi,
-    /// The generation-run screens.
-    pub runs: RunUi,
     /// The review queue.
     pub review: super::app_review::ReviewUi,
-    mono: Theme,
 }
 
 impl App {
     pub fn new(data: Data, setup: UiSetup) -> App {
-        let themes = if setup.themes.is_empty() {
-            Theme::builtin()
-        } else {
-            setup.themes
-        };
-        let mut messages = setup.messages;
-        let theme_idx = match &setup.theme {
-            Some(name) => themes
-                .iter()
-                .position(|t| &t.name == name)
-                .unwrap_or_else(|| {
-                    let known: Vec<&str> = themes.iter().map(|t| t.name.as_str()).collect();
-                    messages.push(format!(
-                        "unknown theme `{name}` (known: {})",
-                        known.join(", ")
-                    ));
-                    0
-                }),
-            None => 0,
-        };
-        let names: Vec<String> = themes.iter().map(|t| t.name.clone()).collect();
-        let status = (!messages.is_empty()).then(|| Status {
-            text: messages.join(" · "),
-            level: Level::Error,
-        });
         App {
-            list: ListState::new(&data.rows),
-            data,
-            keymap: setup.keymap,
-            commands: palette::commands(&names),
-            themes,
-            theme_idx,
-            no_color: setup.no_color,
+            sh: Shared::new(data, setup),
             screen: Screen::List,
             summary_return: Screen::List,
             summary_scroll: 0,
             task: TaskState::new(0),
             overlay: None,
-            status,
-            size: setup.size,
-            dirty: true,
-            notes: messages,
-            errors: Vec::new(),
-            highlight: RefCell::new(HighlightCache::default()),
-            ev: EvalUi::default(),
-            runs: RunUi::default(),
             review: Default::default(),
-            mono: Theme::mono(),
         }
-    }
-
-    pub fn theme(&self) -> &Theme {
-        if self.no_color {
-            return &self.mono;
-        }
-        self.themes.get(self.theme_idx).unwrap_or(&self.mono)
-    }
-
-    /// Everything that went wrong at startup: dataset and predictions problems, then config
-    /// and theme problems.
-    pub fn problems(&self) -> Vec<&str> {
-        self.data
-            .problems
-            .iter()
-            .chain(&self.notes)
-            .map(String::as_str)
-            .collect()
-    }
-
-    pub fn area(&self) -> Rect {
-        Rect::new(0, 0, self.size.0, self.size.1)
-    }
-
-    pub fn chrome(&self) -> layout::Chrome {
-        layout::chrome(self.area(), !self.problems().is_empty())
     }
 
     /// The keymap contexts active now, most specific first.
@@ -362,7 +232,7 @@ impl App {
     /// The contexts of the view under any overlay (what the help lists).
     pub fn view_contexts(&self) -> Vec<Context> {
         match self.screen {
-            Screen::List if self.list.filtering => vec![Context::Filter, Context::Global],
+            Screen::List if self.sh.list.filtering => vec![Context::Filter, Context::Global],
             Screen::List => vec![Context::List, Context::Global],
             Screen::Summary => vec![Context::Summary, Context::Global],
             Screen::Sessions => vec![Context::Sessions, Context::Global],
@@ -392,33 +262,8 @@ impl App {
         }
     }
 
-    /// Source shown by a code tab of task `idx`.
-    pub fn code_source(&self, idx: usize, tab: Tab) -> &str {
-        let (Some(task), Some(analysis)) = (
-            self.data.dataset.tasks.get(idx),
-            self.data.full_analysis(idx),
-        ) else {
-            return "";
-        };
-        match tab {
-            Tab::Skeleton if task.skeleton.trim().is_empty() => &analysis.generated_skeleton,
-            Tab::Skeleton => &task.skeleton,
-            Tab::Solution => &task.solution,
-            Tab::Tests => &task.test_module,
-            _ => "",
-        }
-    }
-
-    pub(super) fn set_status(&mut self, level: Level, text: impl Into<String>) {
-        let text = text.into();
-        if level == Level::Error {
-            self.errors.push(text.clone());
-        }
-        self.status = Some(Status { text, level });
-    }
-
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
-        self.dirty = true;
+        self.sh.dirty = true;
         if matches!(
             action,
             Action::ReviewLoaded { .. }
@@ -436,12 +281,12 @@ impl App {
             return self.update_background(action);
         }
         if !matches!(action, Action::Resize(..) | Action::Scroll(_)) {
-            self.status = None;
+            self.sh.status = None;
         }
         match action {
             Action::Quit => return vec![Effect::Quit],
             Action::Resize(w, h) => {
-                self.size = (w, h);
+                self.sh.size = (w, h);
                 self.clamp();
             }
             Action::CycleTheme => self.cycle_theme(),
@@ -455,8 +300,9 @@ impl App {
                 }
             }
             Action::ShowProblems if !matches!(self.overlay, Some(Overlay::Problems { .. })) => {
-                if self.problems().is_empty() && self.errors.is_empty() {
-                    self.set_status(Level::Info, "no load problems and no errors");
+                if self.sh.problems().is_empty() && self.sh.errors.is_empty() {
+                    self.sh
+                        .set_status(Level::Info, "no load problems and no errors");
                 } else {
                     self.overlay = Some(Overlay::Problems { scroll: 0 });
                 }
@@ -465,7 +311,7 @@ impl App {
                 self.overlay = Some(Overlay::Help { scroll: 0 });
             }
             Action::OpenPalette => {
-                self.overlay = Some(Overlay::Palette(PaletteState::new(&self.commands)))
+                self.overlay = Some(Overlay::Palette(PaletteState::new(&self.sh.commands)))
             }
             Action::ShowSessions => {
                 self.overlay = None;
@@ -495,40 +341,38 @@ impl App {
     }
 
     fn cycle_theme(&mut self) {
-        if self.no_color {
-            self.set_status(Level::Info, "NO_COLOR is set: colours are off");
+        if self.sh.no_color {
+            self.sh
+                .set_status(Level::Info, "NO_COLOR is set: colours are off");
             return;
         }
-        self.theme_idx = (self.theme_idx + 1) % self.themes.len().max(1);
-        let name = self.theme().name.clone();
-        self.set_status(Level::Info, format!("theme: {name}"));
+        self.sh.theme_idx = (self.sh.theme_idx + 1) % self.sh.themes.len().max(1);
+        let name = self.sh.theme().name.clone();
+        self.sh.set_status(Level::Info, format!("theme: {name}"));
     }
 
     fn set_theme(&mut self, name: &str) {
-        match self.themes.iter().position(|t| t.name == name) {
+        match self.sh.themes.iter().position(|t| t.name == name) {
             Some(i) => {
-                self.theme_idx = i;
-                if self.no_color {
-                    self.set_status(Level::Info, "NO_COLOR is set: colours are off");
+                self.sh.theme_idx = i;
+                if self.sh.no_color {
+                    self.sh
+                        .set_status(Level::Info, "NO_COLOR is set: colours are off");
                 } else {
-                    self.set_status(Level::Info, format!("theme: {name}"));
+                    self.sh.set_status(Level::Info, format!("theme: {name}"));
                 }
             }
-            None => self.set_status(Level::Error, format!("unknown theme `{name}`")),
+            None => self
+                .sh
+                .set_status(Level::Error, format!("unknown theme `{name}`")),
         }
-    }
-
-    /// Rows of tasks visible in the list now.
-    pub fn list_page(&self) -> usize {
-        let (table, _) = layout::list_split(self.chrome().body);
-        layout::table_page(table).max(1)
     }
 
     fn update_summary(&mut self, action: Action) {
         match action {
             Action::Back | Action::Close => self.screen = self.summary_return,
             other => {
-                let content = self.chrome().body;
+                let content = self.sh.chrome().body;
                 let page = layout::inner_page(content).max(1);
                 let max = views::summary::line_count(self, content.width).saturating_sub(page);
                 self.summary_scroll = scrolled(self.summary_scroll, &other, page, max);
@@ -550,7 +394,7 @@ impl App {
             other => match self.task.tab {
                 Tab::Methods => super::app_task::update_methods(self, other),
                 Tab::Deps => {
-                    let (_, content) = layout::task_split(self.chrome().body);
+                    let (_, content) = layout::task_split(self.sh.chrome().body);
                     let page = layout::inner_page(content).max(1);
                     let max = views::deps_view::line_count(self, content).saturating_sub(page);
                     self.task.deps_scroll = scrolled(self.task.deps_scroll, &other, page, max);
@@ -561,12 +405,12 @@ impl App {
     }
 
     fn step_task(&mut self, delta: isize) {
-        let page = self.list_page();
-        if self.list.visible.is_empty() {
+        let page = self.sh.list_page();
+        if self.sh.list.visible.is_empty() {
             return;
         }
-        self.list.move_by(delta, page);
-        if let Some(idx) = self.list.selected_task() {
+        self.sh.list.move_by(delta, page);
+        if let Some(idx) = self.sh.list.selected_task() {
             let tab = self.task.tab;
             self.task = TaskState::new(idx);
             self.task.tab = tab;
@@ -574,7 +418,7 @@ impl App {
     }
 
     fn click_tabs(&mut self, column: u16, row: u16) {
-        let (tabs, _) = layout::task_split(self.chrome().body);
+        let (tabs, _) = layout::task_split(self.sh.chrome().body);
         if row != tabs.y {
             return;
         }
@@ -602,8 +446,8 @@ pub fn scrolled(pos: usize, action: &Action, page: usize, max: usize) -> usize {
 impl App {
     /// Keep every position valid after a resize.
     fn clamp(&mut self) {
-        let page = self.list_page();
-        self.list.scroll_into_view(page);
+        let page = self.sh.list_page();
+        self.sh.list.scroll_into_view(page);
         if self.screen == Screen::Task {
             super::app_task::clamp_code(self);
         }

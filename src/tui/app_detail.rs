@@ -15,13 +15,14 @@ use crate::session::TaskRun;
 impl App {
     /// The session and run the test detail shows.
     pub fn detail_run(&self) -> Option<(&EvalSession, &TaskRun)> {
-        let d = self.ev.detail.as_ref()?;
-        let session = self.ev.session(d.source)?;
+        let d = self.sh.ev.detail.as_ref()?;
+        let session = self.sh.ev.session(d.source)?;
         Some((session, session.state.run(&d.task_id, d.sample)?))
     }
 
     pub fn detail_areas(&self) -> layout::DetailAreas {
         let pane = self
+            .sh
             .ev
             .detail
             .as_ref()
@@ -29,7 +30,7 @@ impl App {
         let (banner, tests) = self.detail_run().map_or((0, 0), |(_, run)| {
             (test_detail::banner_height(run), tests_of(run).len())
         });
-        layout::detail_split(self.chrome().body, banner, tests, pane)
+        layout::detail_split(self.sh.chrome().body, banner, tests, pane)
     }
 
     /// Open the test detail of a task; selects `test` (by id), else the first failing test,
@@ -43,6 +44,7 @@ impl App {
         test: Option<&str>,
     ) {
         let selected = self
+            .sh
             .ev
             .session(source)
             .and_then(|s| s.state.run(&task_id, sample))
@@ -52,7 +54,7 @@ impl App {
                     .or_else(|| tests.iter().position(|t| is_failing(t.outcome)))
                     .unwrap_or(0)
             });
-        self.ev.detail = Some(DetailState {
+        self.sh.ev.detail = Some(DetailState {
             source,
             task_id,
             sample,
@@ -75,7 +77,7 @@ impl App {
     /// The line (0-based) where the selected test failed in the code under test: its own
     /// `code_line`, else the import failure's line.
     fn failure_line(&self) -> Option<usize> {
-        let d = self.ev.detail.as_ref()?;
+        let d = self.sh.ev.detail.as_ref()?;
         let (_, run) = self.detail_run()?;
         let test = tests_of(run).get(d.tests.selected);
         let own = test.and_then(|t| t.code_line);
@@ -96,7 +98,7 @@ impl App {
             .detail_run()
             .and_then(|(_, r)| r.code.as_deref())
             .map_or(0, |c| c.lines().count());
-        let Some(d) = self.ev.detail.as_mut() else {
+        let Some(d) = self.sh.ev.detail.as_mut() else {
             return;
         };
         d.mark = line;
@@ -110,7 +112,7 @@ impl App {
     }
 
     pub(super) fn update_detail(&mut self, action: Action) {
-        let Some(d) = self.ev.detail.as_ref() else {
+        let Some(d) = self.sh.ev.detail.as_ref() else {
             self.screen = Screen::Eval;
             return;
         };
@@ -119,7 +121,7 @@ impl App {
         match action {
             Action::Back | Action::Close => self.screen = back,
             Action::NextTab | Action::PrevTab => {
-                if let Some(d) = self.ev.detail.as_mut() {
+                if let Some(d) = self.sh.ev.detail.as_mut() {
                     d.pane = if action == Action::NextTab {
                         d.pane.next()
                     } else {
@@ -137,12 +139,13 @@ impl App {
                     let len = self.detail_run().map_or(0, |(_, r)| tests_of(r).len());
                     let page = layout::table_page(areas.tests).max(1);
                     let moved = self
+                        .sh
                         .ev
                         .detail
                         .as_mut()
                         .is_some_and(|d| d.tests.navigate(&other, len, page));
                     if moved {
-                        if let Some(d) = self.ev.detail.as_mut() {
+                        if let Some(d) = self.sh.ev.detail.as_mut() {
                             d.trace_scroll = 0;
                         }
                         self.jump_to_failure();
@@ -151,7 +154,7 @@ impl App {
                 DetailPane::Trace => {
                     let page = layout::inner_page(areas.trace).max(1);
                     let count = test_detail::trace_line_count(self);
-                    if let Some(d) = self.ev.detail.as_mut() {
+                    if let Some(d) = self.sh.ev.detail.as_mut() {
                         let max = count.saturating_sub(page);
                         d.trace_scroll = scrolled(d.trace_scroll, &other, page, max);
                     }
@@ -171,20 +174,20 @@ impl App {
             return;
         };
         let source = run.code.clone().unwrap_or_default();
-        if let Some(d) = self.ev.detail.as_mut() {
+        if let Some(d) = self.sh.ev.detail.as_mut() {
             scroll_code(&mut d.code, &source, action, page, width);
         }
     }
 
     /// The next or previous task of the list the detail was opened from.
     fn step_detail_task(&mut self, delta: isize) {
-        let Some(d) = self.ev.detail.as_ref() else {
+        let Some(d) = self.sh.ev.detail.as_ref() else {
             return;
         };
         let (source, back, task, sample) = (d.source, d.back, d.task_id.clone(), d.sample);
         let target = match source {
             Source::Compared(_) => {
-                let Some(c) = self.ev.compare.as_ref() else {
+                let Some(c) = self.sh.ev.compare.as_ref() else {
                     return;
                 };
                 let pos = c.differing.iter().position(|t| *t == task);
@@ -192,10 +195,10 @@ impl App {
                 next.map(|i| (c.differing[i].clone(), 0, i))
             }
             Source::Live | Source::Opened => {
-                let Some(s) = self.ev.session(source) else {
+                let Some(s) = self.sh.ev.session(source) else {
                     return;
                 };
-                let rows = s.task_rows(self.ev.imperfect_only);
+                let rows = s.task_rows(self.sh.ev.imperfect_only);
                 let pos = rows
                     .iter()
                     .position(|r| r.task_id == task && r.sample == sample);
@@ -209,7 +212,7 @@ impl App {
         // The list behind follows, so Esc lands on this task.
         match source {
             Source::Compared(_) => {
-                if let Some(c) = self.ev.compare.as_mut() {
+                if let Some(c) = self.sh.ev.compare.as_mut() {
                     c.cursor.selected = index;
                     if let Some(t) = c.task.as_mut() {
                         t.task_id = task.clone();
@@ -217,11 +220,11 @@ impl App {
                     }
                 }
             }
-            _ => self.ev.tasks.selected = index,
+            _ => self.sh.ev.tasks.selected = index,
         }
-        let pane = self.ev.detail.as_ref().map(|d| d.pane);
+        let pane = self.sh.ev.detail.as_ref().map(|d| d.pane);
         self.open_detail(source, task, sample, back, None);
-        if let (Some(d), Some(pane)) = (self.ev.detail.as_mut(), pane) {
+        if let (Some(d), Some(pane)) = (self.sh.ev.detail.as_mut(), pane) {
             d.pane = pane;
         }
         self.clamp_eval();
@@ -231,25 +234,25 @@ impl App {
     pub(super) fn clamp_detail(&mut self) {
         let areas = self.detail_areas();
         let len = self.detail_run().map_or(0, |(_, r)| tests_of(r).len());
-        if let Some(d) = self.ev.detail.as_mut() {
+        if let Some(d) = self.sh.ev.detail.as_mut() {
             d.tests
                 .keep_visible(len, layout::table_page(areas.tests).max(1));
         }
         let page = self.compare_page();
-        if let Some(c) = self.ev.compare.as_mut() {
+        if let Some(c) = self.sh.ev.compare.as_mut() {
             c.cursor.keep_visible(c.differing.len(), page);
         }
     }
 
     pub fn compare_page(&self) -> usize {
-        let n = self.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
-        layout::table_page(layout::compare_split(self.chrome().body, n).2).max(1)
+        let n = self.sh.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
+        layout::table_page(layout::compare_split(self.sh.chrome().body, n).2).max(1)
     }
 
     pub(super) fn update_compare(&mut self, action: Action) {
         let page = self.compare_page();
         let task_page = self.compare_task_page();
-        let Some(c) = self.ev.compare.as_mut() else {
+        let Some(c) = self.sh.ev.compare.as_mut() else {
             self.screen = Screen::Sessions;
             return;
         };
@@ -268,13 +271,13 @@ impl App {
     }
 
     pub fn compare_task_page(&self) -> usize {
-        let n = self.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
-        layout::table_page(layout::compare_task_split(self.chrome().body, n).1).max(1)
+        let n = self.sh.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
+        layout::table_page(layout::compare_task_split(self.sh.chrome().body, n).1).max(1)
     }
 
     pub(super) fn update_compare_task(&mut self, action: Action) {
         let page = self.compare_task_page();
-        let Some(c) = self.ev.compare.as_mut() else {
+        let Some(c) = self.sh.ev.compare.as_mut() else {
             self.screen = Screen::Sessions;
             return;
         };

@@ -15,9 +15,9 @@ impl App {
     }
 
     fn request_sessions(&mut self) -> Vec<Effect> {
-        let req = self.ev.next_request();
-        self.ev.list_request = req;
-        self.ev.sessions.loading = true;
+        let req = self.sh.ev.next_request();
+        self.sh.ev.list_request = req;
+        self.sh.ev.sessions.loading = true;
         vec![Effect::LoadSessions { req }]
     }
 
@@ -31,7 +31,7 @@ impl App {
 
     /// What is running: `evaluation` or `generation run`.
     pub(super) fn live_kind(&self) -> &'static str {
-        match &self.ev.live {
+        match &self.sh.ev.live {
             Some(l) if l.info.is_run() => "generation run",
             _ => "evaluation",
         }
@@ -39,22 +39,24 @@ impl App {
 
     /// One run at a time: true (and says so) when one is going on.
     pub(super) fn refuse_if_running(&mut self) -> bool {
-        if self.ev.running {
+        if self.sh.ev.running {
             let text = match self.live_kind() {
                 "evaluation" => "an evaluation is already running: stop it first (x on its screen)",
                 _ => "a generation run is going on: stop it first (x on its screen)",
             };
-            self.set_status(Level::Error, text);
+            self.sh.set_status(Level::Error, text);
         }
-        self.ev.running
+        self.sh.ev.running
     }
 
     pub(super) fn ask_cancel(&mut self) {
         let what = self.live_kind();
-        if !self.ev.running {
-            self.set_status(Level::Info, format!("no {what} is running"));
-        } else if self.ev.stopping {
-            self.set_status(Level::Info, format!("the {what} is already stopping"));
+        if !self.sh.ev.running {
+            self.sh
+                .set_status(Level::Info, format!("no {what} is running"));
+        } else if self.sh.ev.stopping {
+            self.sh
+                .set_status(Level::Info, format!("the {what} is already stopping"));
         } else {
             let text = if what == "evaluation" {
                 "Stop the running evaluation? Finished tasks are kept in its session; \
@@ -72,37 +74,37 @@ impl App {
 
     /// Whether the sessions screen pins the running evaluation as its first row.
     pub fn live_row(&self) -> bool {
-        self.ev.running && self.ev.live.is_some()
+        self.sh.ev.running && self.sh.ev.live.is_some()
     }
 
     pub fn selected_session(&self) -> Option<SessionPick> {
-        let mut i = self.ev.sessions.cursor.selected;
+        let mut i = self.sh.ev.sessions.cursor.selected;
         if self.live_row() {
             if i == 0 {
                 return Some(SessionPick::Live);
             }
             i -= 1;
         }
-        (i < self.ev.sessions.rows.len()).then_some(SessionPick::Row(i))
+        (i < self.sh.ev.sessions.rows.len()).then_some(SessionPick::Row(i))
     }
 
     fn session_count(&self) -> usize {
-        self.ev.sessions.rows.len() + usize::from(self.live_row())
+        self.sh.ev.sessions.rows.len() + usize::from(self.live_row())
     }
 
     pub fn sessions_page(&self) -> usize {
-        layout::table_page(layout::sessions_split(self.chrome().body).0).max(1)
+        layout::table_page(layout::sessions_split(self.sh.chrome().body).0).max(1)
     }
 
     pub fn eval_page(&self) -> usize {
-        layout::table_page(layout::eval_split(self.chrome().body).tasks).max(1)
+        layout::table_page(layout::eval_split(self.sh.chrome().body).tasks).max(1)
     }
 
     fn show_eval(&mut self, source: Source, back: Screen) {
-        self.ev.showing = Some(source);
-        self.ev.tasks = Cursor::default();
-        self.ev.eval_back = Some(back);
-        self.ev.detail = None;
+        self.sh.ev.showing = Some(source);
+        self.sh.ev.tasks = Cursor::default();
+        self.sh.ev.eval_back = Some(back);
+        self.sh.ev.detail = None;
         self.screen = Screen::Eval;
     }
 
@@ -116,19 +118,19 @@ impl App {
             Action::Compare => return self.compare_marked(),
             Action::DeleteSession => self.ask_delete_session(),
             Action::Click { column, row } => {
-                let table = layout::sessions_split(self.chrome().body).0;
+                let table = layout::sessions_split(self.sh.chrome().body).0;
                 if let Some(r) = layout::table_row_at(table, column, row) {
-                    let target = self.ev.sessions.cursor.offset + r;
+                    let target = self.sh.ev.sessions.cursor.offset + r;
                     if target < len {
-                        if target == self.ev.sessions.cursor.selected {
+                        if target == self.sh.ev.sessions.cursor.selected {
                             return self.open_selected_session();
                         }
-                        self.ev.sessions.cursor.selected = target;
+                        self.sh.ev.sessions.cursor.selected = target;
                     }
                 }
             }
             other => {
-                self.ev.sessions.cursor.navigate(&other, len, page);
+                self.sh.ev.sessions.cursor.navigate(&other, len, page);
             }
         }
         Vec::new()
@@ -141,19 +143,19 @@ impl App {
             }
             Some(SessionPick::Live) => self.show_run(Source::Live, Screen::Sessions),
             Some(SessionPick::Row(i)) => {
-                let row = &self.ev.sessions.rows[i];
+                let row = &self.sh.ev.sessions.rows[i];
                 if let Some(e) = &row.error {
                     let text = format!("{}: {e}", row.info.id);
-                    self.set_status(Level::Error, text);
+                    self.sh.set_status(Level::Error, text);
                     return Vec::new();
                 }
                 let Some(dir) = row.info.dir.clone() else {
                     return Vec::new();
                 };
                 let text = format!("reading {}…", row.info.id);
-                let req = self.ev.next_request();
-                self.ev.open_request = req;
-                self.set_status(Level::Info, text);
+                let req = self.sh.ev.next_request();
+                self.sh.ev.open_request = req;
+                self.sh.set_status(Level::Info, text);
                 return vec![Effect::OpenSession { req, dir }];
             }
             None => {}
@@ -165,14 +167,14 @@ impl App {
     fn ask_delete_session(&mut self) {
         let Some(SessionPick::Row(i)) = self.selected_session() else {
             if self.live_row() {
-                self.set_status(
+                self.sh.set_status(
                     Level::Info,
                     "the running session cannot be deleted: stop it first (x)",
                 );
             }
             return;
         };
-        let row = &self.ev.sessions.rows[i];
+        let row = &self.sh.ev.sessions.rows[i];
         let Some(dir) = row.info.dir.clone() else {
             return;
         };
@@ -194,17 +196,17 @@ impl App {
     fn toggle_mark(&mut self) {
         let Some(SessionPick::Row(i)) = self.selected_session() else {
             if self.live_row() {
-                self.set_status(
+                self.sh.set_status(
                     Level::Info,
                     "the running evaluation can be compared once it has ended",
                 );
             }
             return;
         };
-        let Some(dir) = self.ev.sessions.rows[i].info.dir.clone() else {
+        let Some(dir) = self.sh.ev.sessions.rows[i].info.dir.clone() else {
             return;
         };
-        let marked = &mut self.ev.sessions.marked;
+        let marked = &mut self.sh.ev.sessions.marked;
         match marked.iter().position(|d| *d == dir) {
             Some(p) => {
                 marked.remove(p);
@@ -213,17 +215,22 @@ impl App {
         }
         let len = self.session_count();
         let page = self.sessions_page();
-        self.ev.sessions.cursor.navigate(&Action::Down, len, page);
+        self.sh
+            .ev
+            .sessions
+            .cursor
+            .navigate(&Action::Down, len, page);
     }
 
     fn compare_marked(&mut self) -> Vec<Effect> {
-        let marked = self.ev.sessions.marked.clone();
+        let marked = self.sh.ev.sessions.marked.clone();
         if marked.len() < 2 {
             let key = self
+                .sh
                 .keymap
                 .key_for(super::keymap::Context::Sessions, &Action::ToggleMark)
                 .map_or_else(|| "mark".to_string(), |k| k.to_string());
-            self.set_status(
+            self.sh.set_status(
                 Level::Warn,
                 format!(
                     "mark two or more sessions with {key} to compare them ({} marked)",
@@ -232,61 +239,62 @@ impl App {
             );
             return Vec::new();
         }
-        let req = self.ev.next_request();
-        self.ev.open_request = req;
-        self.set_status(Level::Info, format!("reading {} sessions…", marked.len()));
+        let req = self.sh.ev.next_request();
+        self.sh.ev.open_request = req;
+        self.sh
+            .set_status(Level::Info, format!("reading {} sessions…", marked.len()));
         vec![Effect::CompareSessions { req, dirs: marked }]
     }
 
     pub(super) fn update_eval(&mut self, action: Action) {
-        let back = self.ev.eval_back.unwrap_or(Screen::Sessions);
-        let Some(session) = self.ev.shown() else {
+        let back = self.sh.ev.eval_back.unwrap_or(Screen::Sessions);
+        let Some(session) = self.sh.ev.shown() else {
             if matches!(action, Action::Back | Action::Close) {
                 self.screen = back;
             }
             return;
         };
-        let len = session.task_rows(self.ev.imperfect_only).len();
+        let len = session.task_rows(self.sh.ev.imperfect_only).len();
         let page = self.eval_page();
         match action {
             Action::Back | Action::Close => self.screen = back,
             Action::ToggleFailingOnly => {
-                self.ev.imperfect_only = !self.ev.imperfect_only;
-                self.ev.tasks = Cursor::default();
-                let text = if self.ev.imperfect_only {
+                self.sh.ev.imperfect_only = !self.sh.ev.imperfect_only;
+                self.sh.ev.tasks = Cursor::default();
+                let text = if self.sh.ev.imperfect_only {
                     "showing only tasks that are not Perfect"
                 } else {
                     "showing every task"
                 };
-                self.set_status(Level::Info, text);
+                self.sh.set_status(Level::Info, text);
             }
             Action::Open => self.open_detail_from_eval(),
             Action::Click { column, row } => {
-                let table = layout::eval_split(self.chrome().body).tasks;
+                let table = layout::eval_split(self.sh.chrome().body).tasks;
                 if let Some(r) = layout::table_row_at(table, column, row) {
-                    let target = self.ev.tasks.offset + r;
-                    if target == self.ev.tasks.selected {
+                    let target = self.sh.ev.tasks.offset + r;
+                    if target == self.sh.ev.tasks.selected {
                         self.open_detail_from_eval();
                     } else if target < len {
-                        self.ev.tasks.selected = target;
+                        self.sh.ev.tasks.selected = target;
                     }
                 }
             }
             other => {
-                self.ev.tasks.navigate(&other, len, page);
+                self.sh.ev.tasks.navigate(&other, len, page);
             }
         }
     }
 
     fn open_detail_from_eval(&mut self) {
-        let Some(source) = self.ev.showing else {
+        let Some(source) = self.sh.ev.showing else {
             return;
         };
-        let Some(session) = self.ev.session(source) else {
+        let Some(session) = self.sh.ev.session(source) else {
             return;
         };
-        let rows = session.task_rows(self.ev.imperfect_only);
-        let Some(row) = rows.get(self.ev.tasks.selected) else {
+        let rows = session.task_rows(self.sh.ev.imperfect_only);
+        let Some(row) = rows.get(self.sh.ev.tasks.selected) else {
             return;
         };
         let (task, sample) = (row.task_id.to_string(), row.sample);
@@ -325,7 +333,9 @@ impl App {
                     self.overlay = None;
                     return self.start_eval(path);
                 }
-                None => self.set_status(Level::Warn, "type the path of a predictions file"),
+                None => self
+                    .sh
+                    .set_status(Level::Warn, "type the path of a predictions file"),
             },
             _ => {}
         }
@@ -342,22 +352,22 @@ impl App {
             s @ (Screen::List | Screen::Task | Screen::Summary | Screen::Sessions) => s,
             _ => Screen::Sessions,
         };
-        self.ev.live = Some(session);
-        self.ev.running = true;
-        self.ev.live_since = (self.ev.clock > 0.0).then_some(self.ev.clock);
-        self.ev.stopping = false;
+        self.sh.ev.live = Some(session);
+        self.sh.ev.running = true;
+        self.sh.ev.live_since = (self.sh.ev.clock > 0.0).then_some(self.sh.ev.clock);
+        self.sh.ev.stopping = false;
         // A test detail of the previous live run would show the new one's.
-        self.ev.detail = None;
+        self.sh.ev.detail = None;
         Some(back)
     }
 
     fn start_eval(&mut self, path: String) -> Vec<Effect> {
-        let dataset = self.data.dataset.name.clone();
+        let dataset = self.sh.data.dataset.name.clone();
         let Some(back) = self.begin_live(EvalSession::live(&path, &dataset)) else {
             return Vec::new();
         };
         self.show_eval(Source::Live, back);
-        self.set_status(
+        self.sh.set_status(
             Level::Info,
             format!("evaluating {} on {dataset}…", short_path(&path)),
         );
@@ -375,12 +385,12 @@ impl App {
                 let yes = c.yes.clone();
                 self.overlay = None;
                 if yes == Effect::CancelEval {
-                    self.ev.stopping = true;
+                    self.sh.ev.stopping = true;
                     let text = match self.live_kind() {
                         "evaluation" => "stopping the evaluation: running suites are killed…",
                         _ => "stopping the run: model calls and suites in flight are abandoned…",
                     };
-                    self.set_status(Level::Warn, text);
+                    self.sh.set_status(Level::Warn, text);
                 }
                 return vec![yes];
             }
@@ -393,8 +403,8 @@ impl App {
     /// Results of background work.
     pub(super) fn update_background(&mut self, action: Action) -> Vec<Effect> {
         match action {
-            Action::SessionsLoaded { req, root, rows } if req == self.ev.list_request => {
-                let s = &mut self.ev.sessions;
+            Action::SessionsLoaded { req, root, rows } if req == self.sh.ev.list_request => {
+                let s = &mut self.sh.ev.sessions;
                 s.root = Some(root);
                 s.rows = rows.take();
                 s.loading = false;
@@ -403,21 +413,21 @@ impl App {
                 s.marked.retain(|d| dirs.contains(d));
                 self.clamp_eval();
             }
-            Action::SessionOpened { req, session } if req == self.ev.open_request => {
+            Action::SessionOpened { req, session } if req == self.sh.ev.open_request => {
                 let session = session.take();
                 let run = session.info.is_run();
-                self.ev.opened = Some(session);
-                self.status = None;
+                self.sh.ev.opened = Some(session);
+                self.sh.status = None;
                 if run {
                     self.show_run(Source::Opened, Screen::Sessions);
                 } else {
                     self.show_eval(Source::Opened, Screen::Sessions);
                 }
             }
-            Action::ComparisonLoaded { req, sessions } if req == self.ev.open_request => {
-                self.ev.compare = Some(super::evals::CompareState::new(sessions.take()));
-                self.status = None;
-                self.ev.detail = None;
+            Action::ComparisonLoaded { req, sessions } if req == self.sh.ev.open_request => {
+                self.sh.ev.compare = Some(super::evals::CompareState::new(sessions.take()));
+                self.sh.status = None;
+                self.sh.ev.detail = None;
                 self.screen = Screen::Compare;
             }
             Action::SessionDeleted { dir, error } => {
@@ -425,20 +435,23 @@ impl App {
                     .file_name()
                     .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into());
                 match error {
-                    Some(e) => self.set_status(Level::Error, format!("not deleted: {e}")),
+                    Some(e) => self
+                        .sh
+                        .set_status(Level::Error, format!("not deleted: {e}")),
                     None => {
-                        self.ev.sessions.marked.retain(|d| *d != dir);
-                        self.set_status(Level::Info, format!("deleted session {name}"));
+                        self.sh.ev.sessions.marked.retain(|d| *d != dir);
+                        self.sh
+                            .set_status(Level::Info, format!("deleted session {name}"));
                     }
                 }
                 return self.request_sessions();
             }
             Action::LoadFailed { req, message } => {
-                if req == self.ev.list_request {
-                    self.ev.sessions.loading = false;
-                    self.ev.sessions.error = Some(message);
-                } else if req == self.ev.open_request {
-                    self.set_status(Level::Error, message);
+                if req == self.sh.ev.list_request {
+                    self.sh.ev.sessions.loading = false;
+                    self.sh.ev.sessions.error = Some(message);
+                } else if req == self.sh.ev.open_request {
+                    self.sh.set_status(Level::Error, message);
                 }
             }
             Action::PredictionFiles(files) => {
@@ -449,18 +462,18 @@ impl App {
                 }
             }
             Action::EvalEvent(event) => {
-                if let Some(live) = self.ev.live.as_mut() {
+                if let Some(live) = self.sh.ev.live.as_mut() {
                     live.apply(&event.0);
                 }
-                if self.runs.showing == Some(Source::Live) {
+                if self.sh.runs.showing == Some(Source::Live) {
                     self.clamp_run();
                 }
             }
             Action::EvalNotice(text) => {
-                if let Some(live) = self.ev.live.as_mut() {
+                if let Some(live) = self.sh.ev.live.as_mut() {
                     live.problems.push(text.clone());
                 }
-                self.set_status(Level::Warn, text);
+                self.sh.set_status(Level::Warn, text);
             }
             Action::EvalEnded { dir, error } => return self.eval_ended(dir, error),
             Action::RunChoices { endpoints, replays } => self.run_choices(endpoints, replays),
@@ -470,7 +483,7 @@ impl App {
                 call,
                 text,
             } => {
-                if let Some(live) = self.ev.live.as_mut() {
+                if let Some(live) = self.sh.ev.live.as_mut() {
                     live.state.trace.push_delta(&task_id, sample, call, &text);
                 }
             }
@@ -480,9 +493,9 @@ impl App {
     }
 
     fn eval_ended(&mut self, dir: Option<PathBuf>, error: Option<String>) -> Vec<Effect> {
-        self.ev.running = false;
-        self.ev.stopping = false;
-        let Some(live) = self.ev.live.as_mut() else {
+        self.sh.ev.running = false;
+        self.sh.ev.stopping = false;
+        let Some(live) = self.sh.ev.live.as_mut() else {
             return Vec::new();
         };
         live.live = false;
@@ -500,7 +513,8 @@ impl App {
         match error {
             Some(e) => {
                 live.problems.push(e.clone());
-                self.set_status(Level::Error, format!("{what} failed: {e}"));
+                self.sh
+                    .set_status(Level::Error, format!("{what} failed: {e}"));
             }
             None => {
                 let (done, total) = live.state.progress();
@@ -513,12 +527,12 @@ impl App {
                     "{what} {how}: {done}/{total} tasks · session {}",
                     live.info.id
                 );
-                self.set_status(Level::Info, text);
+                self.sh.set_status(Level::Info, text);
             }
         }
         // The list shows the ended session as it now is, also when the user comes back to it
         // later from the evaluation or run screen (it was stale until `r`).
-        if self.screen == Screen::Sessions || self.ev.sessions.root.is_some() {
+        if self.screen == Screen::Sessions || self.sh.ev.sessions.root.is_some() {
             return self.request_sessions();
         }
         Vec::new()
@@ -528,11 +542,11 @@ impl App {
     pub(super) fn clamp_eval(&mut self) {
         let len = self.session_count();
         let page = self.sessions_page();
-        self.ev.sessions.cursor.keep_visible(len, page);
-        if let Some(session) = self.ev.shown() {
-            let len = session.task_rows(self.ev.imperfect_only).len();
+        self.sh.ev.sessions.cursor.keep_visible(len, page);
+        if let Some(session) = self.sh.ev.shown() {
+            let len = session.task_rows(self.sh.ev.imperfect_only).len();
             let page = self.eval_page();
-            self.ev.tasks.keep_visible(len, page);
+            self.sh.ev.tasks.keep_visible(len, page);
         }
         self.clamp_detail();
     }

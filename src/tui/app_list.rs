@@ -9,11 +9,12 @@ use super::views::{self, layout};
 
 impl App {
     pub(super) fn update_overlay(&mut self, action: Action) -> Vec<Effect> {
-        let page = layout::inner_page(layout::overlay(self.area())).max(1);
+        let page = layout::inner_page(layout::overlay(self.sh.area())).max(1);
         let max_help = views::help::line_count(self).saturating_sub(page);
-        let max_problems = views::overlays::problem_lines(self, layout::overlay(self.area()).width)
-            .len()
-            .saturating_sub(page);
+        let max_problems =
+            views::overlays::problem_lines(self, layout::overlay(self.sh.area()).width)
+                .len()
+                .saturating_sub(page);
         match self.overlay.as_mut() {
             Some(Overlay::Help { scroll }) => match action {
                 Action::Back | Action::ToggleHelp | Action::Close => self.overlay = None,
@@ -28,16 +29,16 @@ impl App {
                 Action::Input(c) => return self.insert_text(c.encode_utf8(&mut [0; 4])),
                 Action::Backspace => {
                     p.input.pop();
-                    p.refresh(&self.commands);
+                    p.refresh(&self.sh.commands);
                 }
                 Action::ClearInput => {
                     p.input.clear();
-                    p.refresh(&self.commands);
+                    p.refresh(&self.sh.commands);
                 }
                 Action::Up => p.selected = p.selected.saturating_sub(1),
                 Action::Down => p.selected = (p.selected + 1).min(p.items.len().saturating_sub(1)),
                 Action::Submit => {
-                    let chosen = p.chosen(&self.commands).map(|c| c.action.clone());
+                    let chosen = p.chosen(&self.sh.commands).map(|c| c.action.clone());
                     self.overlay = None;
                     if let Some(action) = chosen {
                         return self.update(action);
@@ -54,86 +55,86 @@ impl App {
     }
 
     pub(super) fn update_list(&mut self, action: Action) -> Vec<Effect> {
-        let page = self.list_page();
-        if self.list.filtering {
+        let page = self.sh.list_page();
+        if self.sh.list.filtering {
             match action {
                 Action::Input(c) => return self.insert_text(c.encode_utf8(&mut [0; 4])),
                 Action::Backspace => {
-                    self.list.filter.pop();
+                    self.sh.list.filter.pop();
                     self.refilter();
                 }
                 Action::ClearInput => {
-                    self.list.filter.clear();
+                    self.sh.list.filter.clear();
                     self.refilter();
                 }
                 Action::Back => {
-                    self.list.filtering = false;
-                    self.list.filter.clear();
+                    self.sh.list.filtering = false;
+                    self.sh.list.filter.clear();
                     self.refilter();
                 }
                 Action::Submit => {
-                    self.list.filtering = false;
-                    if self.list.pending.is_some() {
-                        self.list.open_on_answer = true;
+                    self.sh.list.filtering = false;
+                    if self.sh.list.pending.is_some() {
+                        self.sh.list.open_on_answer = true;
                     } else {
                         self.open_selected();
                     }
                 }
-                Action::Up => self.list.move_by(-1, page),
-                Action::Down => self.list.move_by(1, page),
-                Action::Scroll(n) => self.list.move_by(isize::from(n), page),
+                Action::Up => self.sh.list.move_by(-1, page),
+                Action::Down => self.sh.list.move_by(1, page),
+                Action::Scroll(n) => self.sh.list.move_by(isize::from(n), page),
                 _ => {}
             }
             return Vec::new();
         }
-        let len = self.list.visible.len();
+        let len = self.sh.list.visible.len();
         match action {
             Action::Close => return vec![Effect::Quit],
-            Action::Back if !self.list.filter.is_empty() => {
-                self.list.filter.clear();
+            Action::Back if !self.sh.list.filter.is_empty() => {
+                self.sh.list.filter.clear();
                 self.refilter();
             }
             Action::StartFilter => {
-                self.list.filtering = true;
-                self.list.open_on_answer = false;
+                self.sh.list.filtering = true;
+                self.sh.list.open_on_answer = false;
             }
             Action::Open => self.open_selected(),
             Action::SortNext => {
-                self.list.sort = self.list.sort.next();
-                self.list.reverse = false;
+                self.sh.list.sort = self.sh.list.sort.next();
+                self.sh.list.reverse = false;
                 self.resort();
             }
             Action::SortReverse => {
-                self.list.reverse = !self.list.reverse;
+                self.sh.list.reverse = !self.sh.list.reverse;
                 self.resort();
             }
             Action::SortBy(column) => {
-                self.list.sort = column;
+                self.sh.list.sort = column;
                 self.resort();
             }
             Action::Click { column, row } => self.click_list(column, row),
             other => {
-                let target = scrolled(self.list.selected, &other, page, len.saturating_sub(1));
-                self.list.select(target, page);
+                let target = scrolled(self.sh.list.selected, &other, page, len.saturating_sub(1));
+                self.sh.list.select(target, page);
             }
         }
         Vec::new()
     }
 
     fn click_list(&mut self, column: u16, row: u16) {
-        let (table, _) = layout::list_split(self.chrome().body);
+        let (table, _) = layout::list_split(self.sh.chrome().body);
         let first = table.y + 2;
         if column >= table.x
             && column < table.right()
             && row >= first
             && row < table.bottom().saturating_sub(1)
         {
-            let target = self.list.offset + usize::from(row - first);
-            if target < self.list.visible.len() {
-                if target == self.list.selected {
+            let target = self.sh.list.offset + usize::from(row - first);
+            if target < self.sh.list.visible.len() {
+                if target == self.sh.list.selected {
                     self.open_selected();
                 } else {
-                    self.list.select(target, self.list_page());
+                    self.sh.list.select(target, self.sh.list_page());
                 }
             }
         }
@@ -153,7 +154,7 @@ impl App {
     /// `list.pending` for the app loop to hand to its filter worker (`tui::run_with`), and
     /// the answer comes back as `Action::TasksFiltered`.
     fn relist(&mut self, select_best: bool) {
-        if self.list.request(&self.data.rows, select_best) {
+        if self.sh.list.request(&self.sh.data.rows, select_best) {
             self.shown_list(select_best);
         }
     }
@@ -168,17 +169,17 @@ impl App {
     /// screen.
     pub fn wanted_tasks(&self) -> (Option<usize>, Vec<usize>) {
         let open = (self.screen == Screen::Task).then_some(self.task.idx);
-        let page = self.list_page();
-        let first = self.list.offset.min(self.list.visible.len());
-        let last = (first + page).min(self.list.visible.len());
-        (open, self.list.visible[first..last].to_vec())
+        let page = self.sh.list_page();
+        let first = self.sh.list.offset.min(self.sh.list.visible.len());
+        let last = (first + page).min(self.sh.list.visible.len());
+        (open, self.sh.list.visible[first..last].to_vec())
     }
 
     /// The background answer to a filter or sort request (older answers are dropped).
     pub(super) fn tasks_filtered(&mut self, req: u64, found: Found) {
-        if let Some(select_best) = self.list.receive(req, found) {
+        if let Some(select_best) = self.sh.list.receive(req, found) {
             self.shown_list(select_best);
-            if std::mem::take(&mut self.list.open_on_answer) && self.screen == Screen::List {
+            if std::mem::take(&mut self.sh.list.open_on_answer) && self.screen == Screen::List {
                 self.open_selected();
             }
         }
@@ -186,9 +187,9 @@ impl App {
 
     fn shown_list(&mut self, select_best: bool) {
         if select_best {
-            self.list.offset = 0;
+            self.sh.list.offset = 0;
         }
-        self.list.scroll_into_view(self.list_page());
+        self.sh.list.scroll_into_view(self.sh.list_page());
     }
 
     /// Text that arrived at once, for the input that has focus: the filter and the palette
@@ -197,7 +198,8 @@ impl App {
     /// never taken for commands).
     pub(super) fn insert_text(&mut self, text: &str) -> Vec<Effect> {
         let palette = matches!(self.overlay, Some(Overlay::Palette(_)));
-        let filter = self.overlay.is_none() && self.screen == Screen::List && self.list.filtering;
+        let filter =
+            self.overlay.is_none() && self.screen == Screen::List && self.sh.list.filtering;
         if !palette && !filter {
             if !self.contexts().first().is_some_and(|c| c.is_text_input()) {
                 return Vec::new();
@@ -209,13 +211,13 @@ impl App {
                 .flat_map(|c| self.update(Action::Input(c)))
                 .collect();
             if let Some(note) = line.note("input") {
-                self.set_status(Level::Warn, note);
+                self.sh.set_status(Level::Warn, note);
             }
             return effects;
         }
         let (input, name) = match self.overlay.as_mut() {
             Some(Overlay::Palette(p)) => (&mut p.input, "palette"),
-            _ => (&mut self.list.filter, "filter"),
+            _ => (&mut self.sh.list.filter, "filter"),
         };
         let line = key::one_line(text, INPUT_CAP.saturating_sub(input.chars().count()));
         input.push_str(&line.text);
@@ -223,18 +225,18 @@ impl App {
             // Nothing changed: nothing to filter again.
         } else if let Some(Overlay::Palette(p)) = self.overlay.as_mut() {
             p.selected = 0;
-            p.refresh(&self.commands);
+            p.refresh(&self.sh.commands);
         } else {
             self.refilter();
         }
         if let Some(note) = line.note(name) {
-            self.set_status(Level::Warn, note);
+            self.sh.set_status(Level::Warn, note);
         }
         Vec::new()
     }
 
     pub(super) fn open_selected(&mut self) {
-        if let Some(idx) = self.list.selected_task() {
+        if let Some(idx) = self.sh.list.selected_task() {
             self.task = TaskState::new(idx);
             self.screen = Screen::Task;
         }

@@ -203,13 +203,13 @@ impl App {
         self.review.req += 1;
         vec![Effect::LoadReview {
             req: self.review.req,
-            path: self.review.path(&self.data.dataset),
+            path: self.review.path(&self.sh.data.dataset),
         }]
     }
 
     /// Rows of the queue visible now.
     pub fn review_page(&self) -> usize {
-        super::views::review_view::page(self.chrome().body)
+        super::views::review_view::page(self.sh.chrome().body)
     }
 
     /// What validation says about every task as it now stands in the store.
@@ -219,6 +219,7 @@ impl App {
             return;
         };
         self.review.validation = self
+            .sh
             .data
             .dataset
             .tasks
@@ -235,6 +236,7 @@ impl App {
         let keep = self.review.selected_task();
         let r = &self.review;
         let visible: Vec<usize> = self
+            .sh
             .data
             .dataset
             .tasks
@@ -266,7 +268,7 @@ impl App {
     pub fn review_methods(&self) -> Vec<&str> {
         self.review
             .selected_task()
-            .and_then(|i| self.data.dataset.tasks.get(i))
+            .and_then(|i| self.sh.data.dataset.tasks.get(i))
             .map(|t| t.method_names())
             .unwrap_or_default()
     }
@@ -282,7 +284,8 @@ impl App {
     fn step_method(&mut self, forward: bool) {
         let n = self.review_methods().len();
         if n == 0 {
-            self.set_status(Level::Info, "the task has no target methods");
+            self.sh
+                .set_status(Level::Info, "the task has no target methods");
             return;
         }
         let m = self.review.method.min(n - 1);
@@ -317,7 +320,7 @@ impl App {
             return match action {
                 Action::Submit => self.bulk(bulk, None),
                 _ => {
-                    self.set_status(Level::Info, "nothing changed");
+                    self.sh.set_status(Level::Info, "nothing changed");
                     Vec::new()
                 }
             };
@@ -354,7 +357,8 @@ impl App {
             Action::ReviewBulk(bulk) => {
                 let n = self.review.visible.len();
                 if n == 0 {
-                    self.set_status(Level::Info, "the filtered queue is empty");
+                    self.sh
+                        .set_status(Level::Info, "the filtered queue is empty");
                 } else if bulk == Bulk::Reject {
                     self.ask(Ask::Reject { bulk: true }, String::new());
                 } else {
@@ -364,7 +368,7 @@ impl App {
                         _ => "mark as needing work",
                     };
                     self.review.confirm = Some(bulk);
-                    self.set_status(
+                    self.sh.set_status(
                         Level::Warn,
                         format!("{what} all {n} tasks of the filtered queue? y / n"),
                     );
@@ -386,7 +390,7 @@ impl App {
 
     fn ask(&mut self, ask: Ask, text: String) {
         if ask != Ask::Rule && self.review.selected_task().is_none() {
-            self.set_status(Level::Info, "no task selected");
+            self.sh.set_status(Level::Info, "no task selected");
             return;
         }
         self.review.input = Some(Input { ask, text });
@@ -431,13 +435,14 @@ impl App {
     pub(super) fn decide(&mut self, actions: Vec<(usize, ReviewAction)>) -> Vec<Effect> {
         let stamp = curate::stamp_now();
         let Some(data) = self.review.data.as_mut() else {
-            self.set_status(Level::Info, "the curation store is still loading");
+            self.sh
+                .set_status(Level::Info, "the curation store is still loading");
             return Vec::new();
         };
         let mut ops = Vec::new();
         let mut refusals = Vec::new();
         for (idx, action) in actions {
-            let Some(task) = self.data.dataset.tasks.get(idx) else {
+            let Some(task) = self.sh.data.dataset.tasks.get(idx) else {
                 continue;
             };
             match curate::act(&mut data.store, task, action.clone(), &stamp) {
@@ -455,7 +460,8 @@ impl App {
         let done = ops.len();
         if refusals.is_empty() {
             let what = if done == 1 { "task" } else { "tasks" };
-            self.set_status(Level::Info, format!("{done} {what} updated; saving…"));
+            self.sh
+                .set_status(Level::Info, format!("{done} {what} updated; saving…"));
         } else {
             let mut text = refusals.join(" · ");
             if refusals.len() == 1 && !text.contains("override") && text.contains("cannot approve")
@@ -465,7 +471,7 @@ impl App {
             if done > 0 {
                 text = format!("{done} updated; refused: {text}");
             }
-            self.set_status(Level::Error, text);
+            self.sh.set_status(Level::Error, text);
         }
         self.refilter_review();
         if ops.is_empty() {
@@ -473,7 +479,7 @@ impl App {
         }
         self.review.saving = true;
         vec![Effect::SaveReview {
-            path: self.review.path(&self.data.dataset),
+            path: self.review.path(&self.sh.data.dataset),
             ops,
             stamp,
         }]
@@ -505,13 +511,14 @@ impl App {
         else {
             return Vec::new();
         };
-        let Some(task) = self.data.dataset.tasks.get(idx) else {
+        let Some(task) = self.sh.data.dataset.tasks.get(idx) else {
             return Vec::new();
         };
         let gates = curate::task_gates(&data.store, task);
         let blocking = curate::review::blocking(&data.store.review(&task.id), &gates);
         if blocking.is_empty() {
-            self.set_status(Level::Info, "no gate blocks this task's approval");
+            self.sh
+                .set_status(Level::Info, "no gate blocks this task's approval");
             return Vec::new();
         }
         let actions = blocking
@@ -532,7 +539,8 @@ impl App {
     /// The gates that block the approval of task `idx` now, one line each; from the queue's
     /// findings and validation states (drawn every frame: nothing is linted or hashed here).
     pub fn review_blocking(&self, idx: usize) -> Vec<String> {
-        let (Some(data), Some(task)) = (&self.review.data, self.data.dataset.tasks.get(idx)) else {
+        let (Some(data), Some(task)) = (&self.review.data, self.sh.data.dataset.tasks.get(idx))
+        else {
             return Vec::new();
         };
         let validation = (self.review.validation.get(idx).cloned())
@@ -554,12 +562,12 @@ impl App {
                 result,
             } => match result {
                 Ok(text) => return self.edited(&task_id, &target, text),
-                Err(e) => self.set_status(Level::Error, e),
+                Err(e) => self.sh.set_status(Level::Error, e),
             },
             Action::ReviewLoaded { req, loaded } if req == self.review.req => {
                 let loaded: ReviewData = loaded.take();
                 if let Some(e) = &loaded.error {
-                    self.set_status(Level::Error, e.clone());
+                    self.sh.set_status(Level::Error, e.clone());
                 }
                 self.review.data = Some(loaded);
                 self.refilter_review();
@@ -573,24 +581,25 @@ impl App {
                 self.review.saving = false;
                 let revalidate = std::mem::take(&mut self.review.revalidate);
                 match error {
-                    Some(e) => self.set_status(Level::Error, format!("not saved: {e}")),
+                    Some(e) => self.sh.set_status(Level::Error, format!("not saved: {e}")),
                     None => {
                         if let (Some(store), Some(data)) = (store, self.review.data.as_mut()) {
                             data.store = store.take();
                         }
                         if self.screen == Screen::Review
                             && self
+                                .sh
                                 .status
                                 .as_ref()
                                 .is_some_and(|s| s.text.ends_with("saving…"))
                         {
-                            self.set_status(Level::Info, "saved");
+                            self.sh.set_status(Level::Info, "saved");
                         }
                         self.refilter_review();
                         if !revalidate.is_empty() {
                             // Lint again (the whole queue is read back) and validate again.
-                            if self.status.as_ref().is_some_and(|s| s.text == "saved") {
-                                self.set_status(
+                            if self.sh.status.as_ref().is_some_and(|s| s.text == "saved") {
+                                self.sh.set_status(
                                     Level::Info,
                                     "saved; linting and validating again in the background…",
                                 );
@@ -598,7 +607,7 @@ impl App {
                             self.review.req += 1;
                             let mut effects = vec![Effect::LoadReview {
                                 req: self.review.req,
-                                path: self.review.path(&self.data.dataset),
+                                path: self.review.path(&self.sh.data.dataset),
                             }];
                             for id in revalidate {
                                 effects.push(self.validate_effect(id));

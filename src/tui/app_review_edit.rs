@@ -66,7 +66,7 @@ impl App {
     /// `target`'s text in task `idx` as the reviewer has made it, whether that differs from
     /// the dataset's, and the dataset's. A blank skeleton shows the generated one.
     pub fn review_texts(&self, idx: usize, target: &Target) -> (String, bool, String) {
-        let Some(task) = self.data.dataset.tasks.get(idx) else {
+        let Some(task) = self.sh.data.dataset.tasks.get(idx) else {
             return Default::default();
         };
         let edited_task = match &self.review.data {
@@ -76,7 +76,10 @@ impl App {
         let mut original = targets::text(task, target);
         let mut edited = targets::text(&edited_task, target);
         if *target == Target::Skeleton && original.trim().is_empty() {
-            original = self.code_source(idx, super::app::Tab::Skeleton).to_string();
+            original = self
+                .sh
+                .code_source(idx, super::app::Tab::Skeleton)
+                .to_string();
             if edited.trim().is_empty() {
                 edited = original.clone();
             }
@@ -95,10 +98,11 @@ impl App {
     fn editable_task(&mut self) -> Option<(usize, String)> {
         let idx = self.review.selected_task()?;
         if self.review.data.is_none() {
-            self.set_status(Level::Info, "the curation store is still loading");
+            self.sh
+                .set_status(Level::Info, "the curation store is still loading");
             return None;
         }
-        let id = self.data.dataset.tasks.get(idx)?.id.clone();
+        let id = self.sh.data.dataset.tasks.get(idx)?.id.clone();
         Some((idx, id))
     }
 
@@ -121,7 +125,8 @@ impl App {
             return Vec::new();
         };
         let Some(method) = self.review_method().map(str::to_string) else {
-            self.set_status(Level::Info, "the task has no target methods");
+            self.sh
+                .set_status(Level::Info, "the task has no target methods");
             return Vec::new();
         };
         let Some(task) = self.edited_review_task(idx) else {
@@ -138,7 +143,7 @@ impl App {
                 }]
             }
             None => {
-                self.set_status(
+                self.sh.set_status(
                     Level::Info,
                     format!("the docstring of {method} has no doctest to draft public tests from"),
                 );
@@ -149,7 +154,7 @@ impl App {
 
     /// The task as the store has it now.
     fn edited_review_task(&self, idx: usize) -> Option<crate::model::Task> {
-        let task = self.data.dataset.tasks.get(idx)?;
+        let task = self.sh.data.dataset.tasks.get(idx)?;
         Some(curate::edited_task(&self.review.data.as_ref()?.store, task))
     }
 
@@ -159,7 +164,8 @@ impl App {
             return;
         };
         let Some(method) = self.review_method().map(str::to_string) else {
-            self.set_status(Level::Info, "the task has no target methods");
+            self.sh
+                .set_status(Level::Info, "the task has no target methods");
             return;
         };
         let Some(task) = self.edited_review_task(idx) else {
@@ -167,7 +173,7 @@ impl App {
         };
         let tests = targets::private_tests(&task, &method);
         if tests.is_empty() {
-            self.set_status(
+            self.sh.set_status(
                 Level::Info,
                 format!("{method} has no private tests to promote"),
             );
@@ -189,7 +195,7 @@ impl App {
         match action {
             Action::Back | Action::Close => {
                 self.review.promote = None;
-                self.set_status(Level::Info, "nothing promoted");
+                self.sh.set_status(Level::Info, "nothing promoted");
             }
             Action::ToggleMark => {
                 if let Some(c) = p.chosen.get_mut(p.cursor) {
@@ -217,7 +223,8 @@ impl App {
             .map(|(t, _)| t.clone())
             .collect();
         if chosen.is_empty() {
-            self.set_status(Level::Info, "choose tests with space first (Esc: cancel)");
+            self.sh
+                .set_status(Level::Info, "choose tests with space first (Esc: cancel)");
             return Vec::new();
         }
         let Some((idx, task_id)) = self.editable_task() else {
@@ -238,7 +245,7 @@ impl App {
                 }]
             }
             Err(e) => {
-                self.set_status(Level::Error, e);
+                self.sh.set_status(Level::Error, e);
                 Vec::new()
             }
         }
@@ -247,22 +254,32 @@ impl App {
     /// The editor came back with `text` for `target` of task `task_id`: the new edit delta
     /// goes through the review machine (then saved, linted and validated again).
     pub(super) fn edited(&mut self, task_id: &str, target: &Target, text: String) -> Vec<Effect> {
-        let Some(idx) = self.data.dataset.tasks.iter().position(|t| t.id == task_id) else {
+        let Some(idx) = self
+            .sh
+            .data
+            .dataset
+            .tasks
+            .iter()
+            .position(|t| t.id == task_id)
+        else {
             return Vec::new();
         };
-        let (Some(data), Some(task)) = (&self.review.data, self.data.dataset.tasks.get(idx)) else {
+        let (Some(data), Some(task)) = (&self.review.data, self.sh.data.dataset.tasks.get(idx))
+        else {
             return Vec::new();
         };
         let current = data.store.review(task_id).edits;
         let edits = match targets::set(task, &current, target, text) {
             Ok(edits) => edits,
             Err(e) => {
-                self.set_status(Level::Error, format!("{}: {e}", target.label()));
+                self.sh
+                    .set_status(Level::Error, format!("{}: {e}", target.label()));
                 return Vec::new();
             }
         };
         if edits == current.clone().pruned(task) {
-            self.set_status(Level::Info, "the editor changed nothing");
+            self.sh
+                .set_status(Level::Info, "the editor changed nothing");
             return Vec::new();
         }
         if self.review.selected_task() == Some(idx) {

@@ -13,17 +13,18 @@ impl App {
     /// Validate the selected task in the background.
     pub(super) fn validate_selected(&mut self) -> Vec<Effect> {
         let Some(idx) = self.review.selected_task() else {
-            self.set_status(Level::Info, "no task selected");
+            self.sh.set_status(Level::Info, "no task selected");
             return Vec::new();
         };
         if self.review.data.is_none() {
-            self.set_status(Level::Info, "the curation store is still loading");
+            self.sh
+                .set_status(Level::Info, "the curation store is still loading");
             return Vec::new();
         }
-        let Some(id) = self.data.dataset.tasks.get(idx).map(|t| t.id.clone()) else {
+        let Some(id) = self.sh.data.dataset.tasks.get(idx).map(|t| t.id.clone()) else {
             return Vec::new();
         };
-        self.set_status(
+        self.sh.set_status(
             Level::Info,
             format!("validating {id} in the background (the reference, twice)…"),
         );
@@ -33,14 +34,15 @@ impl App {
     /// Validate every task of the filtered queue in the background, [`AT_ONCE`] at a time.
     pub(super) fn validate_all(&mut self) -> Vec<Effect> {
         if self.review.data.is_none() {
-            self.set_status(Level::Info, "the curation store is still loading");
+            self.sh
+                .set_status(Level::Info, "the curation store is still loading");
             return Vec::new();
         }
         let ids: Vec<String> = self
             .review
             .visible
             .iter()
-            .filter_map(|&i| self.data.dataset.tasks.get(i))
+            .filter_map(|&i| self.sh.data.dataset.tasks.get(i))
             .map(|t| t.id.clone())
             .filter(|id| {
                 !self.review.validating.contains_key(id) && !self.review.validate_queue.contains(id)
@@ -70,12 +72,12 @@ impl App {
             self.review.validate_queue.len(),
         );
         if running + queued > 0 {
-            self.set_status(
+            self.sh.set_status(
                 Level::Info,
                 format!(
                     "validating in the background: {running} running, {queued} waiting \
                      (recorded in {})",
-                    self.review.path(&self.data.dataset).display()
+                    self.review.path(&self.sh.data.dataset).display()
                 ),
             );
         }
@@ -89,7 +91,7 @@ impl App {
         Effect::ValidateTask {
             req,
             task_id: id,
-            path: self.review.path(&self.data.dataset),
+            path: self.review.path(&self.sh.data.dataset),
         }
     }
 
@@ -108,16 +110,16 @@ impl App {
         // the whole dataset per task, which a queue being validated would keep superseding).
         let store = result.as_ref().ok().and_then(|v| v.store.clone());
         match result {
-            Err(e) => self.set_status(Level::Error, format!("{task_id}: {e}")),
-            Ok(v) if !v.recorded => self.set_status(
+            Err(e) => self.sh.set_status(Level::Error, format!("{task_id}: {e}")),
+            Ok(v) if !v.recorded => self.sh.set_status(
                 Level::Warn,
                 format!("{task_id} was edited while it was validated: not recorded (v: again)"),
             ),
-            Ok(v) if v.passed => self.set_status(
+            Ok(v) if v.passed => self.sh.set_status(
                 Level::Info,
                 format!("{task_id}: validation passed (every test twice, runs agree)"),
             ),
-            Ok(v) => self.set_status(
+            Ok(v) => self.sh.set_status(
                 Level::Warn,
                 format!(
                     "{task_id}: validation failed: {}",
@@ -138,7 +140,7 @@ impl App {
                 self.review.req += 1;
                 effects.push(Effect::LoadReview {
                     req: self.review.req,
-                    path: self.review.path(&self.data.dataset),
+                    path: self.review.path(&self.sh.data.dataset),
                 });
             }
         }

@@ -11,20 +11,20 @@ use super::views::{self, layout};
 impl App {
     /// The run on the run screen.
     pub fn run_shown(&self) -> Option<&EvalSession> {
-        self.ev.session(self.runs.showing?)
+        self.sh.ev.session(self.sh.runs.showing?)
     }
 
     /// Whether the run screens show the run going on now.
     pub fn run_is_live(&self) -> bool {
-        self.ev.running
-            && self.runs.showing == Some(Source::Live)
-            && self.ev.live.as_ref().is_some_and(|l| l.info.is_run())
+        self.sh.ev.running
+            && self.sh.runs.showing == Some(Source::Live)
+            && self.sh.ev.live.as_ref().is_some_and(|l| l.info.is_run())
     }
 
     /// The task selected on the run screen.
     pub fn run_task(&self) -> Option<TaskRef<'_>> {
         let rows = self.run_shown()?.task_rows(false);
-        rows.get(self.runs.tasks.selected).copied()
+        rows.get(self.sh.runs.tasks.selected).copied()
     }
 
     /// The methods of the selected task, in schedule order.
@@ -56,31 +56,31 @@ impl App {
 
     /// Whether the metrics and fingerprint panel is shown (by default on tall terminals).
     pub fn run_panel_shown(&self) -> bool {
-        (self.chrome().body.height >= layout::RUN_PANEL_HEIGHT) != self.runs.panel_toggled
+        (self.sh.chrome().body.height >= layout::RUN_PANEL_HEIGHT) != self.sh.runs.panel_toggled
     }
 
     pub fn run_areas(&self) -> layout::RunAreas {
         layout::run_split(
-            self.chrome().body,
+            self.sh.chrome().body,
             self.run_panel_shown(),
             self.run_methods().len(),
-            self.runs.pane,
+            self.sh.runs.pane,
         )
     }
 
     pub(super) fn show_run(&mut self, source: Source, back: Screen) {
-        self.runs.showing = Some(source);
-        self.runs.back = Some(back);
-        self.runs.tasks = Cursor::default();
-        self.runs.methods = Cursor::default();
-        self.runs.task_scroll = 0;
-        self.runs.pane = super::runs::RunPane::Tasks;
-        self.runs.step = None;
+        self.sh.runs.showing = Some(source);
+        self.sh.runs.back = Some(back);
+        self.sh.runs.tasks = Cursor::default();
+        self.sh.runs.methods = Cursor::default();
+        self.sh.runs.task_scroll = 0;
+        self.sh.runs.pane = super::runs::RunPane::Tasks;
+        self.sh.runs.step = None;
         self.screen = Screen::Run;
     }
 
     pub(super) fn update_run(&mut self, action: Action) -> Vec<Effect> {
-        let back = self.runs.back.unwrap_or(Screen::Sessions);
+        let back = self.sh.runs.back.unwrap_or(Screen::Sessions);
         let Some(session) = self.run_shown() else {
             if matches!(action, Action::Back | Action::Close) {
                 self.screen = back;
@@ -93,42 +93,44 @@ impl App {
         match action {
             Action::Back | Action::Close => self.screen = back,
             Action::TogglePanel => {
-                self.runs.panel_toggled = !self.runs.panel_toggled;
+                self.sh.runs.panel_toggled = !self.sh.runs.panel_toggled;
                 self.clamp_run();
             }
-            Action::NextTab => self.runs.pane = self.runs.pane.next(),
-            Action::PrevTab => self.runs.pane = self.runs.pane.prev(),
-            Action::Open if self.runs.pane == RunPane::Methods => self.open_step(),
-            Action::Open if methods == 0 => self.set_status(
+            Action::NextTab => self.sh.runs.pane = self.sh.runs.pane.next(),
+            Action::PrevTab => self.sh.runs.pane = self.sh.runs.pane.prev(),
+            Action::Open if self.sh.runs.pane == RunPane::Methods => self.open_step(),
+            Action::Open if methods == 0 => self.sh.set_status(
                 Level::Info,
                 "no method of this task was generated on its own",
             ),
-            Action::Open => self.runs.pane = RunPane::Methods,
+            Action::Open => self.sh.runs.pane = RunPane::Methods,
             Action::Click { column, row } => {
                 let hit = |table, offset: usize| {
                     layout::table_row_at(table, column, row).map(|r| offset + r)
                 };
-                if let Some(target) = hit(areas.tasks, self.runs.tasks.offset) {
-                    self.runs.pane = RunPane::Tasks;
-                    if target < tasks && target != self.runs.tasks.selected {
+                if let Some(target) = hit(areas.tasks, self.sh.runs.tasks.offset) {
+                    self.sh.runs.pane = RunPane::Tasks;
+                    if target < tasks && target != self.sh.runs.tasks.selected {
                         self.select_run_task(target);
                     }
-                } else if let Some(target) = hit(areas.methods, self.runs.methods.offset) {
-                    if target == self.runs.methods.selected && self.runs.pane == RunPane::Methods {
+                } else if let Some(target) = hit(areas.methods, self.sh.runs.methods.offset) {
+                    if target == self.sh.runs.methods.selected
+                        && self.sh.runs.pane == RunPane::Methods
+                    {
                         self.open_step();
                     } else if target < methods {
-                        self.runs.methods.selected = target;
+                        self.sh.runs.methods.selected = target;
                     }
-                    self.runs.pane = RunPane::Methods;
+                    self.sh.runs.pane = RunPane::Methods;
                 }
             }
-            other => match self.runs.pane {
+            other => match self.sh.runs.pane {
                 RunPane::Tasks => {
-                    let before = self.runs.tasks.selected;
+                    let before = self.sh.runs.tasks.selected;
                     let page = layout::table_page(areas.tasks).max(1);
-                    self.runs.tasks.navigate(&other, tasks, page);
-                    if self.runs.tasks.selected != before {
-                        let selected = self.runs.tasks.selected;
+                    self.sh.runs.tasks.navigate(&other, tasks, page);
+                    if self.sh.runs.tasks.selected != before {
+                        let selected = self.sh.runs.tasks.selected;
                         self.select_run_task(selected);
                     }
                 }
@@ -136,11 +138,12 @@ impl App {
                     let page = layout::inner_page(areas.task).max(1);
                     let lines = views::run_task::line_count(self, areas.task);
                     let max = lines.saturating_sub(page);
-                    self.runs.task_scroll = scrolled(self.runs.task_scroll, &other, page, max);
+                    self.sh.runs.task_scroll =
+                        scrolled(self.sh.runs.task_scroll, &other, page, max);
                 }
                 RunPane::Methods => {
                     let page = layout::table_page(areas.methods).max(1);
-                    self.runs.methods.navigate(&other, methods, page);
+                    self.sh.runs.methods.navigate(&other, methods, page);
                 }
             },
         }
@@ -148,9 +151,9 @@ impl App {
     }
 
     fn select_run_task(&mut self, index: usize) {
-        self.runs.tasks.selected = index;
-        self.runs.methods = Cursor::default();
-        self.runs.task_scroll = 0;
+        self.sh.runs.tasks.selected = index;
+        self.sh.runs.methods = Cursor::default();
+        self.sh.runs.task_scroll = 0;
         self.clamp_run();
     }
 
@@ -161,10 +164,10 @@ impl App {
         };
         let (task_id, sample) = (task.task_id.to_string(), task.sample);
         let methods = self.run_methods();
-        let Some(m) = methods.get(self.runs.methods.selected) else {
+        let Some(m) = methods.get(self.sh.runs.methods.selected) else {
             return;
         };
-        self.runs.step = Some(StepState::new(task_id, sample, m.name.to_string()));
+        self.sh.runs.step = Some(StepState::new(task_id, sample, m.name.to_string()));
         self.screen = Screen::Step;
     }
 
@@ -172,11 +175,12 @@ impl App {
         // From the task list or a task, the selected task is offered (and chosen).
         let from_tasks = matches!(self.screen, Screen::List | Screen::Task);
         let selected = match self.screen {
-            Screen::Task => self.data.dataset.tasks.get(self.task.idx),
+            Screen::Task => self.sh.data.dataset.tasks.get(self.task.idx),
             _ => self
+                .sh
                 .list
                 .selected_task()
-                .and_then(|i| self.data.dataset.tasks.get(i)),
+                .and_then(|i| self.sh.data.dataset.tasks.get(i)),
         }
         .map(|t| t.id.clone());
         let tasks = if from_tasks && selected.is_some() {
@@ -234,7 +238,7 @@ impl App {
                     self.overlay = None;
                     return self.start_run(setup);
                 }
-                Err(e) => self.set_status(Level::Warn, e),
+                Err(e) => self.sh.set_status(Level::Warn, e),
             },
             _ => {}
         }
@@ -242,7 +246,7 @@ impl App {
     }
 
     fn start_run(&mut self, setup: RunSetup) -> Vec<Effect> {
-        let dataset = self.data.dataset.name.clone();
+        let dataset = self.sh.data.dataset.name.clone();
         let strategy = setup.strategy.to_string();
         let live = EvalSession::live_run(&strategy, &setup.provider, &dataset);
         let Some(back) = self.begin_live(live) else {
@@ -254,7 +258,7 @@ impl App {
             Some(t) => format!("{} tasks", t.len()),
             None => "every task".into(),
         };
-        self.set_status(
+        self.sh.set_status(
             Level::Info,
             format!(
                 "{strategy} run with {} on {tasks} of {dataset}…",
@@ -272,10 +276,12 @@ impl App {
         let tasks = session.task_rows(false).len();
         let methods = self.run_methods().len();
         let areas = self.run_areas();
-        self.runs
+        self.sh
+            .runs
             .tasks
             .keep_visible(tasks, layout::table_page(areas.tasks).max(1));
-        self.runs
+        self.sh
+            .runs
             .methods
             .keep_visible(methods, layout::table_page(areas.methods).max(1));
     }

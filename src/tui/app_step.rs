@@ -25,7 +25,7 @@ pub struct StepCtx<'a> {
 
 impl App {
     pub fn step_ctx(&self) -> Option<StepCtx<'_>> {
-        let step = self.runs.step.as_ref()?;
+        let step = self.sh.runs.step.as_ref()?;
         let session = self.run_shown()?;
         let task = session.state.trace.task(&step.task_id, step.sample);
         let method = task.and_then(|t| t.method(&step.method));
@@ -62,16 +62,16 @@ impl App {
         let round = ctx.round;
         let names: Vec<String> = ctx.rows.iter().map(|r| r.name.to_string()).collect();
         let position = ctx.position;
-        let areas = layout::step_split(self.chrome().body);
+        let areas = layout::step_split(self.sh.chrome().body);
         let docs = step_doc::documents(self, &ctx, &areas);
         drop(ctx);
-        let Some(step) = self.runs.step.as_mut() else {
+        let Some(step) = self.sh.runs.step.as_mut() else {
             return;
         };
         match action {
             Action::Back | Action::Close => {
                 if let Some(i) = position {
-                    self.runs.methods.selected = i;
+                    self.sh.runs.methods.selected = i;
                 }
                 self.screen = Screen::Run;
                 self.clamp_run();
@@ -99,7 +99,7 @@ impl App {
                     let open = step.prompt_open;
                     *step = StepState::new(step.task_id.clone(), step.sample, name.clone());
                     step.prompt_open = open;
-                    self.runs.methods.selected = target;
+                    self.sh.runs.methods.selected = target;
                 }
             }
             Action::ToggleFold => step.prompt_open = !step.prompt_open,

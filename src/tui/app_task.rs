@@ -7,12 +7,12 @@ use super::views::layout;
 
 /// Lines of code shown in the current code pane.
 fn code_page(app: &App) -> usize {
-    let (_, content) = layout::task_split(app.chrome().body);
+    let (_, content) = layout::task_split(app.sh.chrome().body);
     layout::inner_page(content).max(1)
 }
 
 fn code_width(app: &App) -> usize {
-    let (_, content) = layout::task_split(app.chrome().body);
+    let (_, content) = layout::task_split(app.sh.chrome().body);
     usize::from(content.width.saturating_sub(2))
 }
 
@@ -22,7 +22,7 @@ pub fn update_code(app: &mut App, tab: Tab, action: Action) {
     let mut scroll = app.task.code[i];
     scroll_code(
         &mut scroll,
-        app.code_source(app.task.idx, tab),
+        app.sh.code_source(app.task.idx, tab),
         &action,
         page,
         width,
@@ -62,10 +62,11 @@ pub fn scroll_code(
 
 pub fn update_methods(app: &mut App, action: Action) {
     let count = app
+        .sh
         .data
         .analysis(app.task.idx)
         .map_or(0, |a| a.graph.nodes.len());
-    let (_, content) = layout::task_split(app.chrome().body);
+    let (_, content) = layout::task_split(app.sh.chrome().body);
     let (table, _) = layout::methods_split(content);
     let page = layout::table_page(table).max(1);
     match action {
@@ -89,8 +90,8 @@ pub fn update_methods(app: &mut App, action: Action) {
 
 /// The 0-based line of `def name` in the solution, from the analysed span.
 pub fn def_line(app: &App, idx: usize, name: &str) -> Option<usize> {
-    let def = app.data.full_analysis(idx)?.method_def(name)?;
-    let source = app.code_source(idx, Tab::Solution);
+    let def = app.sh.data.full_analysis(idx)?.method_def(name)?;
+    let source = app.sh.code_source(idx, Tab::Solution);
     let start = def.start_line.saturating_sub(1);
     let span = def.end_line.saturating_sub(def.start_line) + 1;
     source
@@ -109,6 +110,7 @@ pub fn def_line(app: &App, idx: usize, name: &str) -> Option<usize> {
 fn jump_to_method(app: &mut App) {
     let idx = app.task.idx;
     let Some(name) = app
+        .sh
         .data
         .analysis(idx)
         .and_then(|a| a.graph.nodes.get(app.task.method_selected))
@@ -124,7 +126,7 @@ fn jump_to_method(app: &mut App) {
             app.task.code[1].left = 0;
         }
         None => {
-            app.status = Some(Status {
+            app.sh.status = Some(Status {
                 text: format!("`{name}` is not defined in the reference solution"),
                 level: Level::Warn,
             });
@@ -136,7 +138,7 @@ fn jump_to_method(app: &mut App) {
 pub fn clamp_code(app: &mut App) {
     let page = code_page(app);
     for tab in [Tab::Skeleton, Tab::Solution, Tab::Tests] {
-        let lines = app.code_source(app.task.idx, tab).lines().count();
+        let lines = app.sh.code_source(app.task.idx, tab).lines().count();
         if let Some(i) = tab.code_index() {
             let top = &mut app.task.code[i].top;
             *top = (*top).min(lines.saturating_sub(page).max(app.task.mark.unwrap_or(0)));

@@ -36,6 +36,7 @@ pub mod palette;
 pub mod review;
 pub mod runs;
 pub mod runtime;
+pub mod shared;
 mod terminal;
 pub mod theme;
 pub mod views;
@@ -116,6 +117,7 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
     match event {
         Event::Paste(text) => Some(Action::InsertText(text.clone())),
         Event::Key(key) if key.kind == KeyEventKind::Press => app
+            .sh
             .keymap
             .lookup(&app.contexts(), KeyChord::from_event(key)),
         Event::Mouse(mouse) => match mouse.kind {
@@ -177,10 +179,10 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     app.review.store_path = opts.curation_store;
     let mut rt = Runtime::new(app, Jobs::new(eval));
     if let Some(dir) = opts.open_session {
-        let req = rt.app.ev.next_request();
-        rt.app.ev.open_request = req;
+        let req = rt.app.sh.ev.next_request();
+        rt.app.sh.ev.open_request = req;
         let effect = app::Effect::OpenSession { req, dir };
-        rt.app.dirty = true;
+        rt.app.sh.dirty = true;
         // Through `step`'s rules: held until the dataset is loaded.
         rt.defer_or_execute(effect);
     }
@@ -189,9 +191,9 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     let mut last_draw: Option<Instant> = None;
     loop {
         let since = last_draw.map_or(FRAME, |t| t.elapsed());
-        if rt.app.dirty && since >= FRAME {
+        if rt.app.sh.dirty && since >= FRAME {
             guard.terminal.draw(|frame| views::render(&rt.app, frame))?;
-            rt.app.dirty = false;
+            rt.app.sh.dirty = false;
             last_draw = Some(Instant::now());
             if debug_panic {
                 panic!("CLASSLAB_TUI_DEBUG_PANIC is set: testing terminal restoration");
@@ -203,11 +205,11 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
                 }
             }
         }
-        let wait = if rt.app.dirty {
+        let wait = if rt.app.sh.dirty {
             FRAME.saturating_sub(since)
         } else if rt.busy() {
             Duration::from_millis(10)
-        } else if rt.app.ev.running || rt.jobs.running() || rt.jobs.validating() {
+        } else if rt.app.sh.ev.running || rt.jobs.running() || rt.jobs.validating() {
             Duration::from_millis(50)
         } else {
             Duration::from_millis(250)
@@ -245,7 +247,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
                 } else {
                     "validation"
                 };
-                rt.app.status = Some(app::Status {
+                rt.app.sh.status = Some(app::Status {
                     text: format!("stopping the {what} before quitting…"),
                     level: app::Level::Warn,
                 });
@@ -284,7 +286,7 @@ fn outside(rt: &mut Runtime, guard: &mut terminal::Guard, effect: Effect) -> boo
             let name = format!("{task_id}-{}", target.file_stem());
             let result = review::editor::edit_with(&editor, &text, &name);
             if let Err(e) = terminal::resume(guard) {
-                rt.app.status = Some(app::Status {
+                rt.app.sh.status = Some(app::Status {
                     text: format!("terminal: {e}"),
                     level: app::Level::Error,
                 });

@@ -40,7 +40,7 @@ impl Runtime {
 
     /// Something is happening in the background (poll the terminal more often).
     pub fn busy(&self) -> bool {
-        self.app.data.is_busy() || self.app.list.pending.is_some() || self.rows_waiting
+        self.app.sh.data.is_busy() || self.app.sh.list.pending.is_some() || self.rows_waiting
     }
 
     /// Take in what the background sent: tasks and analyses, the list's answers, job results.
@@ -48,26 +48,26 @@ impl Runtime {
     pub fn pump(&mut self) -> std::io::Result<Vec<Effect>> {
         self.tick();
         let (open, visible) = self.app.wanted_tasks();
-        let pumped = self.app.data.pump(open, &visible);
+        let pumped = self.app.sh.data.pump(open, &visible);
         if pumped.any() {
-            self.app.dirty = true;
+            self.app.sh.dirty = true;
         }
-        let changed = self.app.data.take_changed_rows();
-        self.filter.sync(&self.app.data.rows, &changed);
+        let changed = self.app.sh.data.take_changed_rows();
+        self.filter.sync(&self.app.sh.data.rows, &changed);
         let by_counts = !matches!(
-            self.app.list.sort,
+            self.app.sh.list.sort,
             super::action::SortColumn::Id | super::action::SortColumn::Class
         );
         self.rows_waiting |= pumped.appended || (by_counts && !changed.is_empty());
         let due = self.relisted.is_none_or(|t| t.elapsed() >= RELIST);
-        if self.rows_waiting && (due || !self.app.data.is_busy()) {
+        if self.rows_waiting && (due || !self.app.sh.data.is_busy()) {
             self.rows_waiting = false;
             self.relisted = Some(Instant::now());
             self.app.rows_changed();
         }
-        if !self.deferred.is_empty() && !self.app.data.is_loading() {
+        if !self.deferred.is_empty() && !self.app.sh.data.is_loading() {
             for effect in std::mem::take(&mut self.deferred) {
-                self.jobs.execute(effect, &self.app.data.dataset);
+                self.jobs.execute(effect, &self.app.sh.data.dataset);
             }
         }
         self.filter.send(&self.app)?;
@@ -83,10 +83,10 @@ impl Runtime {
 
     /// Carry out `effect` now, or once the dataset is loaded when it needs every task.
     pub fn defer_or_execute(&mut self, effect: Effect) {
-        if self.app.data.is_loading() && needs_dataset(&effect) {
+        if self.app.sh.data.is_loading() && needs_dataset(&effect) {
             self.deferred.push(effect);
         } else {
-            self.jobs.execute(effect, &self.app.data.dataset);
+            self.jobs.execute(effect, &self.app.sh.data.dataset);
         }
     }
 
@@ -95,9 +95,9 @@ impl Runtime {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0.0, |d| d.as_secs_f64());
-        let ev = &mut self.app.ev;
+        let ev = &mut self.app.sh.ev;
         if ev.running && now.floor() != ev.clock.floor() {
-            self.app.dirty = true;
+            self.app.sh.dirty = true;
         }
         ev.clock = now;
     }
@@ -110,9 +110,9 @@ impl Runtime {
             match effect {
                 Effect::Quit | Effect::EditPart { .. } => out.push(effect),
                 other => {
-                    if self.app.data.is_loading() && needs_dataset(&other) {
+                    if self.app.sh.data.is_loading() && needs_dataset(&other) {
                         let text = "waiting for the dataset to finish loading…";
-                        self.app.set_status(Level::Info, text);
+                        self.app.sh.set_status(Level::Info, text);
                     }
                     self.defer_or_execute(other);
                 }
@@ -167,7 +167,7 @@ impl ListFilter {
 
     /// Hand the list's newest request to the worker, once.
     fn send(&mut self, app: &App) -> std::io::Result<()> {
-        let Some((req, _)) = app.list.pending else {
+        let Some((req, _)) = app.sh.list.pending else {
             return Ok(());
         };
         if req == self.sent {
@@ -176,11 +176,11 @@ impl ListFilter {
         let worker = match self.worker.take() {
             Some(w) => w,
             None => {
-                self.rows = app.data.rows.len();
-                list::FilterWorker::spawn(app.data.rows.clone())?
+                self.rows = app.sh.data.rows.len();
+                list::FilterWorker::spawn(app.sh.data.rows.clone())?
             }
         };
-        worker.request(req, app.list.query());
+        worker.request(req, app.sh.list.query());
         self.worker = Some(worker);
         self.sent = req;
         Ok(())

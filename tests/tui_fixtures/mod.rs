@@ -502,7 +502,7 @@ pub fn app(size: (u16, u16)) -> App {
 
 /// The screen as text, one line per row, trailing spaces removed.
 pub fn screen(app: &App) -> String {
-    let (w, h) = app.size;
+    let (w, h) = app.sh.size;
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| views::render(app, f)).unwrap();
     let buf = terminal.backend().buffer();

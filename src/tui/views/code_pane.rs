@@ -58,12 +58,12 @@ impl Widget for &CodePane<'_> {
             return;
         };
         let mut title = format!(" {} ", self.tab.title());
-        if self.tab == Tab::Skeleton && app.data.dataset.tasks[idx].skeleton.trim().is_empty() {
+        if self.tab == Tab::Skeleton && app.sh.data.dataset.tasks[idx].skeleton.trim().is_empty() {
             title = " Skeleton (generated from the reference: the dataset has none) ".into();
         }
         let doc = CodeDoc {
             key: (idx, i as u8),
-            source: app.code_source(idx, self.tab),
+            source: app.sh.code_source(idx, self.tab),
             title,
             scroll: app.task.code[i],
             mark: if self.tab == Tab::Solution {
@@ -80,7 +80,7 @@ impl Widget for &CodePane<'_> {
 /// Draw a code document: line numbers, highlighting of the visible lines only, the marked
 /// line, and where the view is (lines shown, horizontal scroll).
 pub fn render_code(app: &App, doc: &CodeDoc, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let scroll = doc.scroll;
     let source = doc.source;
     let total = source.lines().count();
@@ -121,6 +121,7 @@ pub fn render_code(app: &App, doc: &CodeDoc, area: Rect, buf: &mut Buffer) {
     }
     let syntax = theme.has_color().then_some(theme.syntax.as_str());
     let styled = app
+        .sh
         .highlight
         .borrow_mut()
         .lines(doc.key, source, syntax, top, end);

@@ -37,7 +37,7 @@ fn session_name(i: usize, s: &EvalSession, width: usize) -> String {
 }
 
 fn render_sessions(app: &App, c: &CompareState, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let wide = area.width >= 110;
     let mut header: Vec<Cell> = ["#", "model", "strategy"].map(Cell::from).to_vec();
     if wide {
@@ -131,7 +131,7 @@ pub fn fingerprint_lines(
     states: &[EvalState],
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let fps: Vec<FingerprintView> = sessions
         .iter()
         .enumerate()
@@ -223,7 +223,7 @@ pub fn fingerprint_lines(
 }
 
 fn render_differing(app: &App, c: &CompareState, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let title = format!(
         " Tasks whose outcome differs · {} of the {} compared ",
         c.differing.len(),
@@ -288,7 +288,7 @@ fn render_differing(app: &App, c: &CompareState, area: Rect, buf: &mut Buffer) {
 impl Widget for &CompareView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let Some(c) = app.ev.compare.as_ref() else {
+        let Some(c) = app.sh.ev.compare.as_ref() else {
             return;
         };
         let (table, fingerprint, tasks) = layout::compare_split(area, c.sessions.len());
@@ -315,8 +315,9 @@ impl Widget for &CompareView<'_> {
 impl Widget for &CompareTaskView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let Some((c, task)) = app
+            .sh
             .ev
             .compare
             .as_ref()

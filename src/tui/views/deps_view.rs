@@ -72,7 +72,7 @@ fn scrolled_pane(app: &App, title: &str, doc: Vec<Line<'static>>, area: Rect, bu
     let scroll = app.task.deps_scroll.min(doc.len().saturating_sub(1));
     let mut block = pane(app, title.to_string());
     if let Some(position) = position_label(scroll, page, doc.len()) {
-        block = block.title_top(Line::styled(position, app.theme().muted()).right_aligned());
+        block = block.title_top(Line::styled(position, app.sh.theme().muted()).right_aligned());
     }
     Paragraph::new(doc)
         .block(block)
@@ -193,7 +193,7 @@ pub(crate) fn layer_lines(
     score: Option<&TaskScore>,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let layers = graph.layers();
     let cycles = graph.cycles();
     let in_cycle = |n: &str| cycles.iter().any(|c| c.iter().any(|m| m == n));
@@ -272,9 +272,9 @@ pub(crate) fn layer_lines(
 
 /// The left pane: summary line, legend, layers, cycles, annotation disagreement.
 fn graph_doc(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let idx = app.task.idx;
-    let data = &app.data;
+    let data = &app.sh.data;
     let mut lines = vec![Line::from(vec![
         Span::styled("Ground truth: ", theme.muted()),
         Span::raw(data.truth_label()),
@@ -350,10 +350,10 @@ pub(crate) fn legend(theme: &Theme) -> Line<'static> {
 
 /// Extracted vs annotated, per method that differs.
 fn annotation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let idx = app.task.idx;
     let mut lines = vec![Line::styled("Extracted vs annotated", theme.header())];
-    let Some(analysis) = app.data.analysis(idx) else {
+    let Some(analysis) = app.sh.data.analysis(idx) else {
         return lines;
     };
     if analysis.annotated.is_none() {
@@ -363,7 +363,7 @@ fn annotation_lines(app: &App, width: usize) -> Vec<Line<'static>> {
         ));
         return lines;
     }
-    let Some(score) = app.data.agreement_score(idx) else {
+    let Some(score) = app.sh.data.agreement_score(idx) else {
         return lines;
     };
     let differing: Vec<&MethodScore> = score

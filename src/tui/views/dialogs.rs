@@ -17,7 +17,8 @@ pub struct NewEvalView<'a> {
 
 /// A key of `context` for `action`, for hints.
 pub fn key(app: &App, context: Context, action: &crate::tui::action::Action) -> String {
-    app.keymap
+    app.sh
+        .keymap
         .key_for(context, action)
         .map_or_else(|| "?".into(), |k| k.to_string())
 }
@@ -26,7 +27,7 @@ impl Widget for &NewEvalView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         use crate::tui::action::Action as A;
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let d = self.state;
         let rect = layout::centered(area, 90.min(area.width.saturating_sub(2)), 18);
         Clear.render(rect, buf);
@@ -34,7 +35,7 @@ impl Widget for &NewEvalView<'_> {
         let inner = block.inner(rect);
         block.render(rect, buf);
         let width = usize::from(inner.width);
-        let ds = &app.data.dataset;
+        let ds = &app.sh.data.dataset;
         let mut lines = vec![
             Line::from(vec![
                 Span::styled("dataset ", theme.muted()),
@@ -109,7 +110,7 @@ impl Widget for &ConfirmView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         use crate::tui::action::Action as A;
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let rect = layout::centered(area, 64.min(area.width.saturating_sub(2)), 7);
         Clear.render(rect, buf);
         let block = pane(app, " Are you sure? ").style(theme.base());

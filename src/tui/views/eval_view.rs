@@ -25,8 +25,8 @@ pub struct EvalView<'a> {
 impl Widget for &EvalView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let Some(session) = app.ev.shown() else {
-            Paragraph::new(Line::styled("No evaluation open.", app.theme().muted()))
+        let Some(session) = app.sh.ev.shown() else {
+            Paragraph::new(Line::styled("No evaluation open.", app.sh.theme().muted()))
                 .render(area, buf);
             return;
         };
@@ -59,7 +59,7 @@ pub fn metrics_line(
     intervals: Option<&BTreeMap<&'static str, Interval>>,
     width: usize,
 ) -> Line<'static> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let values = [
         m.class_success,
         m.class_partial_success,
@@ -120,7 +120,7 @@ pub fn metrics_line(
 }
 
 fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let width = usize::from(area.width);
     let info = &s.info;
     let mut title = vec![
@@ -169,17 +169,17 @@ pub fn env_err_note(app: &App, s: &EvalSession, width: usize) -> Option<Span<'st
         } else {
             format!(" −{n} EnvErr")
         };
-        Span::styled(text, app.theme().warn())
+        Span::styled(text, app.sh.theme().warn())
     })
 }
 
 /// The status and progress gauge of a run (evaluation or generation), with elapsed time
 /// and, live, an estimate of the rest.
 pub fn render_progress(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let (done, total) = s.state.progress();
     let status = s.status();
-    let status_text = if status == RunStatus::Live && app.ev.stopping {
+    let status_text = if status == RunStatus::Live && app.sh.ev.stopping {
         "stopping".to_string()
     } else {
         status.label().to_string()
@@ -190,8 +190,8 @@ pub fn render_progress(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer)
         RunStatus::Stopped | RunStatus::Unfinished => theme.warn(),
     };
     // Live, the clock runs from the start (before any event); else first to last event.
-    let elapsed = match (status, app.ev.live_since) {
-        (RunStatus::Live, Some(since)) if s.live => Some((app.ev.clock - since).max(0.0)),
+    let elapsed = match (status, app.sh.ev.live_since) {
+        (RunStatus::Live, Some(since)) if s.live => Some((app.sh.ev.clock - since).max(0.0)),
         _ => s.elapsed(),
     };
     let mut timing = match elapsed {
@@ -286,7 +286,7 @@ fn note(run: &TaskRun) -> String {
 
 /// A task's status; one still running in a session that is not live was cut off.
 pub fn status_cell(app: &App, s: &EvalSession, run: &TaskRun) -> Cell<'static> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     match (run.status, s.status()) {
         (Status::Pending, _) => Cell::from(Span::styled("pending", theme.muted())),
         (Status::Running, RunStatus::Live) => Cell::from(Span::styled("running", theme.accent())),
@@ -320,19 +320,19 @@ fn task_row(app: &App, s: &EvalSession, r: &TaskRef, multi: bool) -> Row<'static
         Cell::from(Span::styled(
             note(r.run),
             if is_tampered(r.run) {
-                app.theme().tampered()
+                app.sh.theme().tampered()
             } else {
-                app.theme().muted()
+                app.sh.theme().muted()
             },
         )),
     ])
 }
 
 fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let rows = s.task_rows(app.ev.imperfect_only);
+    let theme = app.sh.theme();
+    let rows = s.task_rows(app.sh.ev.imperfect_only);
     let total = s.state.runs().len();
-    let title = if app.ev.imperfect_only {
+    let title = if app.sh.ev.imperfect_only {
         format!(" Tasks not Perfect · {} of {total} ", rows.len())
     } else {
         format!(" Tasks · {total} ")
@@ -354,7 +354,7 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     if rows.is_empty() {
         let inner = block.inner(area);
         block.render(area, buf);
-        let text = if app.ev.imperfect_only && total > 0 {
+        let text = if app.sh.ev.imperfect_only && total > 0 {
             "No finished task is below Perfect."
         } else if s.live && !s.state.started {
             "Starting: reading the predictions and preparing the sandbox…"
@@ -376,7 +376,7 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     let header =
         Row::new(vec!["task", "status", "outcome", "passed", "what failed"]).style(theme.header());
     // Only the rows on screen are built (the table scrolls within them).
-    let first = app.ev.tasks.offset.min(rows.len());
+    let first = app.sh.ev.tasks.offset.min(rows.len());
     let last = (first + super::layout::table_page(area).max(1)).min(rows.len());
     let body: Vec<Row> = rows[first..last]
         .iter()
@@ -394,7 +394,7 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         app,
         table,
         0,
-        app.ev.tasks.selected.saturating_sub(first),
+        app.sh.ev.tasks.selected.saturating_sub(first),
         area,
         buf,
     );

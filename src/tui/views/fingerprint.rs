@@ -107,7 +107,7 @@ pub struct SpectrumChart<'a> {
 impl Widget for &SpectrumChart<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let total = self.spectrum.total();
         let title = format!(
             " Outcome spectrum · {total} class{} ",
@@ -186,7 +186,7 @@ pub struct ExceptionsChart<'a> {
 impl Widget for &ExceptionsChart<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let fp = self.fingerprint;
         let total = fp.exceptions.total();
         let title = if area.width >= 44 {
@@ -298,8 +298,8 @@ pub fn render_panel(app: &App, fp: &FingerprintView, area: Rect, buf: &mut Buffe
 /// A bucket name in its colour.
 pub fn bucket_span(app: &App, bucket: Option<Bucket>, width: usize) -> Span<'static> {
     match bucket {
-        Some(b) => Span::styled(format!("{:<width$}", b.as_str()), app.theme().bucket(b)),
-        None => Span::styled(format!("{:<width$}", "—"), app.theme().muted()),
+        Some(b) => Span::styled(format!("{:<width$}", b.as_str()), app.sh.theme().bucket(b)),
+        None => Span::styled(format!("{:<width$}", "—"), app.sh.theme().muted()),
     }
 }
 
@@ -315,7 +315,11 @@ pub fn share_glyph(share: f64) -> &'static str {
 
 /// Style for a count cell: muted when zero.
 pub fn count_style(app: &App, n: usize, style: Style) -> Style {
-    if n == 0 { app.theme().muted() } else { style }
+    if n == 0 {
+        app.sh.theme().muted()
+    } else {
+        style
+    }
 }
 
 #[cfg(test)]

@@ -14,12 +14,12 @@ pub struct HelpView<'a> {
 }
 
 pub fn lines(app: &App) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let mut out = Vec::new();
     let sections: Vec<_> = app
         .view_contexts()
         .into_iter()
-        .map(|c| (c, app.keymap.describe(c)))
+        .map(|c| (c, app.sh.keymap.describe(c)))
         .collect();
     let key_column = sections
         .iter()
@@ -74,10 +74,10 @@ impl Widget for &HelpView<'_> {
         );
         Clear.render(rect, buf);
         let page = usize::from(rect.height.saturating_sub(2));
-        let mut block = pane(app, " Help — keys of this view ").style(app.theme().base());
+        let mut block = pane(app, " Help — keys of this view ").style(app.sh.theme().base());
         // Where the page is (and whether there is more below or above), never a fixed "more".
         if let Some(pos) = super::deps_view::position_label(self.scroll, page, lines.len()) {
-            block = block.title_bottom(Line::styled(pos, app.theme().muted()).right_aligned());
+            block = block.title_bottom(Line::styled(pos, app.sh.theme().muted()).right_aligned());
         }
         Paragraph::new(lines)
             .block(block)

@@ -57,11 +57,12 @@ fn lines_of(analysis: &TaskAnalysis, name: &str) -> String {
 impl Widget for &MethodsView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let idx = app.task.idx;
-        let (Some(task), Some(analysis)) =
-            (app.data.dataset.tasks.get(idx), app.data.full_analysis(idx))
-        else {
+        let (Some(task), Some(analysis)) = (
+            app.sh.data.dataset.tasks.get(idx),
+            app.sh.data.full_analysis(idx),
+        ) else {
             Paragraph::new(Line::styled("Analysing this task…", theme.muted()))
                 .block(pane(app, " Methods "))
                 .render(area, buf);
@@ -178,7 +179,7 @@ fn render_detail(
     area: Rect,
     buf: &mut Buffer,
 ) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let def = analysis.method_def(name);
     let mut lines = Vec::new();
     match def {

@@ -44,20 +44,21 @@ pub fn render(app: &App, frame: &mut Frame) {
 
 /// Draw the whole UI into a buffer (what `render` does; tests call it directly).
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     Block::new().style(theme.base()).render(area, buf);
     if area.width < 20 || area.height < 5 {
         Paragraph::new("window too small").render(area, buf);
         return;
     }
-    let chrome = layout::chrome(area, !app.problems().is_empty());
+    let chrome = layout::chrome(area, !app.sh.problems().is_empty());
     title_bar(app, chrome.title, buf);
     if let Some(banner) = chrome.banner {
         let key = app
+            .sh
             .keymap
             .key_for(Context::Global, &Action::ShowProblems)
             .map_or_else(|| ":problems".to_string(), |k| k.to_string());
-        let n = app.problems().len();
+        let n = app.sh.problems().len();
         let text = format!(
             " ⚠ {n} problem{} at startup — press {key} to list",
             if n == 1 { "" } else { "s" }
@@ -98,8 +99,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let d = &app.data;
+    let theme = app.sh.theme();
+    let d = &app.sh.data;
     let mut spans = vec![
         Span::styled(" classlab ", theme.accent()),
         Span::styled("│ ", theme.muted()),
@@ -113,12 +114,12 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
         }
         Screen::Sessions => spans.push(Span::raw("evaluation sessions")),
         Screen::Eval | Screen::TestDetail => {
-            let label = match app.ev.showing {
-                Some(super::evals::Source::Live) if app.ev.running => "live evaluation",
+            let label = match app.sh.ev.showing {
+                Some(super::evals::Source::Live) if app.sh.ev.running => "live evaluation",
                 _ => "evaluation",
             };
             spans.push(Span::raw(label));
-            if let Some(s) = app.ev.shown() {
+            if let Some(s) = app.sh.ev.shown() {
                 spans.push(Span::styled(
                     format!(" · {}", s.info.label()),
                     theme.muted(),
@@ -126,7 +127,7 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
             }
         }
         Screen::Compare | Screen::CompareTask => {
-            let n = app.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
+            let n = app.sh.ev.compare.as_ref().map_or(0, |c| c.sessions.len());
             spans.push(Span::raw(format!("comparing {n} sessions")));
         }
         Screen::Run | Screen::Step => {
@@ -167,10 +168,10 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
         _ if !live.is_empty() => live,
         (_, Screen::Task) => {
             // The open task is the list's selected row (opening and stepping keep it so).
-            let selected = app.list.selected_task() == Some(app.task.idx);
-            let pos = selected.then_some(app.list.selected);
+            let selected = app.sh.list.selected_task() == Some(app.task.idx);
+            let pos = selected.then_some(app.sh.list.selected);
             match pos {
-                Some(p) => format!("task {}/{} ", p + 1, app.list.visible.len()),
+                Some(p) => format!("task {}/{} ", p + 1, app.sh.list.visible.len()),
                 None => String::new(),
             }
         }
@@ -187,10 +188,14 @@ fn title_bar(app: &App, area: Rect, buf: &mut Buffer) {
 
 /// `● live 37/100`, while an evaluation runs.
 fn live_badge(app: &App) -> String {
-    match (&app.ev.live, app.ev.running) {
+    match (&app.sh.ev.live, app.sh.ev.running) {
         (Some(live), true) => {
             let (done, total) = live.state.progress();
-            let what = if app.ev.stopping { "stopping" } else { "live" };
+            let what = if app.sh.ev.stopping {
+                "stopping"
+            } else {
+                "live"
+            };
             format!("● {what} {done}/{total} ")
         }
         _ => String::new(),
@@ -222,7 +227,7 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
                 (C::Problems, A::Back, "close"),
             ]
         }
-        (None, Screen::List) if app.list.filtering => vec![
+        (None, Screen::List) if app.sh.list.filtering => vec![
             (C::Filter, A::Submit, "open"),
             (C::Filter, A::Back, "cancel"),
             (C::Filter, A::Down, "next"),
@@ -289,7 +294,7 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
                 (C::Eval, A::Open, "tests"),
                 (C::Eval, A::ToggleFailingOnly, "not perfect"),
             ];
-            if app.ev.running && app.ev.showing == Some(super::evals::Source::Live) {
+            if app.sh.ev.running && app.sh.ev.showing == Some(super::evals::Source::Live) {
                 h.push((C::Eval, A::CancelRun, "stop"));
             }
             h.extend([
@@ -367,8 +372,8 @@ fn hints(app: &App) -> Vec<(Context, Action, &'static str)> {
 }
 
 fn status_line(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    if let Some(status) = &app.status {
+    let theme = app.sh.theme();
+    if let Some(status) = &app.sh.status {
         let style = match status.level {
             Level::Info => theme.accent(),
             Level::Warn => theme.warn(),
@@ -379,6 +384,7 @@ fn status_line(app: &App, area: Rect, buf: &mut Buffer) {
         let text = if status.level == Level::Error && full.chars().count() > width {
             // Never cut silently: the whole error is one key away.
             let key = app
+                .sh
                 .keymap
                 .key_for(Context::Global, &Action::ShowProblems)
                 .map_or_else(|| ":problems".to_string(), |k| k.to_string());
@@ -394,7 +400,7 @@ fn status_line(app: &App, area: Rect, buf: &mut Buffer) {
     let mut spans = Vec::new();
     let mut used = 0;
     for (context, action, label) in hints(app) {
-        let Some(key) = app.keymap.key_for(context, &action) else {
+        let Some(key) = app.sh.keymap.key_for(context, &action) else {
             continue;
         };
         let key = key.to_string();
@@ -474,7 +480,7 @@ pub fn highlight_matches(
 
 /// A bordered block in the theme's border style with a title.
 pub fn pane<'a>(app: &App, title: impl Into<Line<'a>>) -> Block<'a> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     Block::bordered()
         .border_style(theme.border())
         .title(title.into().style(theme.title()))
@@ -492,7 +498,7 @@ pub fn render_selectable(
 ) {
     let table = table
         .column_spacing(1)
-        .row_highlight_style(app.theme().selection())
+        .row_highlight_style(app.sh.theme().selection())
         .highlight_symbol("› ");
     let mut state = TableState::default()
         .with_offset(offset)

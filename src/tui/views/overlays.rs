@@ -40,7 +40,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// The load problems, then every error raised since startup, each whole (wrapped to `width`).
 pub fn problem_lines(app: &App, width: u16) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let width = usize::from(width.saturating_sub(2)).max(3);
     let mut lines = Vec::new();
     let item = |lines: &mut Vec<Line<'static>>, text: &str, style| {
@@ -52,15 +52,15 @@ pub fn problem_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             ]));
         }
     };
-    for p in app.problems() {
+    for p in app.sh.problems() {
         item(&mut lines, p, theme.warn());
     }
-    if !app.errors.is_empty() {
+    if !app.sh.errors.is_empty() {
         if !lines.is_empty() {
             lines.push(Line::default());
         }
         lines.push(Line::styled("Errors since startup", theme.header()));
-        for e in &app.errors {
+        for e in &app.sh.errors {
             item(&mut lines, e, theme.error());
         }
     }
@@ -70,11 +70,11 @@ pub fn problem_lines(app: &App, width: u16) -> Vec<Line<'static>> {
 impl Widget for &ProblemsView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let rect = layout::overlay(area);
         Clear.render(rect, buf);
         let lines = problem_lines(app, rect.width);
-        let (problems, errors) = (app.problems().len(), app.errors.len());
+        let (problems, errors) = (app.sh.problems().len(), app.sh.errors.len());
         let title = match (problems, errors) {
             (p, 0) => format!(" {p} problem(s) — everything else loaded "),
             (0, e) => format!(" {e} error(s) since startup "),
@@ -100,7 +100,7 @@ pub struct PaletteView<'a> {
 impl Widget for &PaletteView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let width = area.width.saturating_sub(4).min(60);
         let height = u16::try_from(self.state.items.len() + 4)
             .unwrap_or(u16::MAX)
@@ -125,7 +125,7 @@ impl Widget for &PaletteView<'_> {
         let rows = usize::from(inner.height.saturating_sub(1));
         let first = self.state.selected.saturating_sub(rows.saturating_sub(1));
         for (pos, (i, matched)) in self.state.items.iter().enumerate().skip(first).take(rows) {
-            let Some(cmd) = app.commands.get(*i) else {
+            let Some(cmd) = app.sh.commands.get(*i) else {
                 continue;
             };
             let label = truncate(&cmd.label, usize::from(inner.width).saturating_sub(2));

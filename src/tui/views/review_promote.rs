@@ -11,7 +11,7 @@ use crate::tui::app_review_edit::Promote;
 
 /// The checklist of private tests to promote, over the detail.
 pub fn render(app: &App, p: &Promote, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let w = area.width.clamp(20, 64).min(area.width);
     let h = (p.tests.len() as u16 + 3).min(area.height);
     let x = area.x + (area.width - w) / 2;

@@ -27,6 +27,7 @@ const QUEUE_FIXED: u16 = 2 + 10 + 1 + 3 * 2 + 5 + 2;
 /// The longest task id of the dataset (capped), so that the queue shows ids whole.
 pub fn id_width(app: &App) -> u16 {
     let longest = app
+        .sh
         .data
         .dataset
         .tasks
@@ -88,7 +89,7 @@ impl Widget for &ReviewView<'_> {
 }
 
 fn status_style(app: &App, status: Status) -> Style {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     match status {
         Status::Unreviewed => theme.muted(),
         Status::NeedsWork => theme.warn(),
@@ -109,9 +110,15 @@ fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
         app,
         truncate(&title, usize::from(area.width).saturating_sub(2)),
     );
-    let header = Row::new(["task", "status", "V", "E", "W", "I"]).style(app.theme().header());
+    let header = Row::new(["task", "status", "V", "E", "W", "I"]).style(app.sh.theme().header());
     let rows = r.visible.iter().map(|&i| {
-        let id = app.data.dataset.tasks.get(i).map_or("", |t| t.id.as_str());
+        let id = app
+            .sh
+            .data
+            .dataset
+            .tasks
+            .get(i)
+            .map_or("", |t| t.id.as_str());
         let status = r.status_of(id);
         let [e, w, n] = counts(r.findings(i));
         let num = |n: usize| Cell::from(Line::from(n.to_string()).right_aligned());
@@ -143,7 +150,7 @@ fn render_queue(app: &App, area: Rect, buf: &mut Buffer) {
 
 /// The queue's validation column: validating, passed, failed, stale (edited since), never.
 fn validation_mark(app: &App, idx: usize, id: &str) -> (&'static str, Style) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     if app.review.validating.contains_key(id) {
         return ("…", theme.warn());
     }
@@ -163,7 +170,7 @@ fn pct(p: Option<f64>) -> String {
 /// validation made (why it failed is the gate's line), then the coverage of the class and of
 /// the selected method.
 fn validation_lines(app: &App, idx: usize, id: &str) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let r = &app.review;
     let record = r.validation_record(id);
     let (state, style) = if r.validating.contains_key(id) {
@@ -224,7 +231,7 @@ fn severity_letter(s: Severity) -> &'static str {
 }
 
 fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let r = &app.review;
     let Some(idx) = r.selected_task() else {
         let text = if r.data.is_none() {
@@ -237,7 +244,7 @@ fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
             .render(area, buf);
         return;
     };
-    let Some(task) = app.data.dataset.tasks.get(idx) else {
+    let Some(task) = app.sh.data.dataset.tasks.get(idx) else {
         return;
     };
     let findings = r.findings(idx);
@@ -457,7 +464,7 @@ fn detail_title(app: &App, task: &crate::model::Task, width: usize) -> String {
 /// The changes from `original` to `edited`, two lines of context around each.
 fn diff_lines(app: &App, original: &str, edited: &str) -> Vec<Line<'static>> {
     use similar::{ChangeTag, TextDiff};
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let diff = TextDiff::from_lines(original, edited);
     let mut out = Vec::new();
     for (i, group) in diff.grouped_ops(2).iter().enumerate() {

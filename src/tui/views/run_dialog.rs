@@ -66,7 +66,7 @@ fn help(field: Field) -> &'static str {
 impl Widget for &NewRunView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let d = self.state;
         let fields = d.fields();
         let width = 76.min(area.width.saturating_sub(2));
@@ -86,7 +86,7 @@ impl Widget for &NewRunView<'_> {
         let inner = block.inner(rect);
         block.render(rect, buf);
         let width = usize::from(inner.width);
-        let ds = &app.data.dataset;
+        let ds = &app.sh.data.dataset;
         let mut lines = vec![Line::from(vec![
             Span::styled(format!("  {:<LABEL$}", "dataset"), theme.muted()),
             Span::raw(truncate(

@@ -44,7 +44,7 @@ pub fn doc(
     trace: Option<&TaskTrace>,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let mut lines = Vec::new();
     let prediction = trace.and_then(|t| t.prediction.as_ref());
     let schedule = trace.and_then(|t| t.schedule.as_ref());
@@ -89,7 +89,7 @@ fn prediction_lines(
     p: &PredictionTrace,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let truth = DepGraph::new(p.methods.clone(), &p.truth);
     let score = prediction_score(task_id, p);
     let mut head = vec![Span::styled("Dependencies", theme.header())];
@@ -140,7 +140,7 @@ fn schedule_lines(
     s: &ScheduleTrace,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let n = s.violations.len();
     let verdict = match n {
         0 => " · no violated edge".to_string(),

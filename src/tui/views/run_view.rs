@@ -25,7 +25,7 @@ impl Widget for &RunView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
         let Some(session) = app.run_shown() else {
-            Paragraph::new(Line::styled("No run open.", app.theme().muted())).render(area, buf);
+            Paragraph::new(Line::styled("No run open.", app.sh.theme().muted())).render(area, buf);
             return;
         };
         let areas = app.run_areas();
@@ -41,7 +41,7 @@ impl Widget for &RunView<'_> {
 
 /// The style of a method's state.
 pub fn state_style(app: &App, state: MethodState) -> Style {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     match state {
         MethodState::Pending => theme.muted(),
         MethodState::Running => theme.accent(),
@@ -61,8 +61,8 @@ fn focused(
     block: ratatui::widgets::Block<'static>,
     pane: RunPane,
 ) -> ratatui::widgets::Block<'static> {
-    if app.runs.pane == pane {
-        block.border_style(app.theme().accent())
+    if app.sh.runs.pane == pane {
+        block.border_style(app.sh.theme().accent())
     } else {
         block
     }
@@ -70,7 +70,7 @@ fn focused(
 
 /// `requests 14 · retries 1 · tokens 12.3k in, 3.4k out · model 48s`
 fn usage_line(app: &App, s: &EvalSession) -> Line<'static> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let u = &s.state.trace.usage;
     let mut spans = Vec::new();
     let mut field = |name: &str, value: String| {
@@ -103,7 +103,7 @@ fn usage_line(app: &App, s: &EvalSession) -> Line<'static> {
 }
 
 fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let info = &s.info;
     let width = usize::from(area.width);
     let provider = info.source.as_deref().unwrap_or("—");
@@ -127,7 +127,7 @@ fn render_header(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
 
 /// The metrics so far, the repair cost, and the fingerprint.
 fn render_panel(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let width = usize::from(area.width);
     let [metrics, cost, chart] = Layout::vertical([
         Constraint::Length(1),
@@ -157,7 +157,7 @@ fn render_panel(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
 }
 
 fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let rows = s.task_rows(false);
     let block = focused(
         app,
@@ -237,15 +237,15 @@ fn render_tasks(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     super::render_selectable(
         app,
         table,
-        app.runs.tasks.offset,
-        app.runs.tasks.selected,
+        app.sh.runs.tasks.offset,
+        app.sh.runs.tasks.selected,
         area,
         buf,
     );
 }
 
 fn render_task(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let Some(task) = app.run_task() else {
         pane(app, " Task ").render(area, buf);
         return;
@@ -267,7 +267,7 @@ fn render_task(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
     let trace = s.state.trace.task(task.task_id, task.sample);
     let doc = run_task::doc(app, task.task_id, trace, width);
     let page = layout::inner_page(area);
-    let scroll = app.runs.task_scroll.min(doc.len().saturating_sub(page));
+    let scroll = app.sh.runs.task_scroll.min(doc.len().saturating_sub(page));
     let mut block = focused(app, pane(app, Line::from(title)), RunPane::Task);
     if let Some(position) = position_label(scroll, page, doc.len()) {
         block = block.title_top(Line::styled(position, theme.muted()).right_aligned());
@@ -277,7 +277,7 @@ fn render_task(app: &App, s: &EvalSession, area: Rect, buf: &mut Buffer) {
 }
 
 fn render_methods(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let rows = app.run_methods();
     let live = app.run_is_live();
     let running = app
@@ -355,6 +355,6 @@ fn render_methods(app: &App, area: Rect, buf: &mut Buffer) {
     )
     .header(header)
     .block(block);
-    let selected = app.runs.methods.selected.min(rows.len() - 1);
-    super::render_selectable(app, table, app.runs.methods.offset, selected, area, buf);
+    let selected = app.sh.runs.methods.selected.min(rows.len() - 1);
+    super::render_selectable(app, table, app.sh.runs.methods.offset, selected, area, buf);
 }

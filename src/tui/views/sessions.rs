@@ -24,7 +24,7 @@ fn pct(x: f64) -> String {
 
 /// The status, with `⚠` when some lines of the log could not be used.
 fn status_span(app: &App, status: RunStatus, error: bool, problems: bool) -> Span<'static> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     if error {
         return Span::styled("unreadable", theme.error());
     }
@@ -55,7 +55,7 @@ fn cells(
         date.get(5..).unwrap_or(&date).to_string()
     };
     let mut row = vec![
-        Cell::from(Span::styled(mark, app.theme().matched())),
+        Cell::from(Span::styled(mark, app.sh.theme().matched())),
         Cell::from(info.label().to_string()),
         Cell::from(info.strategy.clone().unwrap_or_else(|| "—".into())),
     ];
@@ -86,7 +86,7 @@ fn live_row(app: &App, live: &EvalSession, wide: bool) -> Row<'static> {
         status_span(app, live.status(), false, false),
         Some((m.class_success, m.fun_success)),
     )
-    .style(app.theme().accent())
+    .style(app.sh.theme().accent())
 }
 
 fn disk_row(app: &App, r: &SessionRow, wide: bool) -> Row<'static> {
@@ -94,7 +94,7 @@ fn disk_row(app: &App, r: &SessionRow, wide: bool) -> Row<'static> {
         .info
         .dir
         .as_ref()
-        .and_then(|d| app.ev.sessions.marked.iter().position(|m| m == d));
+        .and_then(|d| app.sh.ev.sessions.marked.iter().position(|m| m == d));
     const MARKS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
     let mark = match marked {
         Some(i) => MARKS.get(i).copied().unwrap_or("+"),
@@ -114,8 +114,8 @@ fn disk_row(app: &App, r: &SessionRow, wide: bool) -> Row<'static> {
 }
 
 fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let s = &app.ev.sessions;
+    let theme = app.sh.theme();
+    let s = &app.sh.ev.sessions;
     let wide = area.width >= WIDE;
     let mut header: Vec<Cell> = ["", "model", "strategy"].map(Cell::from).to_vec();
     if wide {
@@ -128,7 +128,7 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
     header.push(Cell::from(Line::from("fun%").right_aligned()));
     let header = Row::new(header).style(theme.header());
     let mut rows: Vec<Row> = Vec::new();
-    if let (true, Some(live)) = (app.live_row(), app.ev.live.as_ref()) {
+    if let (true, Some(live)) = (app.live_row(), app.sh.ev.live.as_ref()) {
         rows.push(live_row(app, live, wide));
     }
     rows.extend(s.rows.iter().map(|r| disk_row(app, r, wide)));
@@ -166,7 +166,8 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
             format!("Cannot read the sessions: {e}")
         } else {
             let key = |a| {
-                app.keymap
+                app.sh
+                    .keymap
                     .key_for(crate::tui::keymap::Context::Global, &a)
                     .map_or_else(|| ":".into(), |k| k.to_string())
             };
@@ -199,7 +200,7 @@ fn source_name(info: &SessionInfo) -> &'static str {
 }
 
 fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let block = pane(app, " Session ");
     let field = |name: &str, value: String| {
         Line::from(vec![
@@ -209,7 +210,7 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let lines = match app.selected_session() {
         Some(SessionPick::Live) => {
-            let Some(live) = app.ev.live.as_ref() else {
+            let Some(live) = app.sh.ev.live.as_ref() else {
                 block.render(area, buf);
                 return;
             };
@@ -226,7 +227,7 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
             ]
         }
         Some(SessionPick::Row(i)) => {
-            let r = &app.ev.sessions.rows[i];
+            let r = &app.sh.ev.sessions.rows[i];
             let mut lines = vec![
                 field("id", r.info.id.clone()),
                 field("dataset", r.info.dataset.clone()),

@@ -85,7 +85,7 @@ pub fn documents(app: &App, ctx: &StepCtx, areas: &StepAreas) -> Vec<Doc> {
             Some(_) if ctx.live => "Starting: waiting for the first request…",
             Some(_) => "No round was recorded for this method.",
         };
-        doc.lines.push(Line::styled(text, app.theme().muted()));
+        doc.lines.push(Line::styled(text, app.sh.theme().muted()));
         return vec![doc];
     };
     let call = round
@@ -138,7 +138,7 @@ fn model_doc(
     call: Option<&CallTrace>,
     width: usize,
 ) -> Doc {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let mut doc = Doc {
         title: " Model ",
         ..Doc::default()
@@ -163,7 +163,7 @@ fn model_doc(
 }
 
 fn prompt(doc: &mut Doc, app: &App, ctx: &StepCtx, call: &CallTrace, width: usize) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let chars: usize = call
         .messages
         .iter()
@@ -171,6 +171,7 @@ fn prompt(doc: &mut Doc, app: &App, ctx: &StepCtx, call: &CallTrace, width: usiz
         .sum();
     let n = call.messages.len();
     let key = app
+        .sh
         .keymap
         .key_for(
             crate::tui::keymap::Context::Step,
@@ -301,7 +302,7 @@ fn code_doc(
     previous: Option<&str>,
     width: usize,
 ) -> Doc {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let mut doc = Doc {
         title: " Code ",
         ..Doc::default()
@@ -442,7 +443,7 @@ fn suite_lines(doc: &mut Doc, theme: &Theme, suite: &SuiteResult, width: usize) 
 /// The method as it stands in the judged class: its outcome, its tests (the private suite's,
 /// of its test class) and its code region.
 fn class_section(doc: &mut Doc, app: &App, c: &ClassMethod, width: usize) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let outcome = c.outcome.map_or("not judged", |b| b.as_str());
     doc.section(Line::from(vec![
         Span::styled("Outcome", theme.header()),
@@ -504,11 +505,12 @@ fn code_lines(doc: &mut Doc, app: &App, code: &str, width: usize) {
 
 /// `code` numbered from line `first` on (`last`: the highest number shown, for the gutter).
 fn code_lines_from(doc: &mut Doc, app: &App, code: &str, first: usize, last: usize, width: usize) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let total = code.lines().count();
     let digits = last.max(1).to_string().len();
     let syntax = theme.has_color().then_some(theme.syntax.as_str());
     let styled = app
+        .sh
         .highlight
         .borrow_mut()
         .lines(code_key(code), code, syntax, 0, total);

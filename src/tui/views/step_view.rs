@@ -23,7 +23,8 @@ impl Widget for &StepView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
         let Some(ctx) = app.step_ctx() else {
-            Paragraph::new(Line::styled("No method open.", app.theme().muted())).render(area, buf);
+            Paragraph::new(Line::styled("No method open.", app.sh.theme().muted()))
+                .render(area, buf);
             return;
         };
         let areas = layout::step_split(area);
@@ -43,7 +44,7 @@ impl Widget for &StepView<'_> {
 
 /// ` ClassEval_3 › add · method 2 of 4 · repaired 2 · round 1 of 2 `
 fn title(app: &App, ctx: &StepCtx) -> Line<'static> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let step = ctx.step;
     let mut spans = vec![
         Span::styled(format!(" {}", step.task_id), theme.muted()),
@@ -97,7 +98,7 @@ fn round_cell(m: &MethodTrace, i: usize, live: bool) -> String {
 }
 
 fn timeline(app: &App, ctx: &StepCtx) -> Line<'static> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let mut spans = vec![Span::styled(" rounds ", theme.muted())];
     let (Some(m), Some(selected)) = (ctx.method, ctx.round) else {
         let whole = ctx.task.is_some_and(|t| t.whole_class);
@@ -128,7 +129,7 @@ fn timeline(app: &App, ctx: &StepCtx) -> Line<'static> {
 }
 
 fn render_doc(app: &App, doc: &Doc, scroll: usize, focused: bool, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let page = layout::inner_page(area);
     let scroll = scroll.min(doc.lines.len().saturating_sub(page));
     let mut block = pane(app, doc.title);

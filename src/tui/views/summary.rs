@@ -18,17 +18,17 @@ pub struct SummaryView<'a> {
 
 /// The check shown and a title saying what it compares.
 fn subject(app: &App) -> Option<(&DepCheck, String)> {
-    Some(match &app.data.check {
+    Some(match &app.sh.data.check {
         Some(check) => (
             check,
             format!(
                 "Predictions {} vs ground truth ({})",
-                super::short_path(&app.data.predictions.as_ref().map(|p| p.file.clone()).unwrap_or_default()),
+                super::short_path(&app.sh.data.predictions.as_ref().map(|p| p.file.clone()).unwrap_or_default()),
                 check.ground_truth
             ),
         ),
         None => (
-            app.data.agreement.as_ref()?,
+            app.sh.data.agreement.as_ref()?,
             "Annotation vs code (no predictions loaded): truth = annotated method_dependencies, prediction = extracted graph".into(),
         ),
     })
@@ -91,7 +91,7 @@ const LABEL: usize = 11;
 const COLUMN: usize = 9;
 
 fn table_lines(app: &App, check: &DepCheck, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let r = &check.report;
     let regimes = [
         ("overall", &r.metrics),
@@ -153,9 +153,9 @@ fn table_lines(app: &App, check: &DepCheck, width: usize) -> Vec<Line<'static>> 
 
 /// The whole summary document for an inner width.
 pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let Some((check, title)) = subject(app) else {
-        let progress = app.data.loading().map_or(String::new(), |l| {
+        let progress = app.sh.data.loading().map_or(String::new(), |l| {
             format!(" ({} of {} tasks so far)", l.analysed, l.tasks())
         });
         return vec![Line::styled(
@@ -175,7 +175,7 @@ pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
         format!(
             "{} of {} tasks scored · {} methods · {} true edges, {} predicted, {} correct",
             r.metrics.tasks,
-            app.data.dataset.tasks.len(),
+            app.sh.data.dataset.tasks.len(),
             r.metrics.methods,
             r.metrics.edges_truth,
             r.metrics.edges_predicted,
@@ -257,7 +257,7 @@ impl Widget for &SummaryView<'_> {
         if let Some(pos) =
             super::deps_view::position_label(scroll, layout::inner_page(area), doc.len())
         {
-            block = block.title_top(Line::styled(pos, app.theme().muted()).right_aligned());
+            block = block.title_top(Line::styled(pos, app.sh.theme().muted()).right_aligned());
         }
         Paragraph::new(doc)
             .block(block)

@@ -24,7 +24,7 @@ impl Widget for &TaskListView<'_> {
 }
 
 fn header_cell(app: &App, column: SortColumn, label: &str, right: bool) -> Cell<'static> {
-    let list = &app.list;
+    let list = &app.sh.list;
     let text = if list.sort == column {
         format!("{label}{}", if list.reverse { "▼" } else { "▲" })
     } else {
@@ -39,10 +39,10 @@ fn number(n: usize) -> Cell<'static> {
 }
 
 fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
-    let list = &app.list;
-    let rows = &app.data.rows;
-    let id_width = app.data.id_chars.clamp(4, 24);
+    let theme = app.sh.theme();
+    let list = &app.sh.list;
+    let rows = &app.sh.data.rows;
+    let id_width = app.sh.data.id_chars.clamp(4, 24);
     let mut header = vec![
         header_cell(app, SortColumn::Id, "id", false),
         header_cell(app, SortColumn::Class, "class", false),
@@ -50,7 +50,7 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         header_cell(app, SortColumn::Deps, "deps", true),
         header_cell(app, SortColumn::Tests, "tests", true),
     ];
-    let with_predictions = app.data.predictions.is_some();
+    let with_predictions = app.sh.data.predictions.is_some();
     if with_predictions {
         header.push(Cell::from(Line::from("exact").right_aligned()));
     }
@@ -107,8 +107,8 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
         widths.push(Constraint::Length(7));
     }
     let mut title = format!(" Tasks {}/{} ", list.visible.len(), rows.len());
-    if let Some(l) = app.data.loading() {
-        title.push_str(&loading_label(l, app.data.is_loading()));
+    if let Some(l) = app.sh.data.loading() {
+        title.push_str(&loading_label(l, app.sh.data.is_loading()));
     }
     let mut block = pane(app, title);
     if list.filtering || !list.filter.is_empty() {
@@ -122,7 +122,7 @@ fn render_table(app: &App, area: Rect, buf: &mut Buffer) {
     if list.visible.is_empty() {
         let inner = block.inner(area);
         block.render(area, buf);
-        let text = if rows.is_empty() && app.data.is_loading() {
+        let text = if rows.is_empty() && app.sh.data.is_loading() {
             "Loading the dataset…".to_string()
         } else if rows.is_empty() {
             "The dataset has no tasks.".to_string()
@@ -155,8 +155,8 @@ fn loading_label(l: &crate::tui::data::Loading, reading: bool) -> String {
 
 /// With predictions: exact methods / methods, `!` when the order violates a true edge.
 fn prediction_cell(app: &App, idx: usize) -> Cell<'static> {
-    let theme = app.theme();
-    let Some(score) = app.data.task_score(idx) else {
+    let theme = app.sh.theme();
+    let Some(score) = app.sh.data.task_score(idx) else {
         return Cell::from(Line::styled("— ", theme.muted()).right_aligned());
     };
     let m = &score.metrics;
@@ -198,13 +198,13 @@ pub fn clean_description(text: &str) -> String {
 }
 
 fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let block = pane(app, " Preview ");
-    let Some(idx) = app.list.selected_task() else {
+    let Some(idx) = app.sh.list.selected_task() else {
         block.render(area, buf);
         return;
     };
-    let Some(task) = app.data.dataset.tasks.get(idx) else {
+    let Some(task) = app.sh.data.dataset.tasks.get(idx) else {
         block.render(area, buf);
         return;
     };
@@ -220,7 +220,7 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
         lines.extend(description.lines().map(|l| Line::from(l.to_string())));
         lines.push(Line::default());
     }
-    if let Some(score) = app.data.task_score(idx) {
+    if let Some(score) = app.sh.data.task_score(idx) {
         let c = &score.metrics.counts;
         lines.push(Line::styled("Prediction", theme.header()));
         lines.push(Line::raw(format!(
@@ -234,11 +234,11 @@ fn render_preview(app: &App, area: Rect, buf: &mut Buffer) {
             Line::styled(format!("  order violates {v} true edge(s)"), theme.warn())
         });
         lines.push(Line::default());
-    } else if app.data.predictions.is_some() {
+    } else if app.sh.data.predictions.is_some() {
         lines.push(Line::styled("No prediction for this task.", theme.muted()));
         lines.push(Line::default());
     }
-    let Some(analysis) = app.data.analysis(idx) else {
+    let Some(analysis) = app.sh.data.analysis(idx) else {
         lines.push(Line::styled("Analysing this task…", theme.muted()));
         return Paragraph::new(lines)
             .block(block)

@@ -33,7 +33,7 @@ pub fn tab_at(x: u16) -> Option<Tab> {
 impl Widget for &TaskView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
+        let theme = app.sh.theme();
         let (tabs, content) = layout::task_split(area);
         let mut spans = vec![Span::raw(" ")];
         for (i, tab) in Tab::ALL.into_iter().enumerate() {
@@ -48,7 +48,7 @@ impl Widget for &TaskView<'_> {
             spans.push(Span::styled(tab_label(tab), style));
         }
         Paragraph::new(Line::from(spans)).render(tabs, buf);
-        if app.data.dataset.tasks.get(app.task.idx).is_none() {
+        if app.sh.data.dataset.tasks.get(app.task.idx).is_none() {
             return;
         }
         match app.task.tab {

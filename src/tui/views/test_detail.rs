@@ -165,7 +165,7 @@ pub fn trace_doc(
     cause: &TestCause,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let mut out = Vec::new();
     let test = tests_of(run).get(selected);
     if let Some(t) = test {
@@ -210,7 +210,7 @@ pub fn trace_doc(
 
 /// What the suite as a whole left to read: the import traceback, captured stderr.
 fn suite_trace(app: &App, run: &TaskRun, width: usize, out: &mut Vec<Line<'static>>) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let Some(result) = &run.private else {
         return;
     };
@@ -260,7 +260,7 @@ fn suite_trace(app: &App, run: &TaskRun, width: usize, out: &mut Vec<Line<'stati
 }
 
 pub fn trace_line_count(app: &App) -> usize {
-    let (Some(d), Some((session, run))) = (app.ev.detail.as_ref(), app.detail_run()) else {
+    let (Some(d), Some((session, run))) = (app.sh.ev.detail.as_ref(), app.detail_run()) else {
         return 0;
     };
     let width = usize::from(app.detail_areas().trace.width.saturating_sub(2));
@@ -278,7 +278,7 @@ fn code_key(code: &str) -> (usize, u8) {
 fn focused_pane<'a>(app: &App, title: String, focused: bool) -> ratatui::widgets::Block<'a> {
     let block = pane(app, title);
     if focused {
-        block.border_style(app.theme().accent())
+        block.border_style(app.sh.theme().accent())
     } else {
         block
     }
@@ -295,7 +295,7 @@ pub fn fit_id(id: &str, width: usize) -> String {
 }
 
 fn render_tests(app: &App, d: &DetailState, run: &TaskRun, area: Rect, buf: &mut Buffer) {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let tests = tests_of(run);
     let passed = tests
         .iter()
@@ -365,8 +365,8 @@ fn render_tests(app: &App, d: &DetailState, run: &TaskRun, area: Rect, buf: &mut
 impl Widget for &TestDetailView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let app = self.app;
-        let theme = app.theme();
-        let (Some(d), Some((session, run))) = (app.ev.detail.as_ref(), app.detail_run()) else {
+        let theme = app.sh.theme();
+        let (Some(d), Some((session, run))) = (app.sh.ev.detail.as_ref(), app.detail_run()) else {
             Paragraph::new(Line::styled(
                 "This task is not in the session.",
                 theme.muted(),

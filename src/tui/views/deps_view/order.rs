@@ -26,7 +26,7 @@ fn category_name(c: Category) -> &'static str {
 /// The right pane (or the lower half of the single pane).
 pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
     let idx = app.task.idx;
-    let data = &app.data;
+    let data = &app.sh.data;
     let Some(graph) = data.truth_graph(idx) else {
         return Vec::new();
     };
@@ -36,7 +36,7 @@ pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
             let violated = score.map_or(&[][..], |s| s.violated_edges.as_slice());
             let mut lines = vec![Line::styled(
                 "Order (dependencies first)",
-                app.theme().header(),
+                app.sh.theme().header(),
             )];
             lines.extend(both_orders(
                 app,
@@ -58,7 +58,7 @@ pub fn doc(app: &App, width: usize) -> Vec<Line<'static>> {
 }
 
 fn true_order(app: &App, graph: &DepGraph, scored: bool) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let order = graph.topo_order();
     let mut lines = vec![Line::styled("Order (dependencies first)", theme.header())];
     let digits = order.len().to_string().len();
@@ -88,7 +88,7 @@ pub(crate) fn both_orders(
     label: &str,
     width: usize,
 ) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let truth = graph.topo_order();
     let marked: BTreeSet<&str> = violated.iter().map(|[a, _]| a.as_str()).collect();
     let rows = truth.len().max(predicted.len());
@@ -173,12 +173,12 @@ pub(crate) fn both_orders(
 }
 
 fn metrics_lines(app: &App, score: &TaskScore, width: usize) -> Vec<Line<'static>> {
-    let theme = app.theme();
+    let theme = app.sh.theme();
     let m = &score.metrics;
     let c = &m.counts;
     let mut lines = vec![
         Line::styled(
-            format!("Task metrics (vs {})", app.data.truth.label()),
+            format!("Task metrics (vs {})", app.sh.data.truth.label()),
             theme.header(),
         ),
         Line::from(vec![
