@@ -3,11 +3,13 @@
 //! generated classes both ways (side by side and unified), the tests failing on either side,
 //! and, for generation runs, each method's repair rounds on each side.
 
+use std::collections::BTreeMap;
+
 use similar::{Algorithm, DiffTag, capture_diff_slices};
 
 use crate::metrics::fingerprint::Bucket;
 use crate::model::{Outcome, SuiteFailure};
-use crate::tui::evals::{EvalSession, is_failing, tests_of};
+use crate::tui::evals::{EvalSession, is_failing, test_causes, tests_of};
 use crate::tui::runs::{MethodState, method_rows, round_tests};
 
 /// The panes, in `Tab` order.
@@ -83,6 +85,9 @@ pub struct TestCell {
     pub what: String,
     /// The message's first line.
     pub message: String,
+    /// Why it failed, when the failure-cause classifier can tell (`attribute read but never
+    /// assigned: total`).
+    pub cause: Option<String>,
 }
 
 /// A test failing on at least one side.
@@ -263,6 +268,24 @@ pub fn diff(old: &str, new: &str) -> (Vec<DiffRow>, Vec<UniRow>, Vec<(usize, usi
 /// Tests failing on either side, in the order A ran them, then B's others.
 fn failing_tests(sessions: &[EvalSession], task_id: &str, ab: [usize; 2]) -> Vec<TestRow> {
     let runs = ab.map(|i| sessions.get(i).and_then(|s| s.state.run(task_id, 0)));
+    // Each side's failure causes by test id.
+    let causes: [BTreeMap<&str, String>; 2] = runs.map(|run| {
+        let Some(run) = run else {
+            return BTreeMap::new();
+        };
+        tests_of(run)
+            .iter()
+            .zip(test_causes(run))
+            .filter_map(|(t, c)| {
+                let (cause, name) = c?;
+                let text = match name {
+                    Some(n) => format!("{}: {n}", cause.as_str()),
+                    None => cause.as_str().to_string(),
+                };
+                Some((t.id.as_str(), text))
+            })
+            .collect()
+    });
     let cell = |k: usize, id: &str| -> Option<TestCell> {
         let t = runs[k]?.test(id)?;
         Some(TestCell {
@@ -273,6 +296,7 @@ fn failing_tests(sessions: &[EvalSession], task_id: &str, ab: [usize; 2]) -> Vec
                 .filter(|_| is_failing(t.outcome))
                 .unwrap_or_else(|| format!("{:?}", t.outcome)),
             message: t.message.as_deref().map(first_line).unwrap_or_default(),
+            cause: causes[k].get(id).cloned(),
         })
     };
     let mut out: Vec<TestRow> = Vec::new();

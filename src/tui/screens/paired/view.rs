@@ -291,6 +291,9 @@ fn cell_spans(theme: &Theme, letter: &str, cell: Option<&TestCell>) -> Vec<Span<
         }
         Some(c) => {
             spans.push(Span::styled(c.what.clone(), theme.warn()));
+            if let Some(cause) = &c.cause {
+                spans.push(Span::styled(format!(" ({cause})"), theme.accent()));
+            }
             if !c.message.is_empty() {
                 spans.push(Span::styled(format!(" — {}", c.message), theme.muted()));
             }
