@@ -483,6 +483,20 @@ fn scrolls_both_ways() {
     assert_eq!(g.row, rows);
     g.update(&mut sh, Action::Scroll(3));
     assert_eq!(g.row, rows + 3);
+    // A click selects the cell under it: the third row shown, the second column shown.
+    let a = grid::view::areas(sh.chrome().body, &g);
+    let x = a.rows.x + u16::try_from(g.id_width + 1 + 3 + a.cell + 1 + 2).unwrap();
+    g.update(
+        &mut sh,
+        Action::Click {
+            column: x,
+            row: a.rows.y + 2,
+        },
+    );
+    assert_eq!((g.row, g.col), (g.top + 2, g.left + 1));
+    // Off the rows: not the grid's.
+    let outcome = g.update(&mut sh, Action::Click { column: 0, row: 0 });
+    assert!(matches!(outcome, classlab::tui::screen::Outcome::Ignored));
 }
 
 /// The pair of the most disagreed-on task: A (GPT-4-Turbo) beside B (GPT-3.5 incremental).

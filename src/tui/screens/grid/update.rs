@@ -1,8 +1,8 @@
 //! How actions change the grid: moving the cursor and scrolling both ways, the sort, the
 //! filter, the disagreeing-only toggle, and `Enter` twice on one row to choose a pair.
 
-use super::state::{Pair, State, built_of};
-use super::view::{areas, letter};
+use super::state::{GAP, Pair, State, built_of};
+use super::view::{COUNT_WIDTH, areas, letter};
 use crate::tui::action::Action;
 use crate::tui::evals::{Cursor, EvalSession};
 use crate::tui::screen::{Nav, Outcome};
@@ -98,6 +98,7 @@ fn browsing(st: &mut State, sh: &mut Shared, action: Action, page: usize) -> Out
             st.refresh();
         }
         Action::Open | Action::ToggleMark => choose(st, sh),
+        Action::Click { column, row } => return click(st, sh, column, row),
         Action::Back if st.mark.is_some() => st.mark = None,
         Action::Back if !st.filter.is_empty() => {
             st.filter.clear();
@@ -151,4 +152,26 @@ fn choose(st: &mut State, sh: &mut Shared) {
             );
         }
     }
+}
+
+/// A click on a row selects it; on a cell, its column too.
+fn click(st: &mut State, sh: &Shared, column: u16, row: u16) -> Outcome {
+    let a = areas(sh.chrome().body, st);
+    if row < a.rows.y || row >= a.rows.bottom() || column < a.rows.x || column >= a.rows.right() {
+        return Outcome::Ignored;
+    }
+    let k = st.top + usize::from(row - a.rows.y);
+    if k >= st.shown.len() {
+        return Outcome::Ignored;
+    }
+    st.row = k;
+    let x = usize::from(column - a.rows.x);
+    let start = st.id_width + 1 + COUNT_WIDTH;
+    if x >= start {
+        let j = st.left + (x - start) / (a.cell + GAP);
+        if j < st.grid.columns.len() && j < st.left + a.cols_page {
+            st.col = j;
+        }
+    }
+    ().into()
 }

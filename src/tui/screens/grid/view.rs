@@ -12,7 +12,7 @@ use crate::metrics::fingerprint::Bucket;
 use crate::tui::shared::Shared;
 
 /// The columns taken by the disagreement count (`≠` and two digits) and its gap.
-const COUNT_WIDTH: usize = 3;
+pub const COUNT_WIDTH: usize = 3;
 
 /// Where things go in the screen's area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
