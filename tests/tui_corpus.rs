@@ -417,6 +417,12 @@ fn enter_opens_the_class_and_back_returns() {
     b.sh.size = (160, 48);
     b.key('1');
     insta::assert_snapshot!("class_code_160x48", b.render());
+    b.key('l');
+    b.key('l');
+    assert_eq!(b.st.class.as_ref().unwrap().left, 8);
+    assert!(!b.render().contains("class LruCache"));
+    b.key('0');
+    assert_eq!(b.st.class.as_ref().unwrap().left, 0);
     b.code(KeyCode::Esc);
     assert!(b.st.class.is_none());
     assert!(b.sh.take_pending().is_empty());
@@ -425,6 +431,56 @@ fn enter_opens_the_class_and_back_returns() {
         b.sh.take_pending().as_slice(),
         [Pending::Nav(Nav::Back)]
     ));
+}
+
+#[test]
+fn full_text_filter_chosen_columns_and_tiny_terminals() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(db) = store(dir.path()) else { return };
+    let mut b = Browser::open(&db, (80, 24));
+    let bad =
+        b.st.set_columns(&["tokens".into(), "Bogus".into(), "AvgCyclomatic".into()]);
+    assert_eq!(bad, ["Bogus"]);
+    b.settle();
+    assert_eq!(b.st.shown_columns(), ["tokens", "AvgCyclomatic"]);
+    assert!(b.st.rows.iter().all(|r| r.values.len() == 2));
+    b.key('f');
+    b.typ("text:\"cache\"");
+    b.code(KeyCode::Enter);
+    let want = b.count(&db, "text:\"cache\"");
+    assert!(want >= 3, "{want}");
+    assert_eq!(b.st.total, Some(want));
+    // Every view draws at any size without panicking.
+    let mut frames = 0;
+    for step in ["list", "error", "funnel", "duplicates", "class"] {
+        match step {
+            "error" => b.typ("f("),
+            "funnel" => {
+                b.code(KeyCode::Esc);
+                b.code(KeyCode::Tab);
+            }
+            "duplicates" => b.code(KeyCode::Tab),
+            "class" => b.code(KeyCode::Enter),
+            _ => b.key('f'),
+        }
+        for size in [(1, 1), (2, 3), (10, 3), (30, 8), (40, 15), (200, 60)] {
+            b.sh.size = size;
+            b.st.clamp(&b.sh);
+            b.settle();
+            b.render();
+            frames += 1;
+        }
+        if step == "list" {
+            b.code(KeyCode::Esc);
+        }
+    }
+    assert_eq!(frames, 30);
+    assert!(b.st.class.is_some());
+    for pane in '1'..='5' {
+        b.key(pane);
+        b.key('G');
+        b.render();
+    }
 }
 
 #[test]

@@ -135,6 +135,19 @@ pub fn add(add: &mut Add) {
         Some("next duplicate of the class"),
     );
     add(CLASS, &prev, A::PrevTask, Some("previous duplicate"));
+    add(
+        CLASS,
+        &[KeyChord::ch('h'), KeyChord::plain(K::Left)],
+        A::Left,
+        Some("scroll the code left"),
+    );
+    add(
+        CLASS,
+        &[KeyChord::ch('l'), KeyChord::plain(K::Right)],
+        A::Right,
+        Some("scroll the code right"),
+    );
+    add(CLASS, &[KeyChord::ch('0')], A::LineStart, None);
     add(CLASS, &esc_q, A::Back, Some("back to the list"));
 }
 

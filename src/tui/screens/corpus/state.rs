@@ -149,6 +149,8 @@ pub struct ClassView {
     pub detail: Option<Detail>,
     pub pane: Pane,
     pub scroll: usize,
+    /// Columns scrolled right in the code panes.
+    pub left: usize,
 }
 
 pub struct State {
@@ -239,6 +241,20 @@ impl State {
         };
         st.requery();
         Ok(st)
+    }
+
+    /// Show these metric columns (a config's choice); names that are not a metric or numeric
+    /// field are left out and returned.
+    pub fn set_columns(&mut self, columns: &[String]) -> Vec<String> {
+        let (good, bad): (Vec<String>, Vec<String>) = columns
+            .iter()
+            .cloned()
+            .partition(|c| crate::corpus::filter::numeric_column(c).is_some());
+        if good != self.columns {
+            self.columns = good;
+            self.requery();
+        }
+        bad
     }
 
     /// The column the histogram shows: the sorted one, else the first shown.

@@ -210,6 +210,7 @@ fn open_class(st: &mut State, id: i64) {
         detail: None,
         pane,
         scroll: 0,
+        left: 0,
     });
     st.send(Request::Detail(id));
 }
@@ -267,6 +268,15 @@ fn class_update(st: &mut State, sh: &mut Shared, action: Action) -> Outcome {
         }
         Action::Top => view.scroll = 0,
         Action::Bottom => view.scroll = max,
+        Action::Left => view.left = view.left.saturating_sub(4),
+        Action::Right => {
+            let widest = view
+                .detail
+                .as_ref()
+                .map_or(0, |d| view::widest_line(d, view.pane));
+            view.left = (view.left + 4).min(widest.saturating_sub(8));
+        }
+        Action::LineStart => view.left = 0,
         Action::NextTab | Action::PrevTab | Action::GoTab(_) => {
             let all = Pane::ALL;
             let i = all.iter().position(|p| *p == view.pane).unwrap_or(0);
@@ -278,6 +288,7 @@ fn class_update(st: &mut State, sh: &mut Shared, action: Action) -> Outcome {
             };
             view.pane = all[next];
             view.scroll = 0;
+            view.left = 0;
         }
         Action::NextTask | Action::PrevTask => {
             let current = view.id;

@@ -57,6 +57,20 @@ pub fn class_rows(size: (u16, u16)) -> usize {
     usize::from(body(size).height.saturating_sub(4))
 }
 
+/// The widest line of a code pane (for scrolling right); 0 for the other panes.
+pub fn widest_line(d: &Detail, pane: Pane) -> usize {
+    let source = match pane {
+        Pane::Code => &d.code,
+        Pane::Skeleton => &d.skeleton,
+        _ => return 0,
+    };
+    source
+        .lines()
+        .map(|l| l.chars().count() + 3 * l.matches('\t').count())
+        .max()
+        .unwrap_or(0)
+}
+
 /// How many lines a pane of the class view has (for scrolling).
 pub fn pane_len(d: &Detail, pane: Pane) -> usize {
     match pane {
@@ -69,7 +83,7 @@ pub fn pane_len(d: &Detail, pane: Pane) -> usize {
 pub fn render(st: &State, sh: &Shared, area: Rect, buf: &mut Buffer) {
     let theme = sh.theme();
     if let Some(view) = &st.class {
-        render_class(st, theme, view, area, buf);
+        render_class(st, sh, view, area, buf);
         return;
     }
     let a = areas(st, area);
@@ -538,11 +552,12 @@ fn render_duplicates(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
 
 fn render_class(
     st: &State,
-    theme: &Theme,
+    sh: &Shared,
     view: &super::state::ClassView,
     area: Rect,
     buf: &mut Buffer,
 ) {
+    let theme = sh.theme();
     let [head, tabs, pane] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -597,8 +612,21 @@ fn render_class(
     block.render(pane, buf);
     let h = usize::from(inner.height);
     let lines: Vec<Line> = match view.pane {
-        Pane::Code => code_lines(&d.code, d.line, view.scroll, h, theme),
-        Pane::Skeleton => code_lines(&d.skeleton, 1, view.scroll, h, theme),
+        Pane::Code | Pane::Skeleton => {
+            let (source, first, slot) = match view.pane {
+                Pane::Code => (&d.code, d.line, 200),
+                _ => (&d.skeleton, 1, 201),
+            };
+            let doc = CodeDoc {
+                key: (d.id as u64 as usize, slot),
+                source,
+                first,
+                scroll: view.scroll,
+                left: view.left,
+                height: h,
+            };
+            code_lines(sh, &doc, usize::from(inner.width))
+        }
         other => pane_lines(d, other, theme)
             .into_iter()
             .skip(view.scroll)
@@ -608,26 +636,58 @@ fn render_class(
     Paragraph::new(lines).render(inner, buf);
 }
 
-/// The visible lines of a code pane, numbered from `first`.
-fn code_lines(
-    source: &str,
+/// A code pane's source and where it is scrolled to.
+struct CodeDoc<'a> {
+    /// Key of the shared highlight cache: (class id, pane slot of this screen).
+    key: (usize, u8),
+    source: &'a str,
+    /// The number of its first line.
     first: i64,
     scroll: usize,
-    h: usize,
-    theme: &Theme,
-) -> Vec<Line<'static>> {
-    let total = source.lines().count() as i64;
-    let w = (first + total).max(1).to_string().len();
-    source
-        .lines()
+    left: usize,
+    height: usize,
+}
+
+/// The visible lines of a code pane, numbered, highlighted as far as they are shown (the
+/// shared cache keeps what was highlighted).
+fn code_lines(sh: &Shared, doc: &CodeDoc, width: usize) -> Vec<Line<'static>> {
+    let theme = sh.theme();
+    let total = doc.source.lines().count();
+    let w = (doc.first + total as i64).max(1).to_string().len();
+    let syntax = theme.has_color().then_some(theme.syntax.as_str());
+    let styled = sh.highlight.borrow_mut().lines(
+        doc.key,
+        doc.source,
+        syntax,
+        doc.scroll,
+        doc.scroll + doc.height,
+    );
+    let room = width.saturating_sub(w + 1);
+    styled
+        .into_iter()
         .enumerate()
-        .skip(scroll)
-        .take(h)
-        .map(|(i, l)| {
-            Line::from(vec![
-                Span::styled(format!("{:>w$} ", first + i as i64), theme.line_number()),
-                Span::raw(l.replace('\t', "    ")),
-            ])
+        .map(|(i, line)| {
+            let mut spans = vec![Span::styled(
+                format!("{:>w$} ", doc.first + (doc.scroll + i) as i64),
+                theme.line_number(),
+            )];
+            let (mut skip, mut left) = (doc.left, room);
+            for (style, text) in line {
+                if left == 0 {
+                    break;
+                }
+                let text = text.replace('\t', "    ");
+                let n = text.chars().count();
+                if skip >= n {
+                    skip -= n;
+                    continue;
+                }
+                let piece: String = text.chars().skip(skip).take(left).collect();
+                skip = 0;
+                left -= piece.chars().count();
+                spans.push(Span::styled(piece, style));
+            }
+            Line::from(spans)
         })
         .collect()
 }
