@@ -732,9 +732,21 @@ fn the_paired_view_of_generation_runs_shows_the_rounds_side_by_side() {
         assert_eq!(st.rounds[1].sides[1].state, "passed");
         st.update(&mut sh, Action::GoTab(3));
         assert_eq!(st.pane, paired::Pane::Rounds);
+        // The second method selected: its code on each side below the table (when tall).
+        st.update(&mut sh, Action::Down);
+        assert_eq!(st.method, 1);
         let screen = draw(&st, &sh, w, h);
         assert!(screen.contains("r0 1/3 → r1 2/3 → r2 3/3"), "{screen}");
+        if h >= 48 {
+            assert!(
+                screen.contains("def is_start_with(self, request_uri):"),
+                "{screen}"
+            );
+        }
         insta::assert_snapshot!(format!("paired_rounds_{w}x{h}"), screen);
+        st.update(&mut sh, Action::Bottom);
+        assert_eq!(st.method, st.rounds.len() - 1);
+        draw(&st, &sh, w, h);
     }
 }
 

@@ -104,6 +104,10 @@ pub struct MethodSide {
     pub state: String,
     /// Each round: its number and its public tests (passed, total) when they ran.
     pub rounds: Vec<(u32, Option<(usize, usize)>)>,
+    /// The method as it stands in the judged class, by lines.
+    pub code: Vec<String>,
+    /// Its bucket on its own private test class.
+    pub outcome: Option<Bucket>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +132,8 @@ pub struct State {
     pub removed: usize,
     pub tests: Vec<TestRow>,
     pub rounds: Vec<RoundRow>,
+    /// The method selected in the rounds pane (its code is shown below the table).
+    pub method: usize,
     pub pane: Pane,
     /// Scroll of each pane (`Pane::index`).
     pub scroll: [usize; 3],
@@ -342,14 +348,23 @@ fn rounds(sessions: &[EvalSession], task_id: &str, ab: [usize; 2]) -> Vec<RoundR
                 let Some((t, live)) = tr else {
                     return MethodSide::default();
                 };
+                let judged = t.in_class(name);
+                let code: Vec<String> = judged
+                    .and_then(|m| m.code.as_deref())
+                    .map_or(Vec::new(), |c| c.lines().map(str::to_string).collect());
+                let outcome = judged.and_then(|m| m.outcome);
                 if t.whole_class {
                     return MethodSide {
                         state: "whole class".into(),
                         rounds: Vec::new(),
+                        code,
+                        outcome,
                     };
                 }
                 let m = t.method(name);
                 MethodSide {
+                    code,
+                    outcome,
                     state: if m.is_some() || t.prediction.is_some() || t.schedule.is_some() {
                         MethodState::of(m, live).label()
                     } else {
@@ -397,6 +412,7 @@ impl State {
         self.sides = [side(sessions, self.a, task), side(sessions, self.b, task)];
         self.tests = failing_tests(sessions, task, [self.a, self.b]);
         self.rounds = rounds(sessions, task, [self.a, self.b]);
+        self.method = self.method.min(self.rounds.len().saturating_sub(1));
         if self.rounds.is_empty() && self.pane == Pane::Rounds {
             self.pane = Pane::Diff;
         }

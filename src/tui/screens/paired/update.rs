@@ -2,7 +2,7 @@
 //! change to change, and the diff's layout.
 
 use super::state::{DiffMode, Pane, State};
-use super::view::{areas, content_len};
+use super::view::{areas, content_len, rounds_split};
 use crate::tui::action::Action;
 use crate::tui::evals::{Cursor, EvalSession};
 use crate::tui::screen::{Nav, Outcome};
@@ -44,7 +44,18 @@ pub fn extent(st: &State, sh: &Shared) -> (usize, usize, u16) {
 
 /// Keep every scroll inside its pane's content.
 pub fn clamp(st: &mut State, sh: &Shared) {
-    let (len, page, _) = extent(st, sh);
+    let (len, mut page, _) = extent(st, sh);
+    if st.pane == Pane::Rounds {
+        let (_, _, shown) = rounds_split(areas(sh.chrome().body).inner, len);
+        page = shown;
+        st.method = st.method.min(len.saturating_sub(1));
+        let at = &mut st.scroll[Pane::Rounds.index()];
+        if st.method < *at {
+            *at = st.method;
+        } else if st.method >= *at + page {
+            *at = st.method + 1 - page;
+        }
+    }
     let i = st.pane.index();
     st.scroll[i] = st.scroll[i].min(len.saturating_sub(page));
 }
@@ -53,6 +64,20 @@ pub fn update(st: &mut State, sh: &mut Shared, action: Action) -> Outcome {
     sync(st, sh);
     let (len, page, width) = extent(st, sh);
     let i = st.pane.index();
+    if st.pane == Pane::Rounds {
+        // The rounds pane moves a selected method (its code is shown below).
+        let inner = areas(sh.chrome().body).inner;
+        let (_, _, shown) = rounds_split(inner, st.rounds.len());
+        let mut cursor = Cursor {
+            selected: st.method,
+            offset: st.scroll[i],
+        };
+        if cursor.navigate(&action, st.rounds.len(), shown) {
+            st.method = cursor.selected;
+            st.scroll[i] = cursor.offset;
+            return ().into();
+        }
+    }
     // Scrolling moves the first line shown (there is no selection).
     let mut cursor = Cursor {
         selected: st.scroll[i],

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use similar::DiffTag;
 
-use super::state::{DiffMode, MethodSide, Pane, State, TestCell};
+use super::state::{DiffMode, MethodSide, Pane, RoundRow, State, TestCell};
 use crate::metrics::fingerprint::Bucket;
 use crate::tui::evals::is_failing;
 use crate::tui::shared::Shared;
@@ -49,6 +49,27 @@ pub fn areas(area: Rect) -> Areas {
     }
 }
 
+/// The rounds pane: the table of methods, and below it (when tall enough) the selected
+/// method's code on each side; with how many methods the table shows.
+pub fn rounds_split(inner: Rect, methods: usize) -> (Rect, Option<Rect>, usize) {
+    let wide = inner.width >= ROUNDS_WIDE;
+    let (head, per) = if wide { (1, 1) } else { (0, 3) };
+    let need = u16::try_from(head + per * methods).unwrap_or(u16::MAX);
+    let (table, code) = if inner.height >= 14 {
+        let h = need.min(inner.height / 2).max(4);
+        let code = Rect {
+            y: inner.y + h,
+            height: inner.height - h,
+            ..inner
+        };
+        (Rect { height: h, ..inner }, Some(code))
+    } else {
+        (inner, None)
+    };
+    let shown = (usize::from(table.height).saturating_sub(head) / per).max(1);
+    (table, code, shown)
+}
+
 /// Lines of a pane's content at a pane `width` (inner) wide.
 pub fn content_len(st: &State, pane: Pane, width: u16, body_width: u16) -> usize {
     match pane {
@@ -59,8 +80,8 @@ pub fn content_len(st: &State, pane: Pane, width: u16, body_width: u16) -> usize
         Pane::Tests if st.tests.is_empty() => test_header(st).len(),
         Pane::Tests if width >= TESTS_WIDE => test_header(st).len() + 1 + st.tests.len(),
         Pane::Tests => test_header(st).len() + 3 * st.tests.len(),
-        Pane::Rounds if width >= ROUNDS_WIDE => 1 + st.rounds.len(),
-        Pane::Rounds => 3 * st.rounds.len(),
+        // Scrolled by method (see [`rounds_split`]).
+        Pane::Rounds => st.rounds.len(),
     }
 }
 
@@ -195,7 +216,7 @@ pub fn render(st: &State, sh: &Shared, area: Rect, buf: &mut Buffer) {
     match st.pane {
         Pane::Diff => diff(st, theme, inner, area.width, lines, buf),
         Pane::Tests => tests(st, theme, inner, lines, buf),
-        Pane::Rounds => rounds(st, theme, inner, lines, buf),
+        Pane::Rounds => rounds(st, theme, inner, buf),
     }
     if total == 0 {
         let text = match st.pane {
@@ -383,8 +404,10 @@ fn round_spans(theme: &Theme, side: &MethodSide) -> Vec<Span<'static>> {
     spans
 }
 
-fn rounds(st: &State, theme: &Theme, inner: Rect, lines: std::ops::Range<usize>, buf: &mut Buffer) {
+fn rounds(st: &State, theme: &Theme, inner: Rect, buf: &mut Buffer) {
     let wide = inner.width >= ROUNDS_WIDE;
+    let (table, code, shown) = rounds_split(inner, st.rounds.len());
+    let first = st.scroll[Pane::Rounds.index()];
     let name_w = st
         .rounds
         .iter()
@@ -394,33 +417,38 @@ fn rounds(st: &State, theme: &Theme, inner: Rect, lines: std::ops::Range<usize>,
         .clamp(6, 32)
         .min(usize::from(inner.width) / 3);
     let col_w = usize::from(inner.width).saturating_sub(name_w + 1) / 2;
-    for (k, i) in lines.enumerate() {
-        let y = inner.y + u16::try_from(k).unwrap_or(0);
-        let row = Rect {
-            y,
-            height: 1,
-            ..inner
-        };
-        if wide {
-            let x_a = inner.x + u16::try_from(name_w + 1).unwrap_or(0);
-            let x_b = x_a + u16::try_from(col_w).unwrap_or(0);
-            if i == 0 {
-                put(buf, inner.x, y, "method", name_w, theme.header());
-                for (x, s) in [(x_a, &st.sides[0]), (x_b, &st.sides[1])] {
-                    let text = format!("{} {}", s.letter, s.label);
-                    put(buf, x, y, &text, col_w.saturating_sub(1), theme.header());
-                }
-                continue;
-            }
-            let Some(r) = st.rounds.get(i - 1) else { break };
+    let line_at = |k: usize| Rect {
+        y: table.y + u16::try_from(k).unwrap_or(u16::MAX),
+        height: 1,
+        ..table
+    };
+    let methods = st.rounds.iter().enumerate().skip(first).take(shown);
+    if wide {
+        let x_a = inner.x + u16::try_from(name_w + 1).unwrap_or(0);
+        let x_b = x_a + u16::try_from(col_w).unwrap_or(0);
+        put(buf, inner.x, table.y, "method", name_w, theme.header());
+        for (x, s) in [(x_a, &st.sides[0]), (x_b, &st.sides[1])] {
+            let text = format!("{} {}", s.letter, s.label);
             put(
                 buf,
-                inner.x,
-                y,
-                &fit(&r.method, name_w),
-                name_w,
-                theme.base(),
+                x,
+                table.y,
+                &text,
+                col_w.saturating_sub(1),
+                theme.header(),
             );
+        }
+        for (k, (i, r)) in methods.enumerate() {
+            let row = line_at(k + 1);
+            if row.y >= table.bottom() {
+                break;
+            }
+            let style = if i == st.method {
+                theme.selection()
+            } else {
+                theme.base()
+            };
+            put(buf, inner.x, row.y, &fit(&r.method, name_w), name_w, style);
             for (x, s) in [(x_a, &r.sides[0]), (x_b, &r.sides[1])] {
                 Paragraph::new(Line::from(round_spans(theme, s))).render(
                     Rect {
@@ -431,11 +459,22 @@ fn rounds(st: &State, theme: &Theme, inner: Rect, lines: std::ops::Range<usize>,
                     buf,
                 );
             }
-        } else {
-            let Some(r) = st.rounds.get(i / 3) else { break };
-            let line = match i % 3 {
-                0 => Line::styled(r.method.clone(), theme.header()),
-                part => {
+        }
+    } else {
+        for (k, (i, r)) in methods.enumerate() {
+            for part in 0..3 {
+                let row = line_at(3 * k + part);
+                if row.y >= table.bottom() {
+                    break;
+                }
+                let line = if part == 0 {
+                    let style = if i == st.method {
+                        theme.selection()
+                    } else {
+                        theme.header()
+                    };
+                    Line::styled(r.method.clone(), style)
+                } else {
                     let s = part - 1;
                     let mut spans = vec![Span::styled(
                         format!("  {} ", st.sides[s].letter),
@@ -443,9 +482,60 @@ fn rounds(st: &State, theme: &Theme, inner: Rect, lines: std::ops::Range<usize>,
                     )];
                     spans.extend(round_spans(theme, &r.sides[s]));
                     Line::from(spans)
-                }
+                };
+                Paragraph::new(line).render(row, buf);
+            }
+        }
+    }
+    if let (Some(area), Some(r)) = (code, st.rounds.get(st.method)) {
+        method_code(st, r, theme, area, buf);
+    }
+}
+
+/// The selected method as each side's judged class has it, side by side.
+fn method_code(st: &State, r: &RoundRow, theme: &Theme, area: Rect, buf: &mut Buffer) {
+    let w = usize::from(area.width);
+    let half = w.saturating_sub(1) / 2;
+    let rule: String = "─".repeat(w);
+    put(buf, area.x, area.y, &rule, w, theme.border());
+    let sep_x = area.x + u16::try_from(half).unwrap_or(0);
+    for (k, side) in r.sides.iter().enumerate() {
+        let x = if k == 0 { area.x } else { sep_x + 1 };
+        let mut spans = vec![Span::styled(
+            format!(" {} {} ", st.sides[k].letter, r.method),
+            theme.header(),
+        )];
+        if let Some(b) = side.outcome {
+            spans.push(Span::styled(b.as_str().to_string(), theme.bucket(b)));
+            spans.push(Span::raw(" "));
+        }
+        Paragraph::new(Line::from(spans)).render(
+            Rect {
+                x,
+                y: area.y,
+                width: u16::try_from(half).unwrap_or(0),
+                height: 1,
+            },
+            buf,
+        );
+    }
+    let rows = usize::from(area.height.saturating_sub(1));
+    for i in 0..rows {
+        let y = area.y + 1 + u16::try_from(i).unwrap_or(0);
+        put(buf, sep_x, y, "│", 1, theme.border());
+        for (k, side) in r.sides.iter().enumerate() {
+            let x = if k == 0 { area.x } else { sep_x + 1 };
+            let text = match side.code.get(i) {
+                Some(line) => window(line, st.left, half),
+                None if i == 0 && side.code.is_empty() => "(not in the class)".to_string(),
+                None => continue,
             };
-            Paragraph::new(line).render(row, buf);
+            let style = if side.code.is_empty() {
+                theme.muted()
+            } else {
+                theme.base()
+            };
+            put(buf, x, y, &text, half, style);
         }
     }
 }
