@@ -15,8 +15,8 @@ pub fn add(add: &mut Add) {
     let c = CONTEXT;
     for (keys, action) in nav_keys() {
         let note = match action {
-            A::Down => Some("scroll down"),
-            A::Up => Some("scroll up"),
+            A::Down => Some("scroll down (rounds: next method)"),
+            A::Up => Some("scroll up (rounds: previous method)"),
             _ => None,
         };
         add(c, &keys, action, note);
