@@ -484,6 +484,33 @@ fn full_text_filter_chosen_columns_and_tiny_terminals() {
 }
 
 #[test]
+fn a_query_the_store_cannot_answer_is_shown_not_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(db) = store(dir.path()) else { return };
+    // A damaged store: its full-text index is gone.
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch("DROP TABLE class_fts;")
+        .unwrap();
+    let mut b = Browser::open(&db, (80, 24));
+    assert!(b.st.total.unwrap() > 0);
+    b.key('f');
+    b.typ("text:\"cache\"");
+    b.code(KeyCode::Enter);
+    assert_eq!(b.st.total, Some(0));
+    let err = b.st.error.clone().expect("the error");
+    assert!(err.contains("class_fts"), "{err}");
+    assert!(b.render().contains("cannot read the list"));
+    assert!(b.sh.errors.iter().any(|e| e.contains("class_fts")));
+    // Another filter reads again.
+    b.key('f');
+    b.press(KeyChord::ctrl('u'));
+    b.code(KeyCode::Enter);
+    assert!(b.st.error.is_none());
+    assert!(b.st.total.unwrap() > 0);
+}
+
+#[test]
 fn a_file_that_is_not_a_store_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let text = dir.path().join("notes.txt");

@@ -186,7 +186,7 @@ pub struct State {
     /// A jump between duplicates waiting for the cluster: (origin, from, step).
     pub pending_jump: Option<(i64, i64, i64)>,
     pub class: Option<ClassView>,
-    /// Last error from the worker.
+    /// Why the current list could not be read (a full-text query SQLite rejects, say).
     pub error: Option<String>,
     pub(super) tx: Sender<Envelope>,
     pub(super) rx: Receiver<Reply>,
@@ -307,6 +307,7 @@ impl State {
     /// under way is interrupted.
     pub fn requery(&mut self) {
         self.generation += 1;
+        self.error = None;
         self.interrupt.interrupt();
         self.total = None;
         self.counting = true;

@@ -447,9 +447,17 @@ pub fn poll(st: &mut State, sh: &mut Shared) -> bool {
                 }
             }
             Reply::Funnel(f) => st.funnel = Some(f),
-            Reply::Error(e) => {
-                sh.set_status(Level::Error, format!("corpus: {e}"));
-                st.error = Some(e);
+            Reply::Error {
+                generation,
+                message,
+            } => {
+                sh.set_status(Level::Error, format!("corpus: {message}"));
+                if generation.is_some() && generation == Some(st.generation) {
+                    // The list cannot be read: say so in it rather than wait.
+                    st.counting = false;
+                    st.total.get_or_insert(0);
+                    st.error = Some(message);
+                }
             }
             Reply::Idle { seen } => st.seen = seen,
         }

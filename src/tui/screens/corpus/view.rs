@@ -249,12 +249,19 @@ fn render_list(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let top = st.view_top(rows as u64);
     let len = st.len();
     if len == 0 {
-        let msg = if st.waiting() || st.counting || st.total.is_none() {
-            "reading…"
+        let msg = if let Some(e) = &st.error {
+            format!("cannot read the list: {e}")
+        } else if st.waiting() || st.counting || st.total.is_none() {
+            "reading…".to_string()
         } else {
-            "no class matches"
+            "no class matches".to_string()
         };
-        Line::styled(format!("  {msg}"), theme.muted()).render(
+        let style = if st.error.is_some() {
+            theme.error()
+        } else {
+            theme.muted()
+        };
+        Line::styled(format!("  {msg}"), style).render(
             Rect {
                 y: inner.y + 1,
                 height: 1,

@@ -89,8 +89,12 @@ pub enum Reply {
         exact: usize,
     },
     Funnel(crate::corpus::funnel::Funnel),
-    /// A request failed (not cancelled: a cancelled one says nothing).
-    Error(String),
+    /// A request failed (not cancelled: a cancelled one says nothing); `generation`: the
+    /// query it was part of, if any (its list stays empty).
+    Error {
+        generation: Option<u64>,
+        message: String,
+    },
     /// Nothing left to do; `seen`: the serial of the last request taken.
     Idle {
         seen: u64,
@@ -220,22 +224,32 @@ pub fn run(store: Store, rx: Receiver<Envelope>, tx: Sender<Reply>) {
             w.start(generation, *query, offset, limit);
             continue;
         }
-        let result = if let Some((generation, offset, limit)) = pending.page.take() {
-            w.page(generation, offset, limit)
+        let query = w.current.as_ref().map(|c| c.generation);
+        let (result, of_query) = if let Some((generation, offset, limit)) = pending.page.take() {
+            (w.page(generation, offset, limit), query)
         } else if let Some(id) = pending.detail.take() {
-            w.detail(id)
+            (w.detail(id), None)
         } else if let Some(id) = pending.clusters.take() {
-            w.clusters(id)
+            (w.clusters(id), None)
         } else if std::mem::take(&mut pending.funnel) {
-            w.store.funnel().map(|f| w.send(Reply::Funnel(f)))
+            (w.store.funnel().map(|f| w.send(Reply::Funnel(f))), None)
         } else {
-            w.step(&rx, &mut pending)
+            (w.step(&rx, &mut pending), query)
         };
         if let Err(e) = result
             && !is_interrupt(&e)
-            && w.tx.send(Reply::Error(format!("{e:#}"))).is_err()
         {
-            return;
+            if of_query.is_some() {
+                // The query cannot answer: no further stages.
+                w.stage = Stage::Done;
+            }
+            let reply = Reply::Error {
+                generation: of_query,
+                message: format!("{e:#}"),
+            };
+            if w.tx.send(reply).is_err() {
+                return;
+            }
         }
     }
 }
