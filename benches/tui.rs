@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use classlab::dataset;
 use classlab::depcheck::GroundTruth;
-use classlab::tui::app::{Screen, UiSetup};
+use classlab::tui::app::{ScreenId, UiSetup};
 use classlab::tui::data::Data;
 use classlab::tui::evals::EvalSession;
 use classlab::tui::jobs::{EvalSetup, Jobs};
@@ -163,7 +163,13 @@ impl Headless {
         worst("Enter (filter)", &[self.key(key(KeyCode::Enter))]);
         worst("Enter (open)", &[self.key(key(KeyCode::Enter))]);
         worst("Tab", &[self.key(key(KeyCode::Tab))]);
-        let analysed = self.until(|rt| rt.app.sh.data.full_analysis(rt.app.task.idx).is_some());
+        let analysed = self.until(|rt| {
+            rt.app
+                .sh
+                .data
+                .full_analysis(rt.app.screens.task.idx)
+                .is_some()
+        });
         worst("  … task analysed", &[analysed]);
         self.key(key(KeyCode::Esc));
         self.key(key(KeyCode::Esc));
@@ -230,7 +236,7 @@ fn session() {
     h.rt.app.sh.ev.live = Some(EvalSession::live("bench.json", "bench"));
     h.rt.app.sh.ev.running = true;
     h.rt.app.sh.ev.showing = Some(classlab::tui::evals::Source::Live);
-    h.rt.app.screen = Screen::Eval;
+    h.rt.app.show(ScreenId::Eval);
     let mut seq = 0u64;
     let mut event = |body: EventBody| {
         seq += 1;

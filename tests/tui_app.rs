@@ -4,9 +4,10 @@
 use classlab::dataset::{self, predictions};
 use classlab::depcheck::GroundTruth;
 use classlab::tui::action::{Action, SortColumn};
-use classlab::tui::app::{App, Effect, Level, Overlay, Screen, Tab, UiSetup};
+use classlab::tui::app::{App, Effect, Level, ScreenId, Tab, UiSetup};
 use classlab::tui::data::Data;
 use classlab::tui::keymap::Keymap;
+use classlab::tui::shared::CodePart;
 use classlab::tui::{action_for, views};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
@@ -49,12 +50,12 @@ fn quit_from_list_and_ctrl_c_everywhere() {
     assert_eq!(press(&mut app, KeyCode::Char('q')), [Effect::Quit]);
     let mut app = sample_app();
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::Task);
+    assert_eq!(app.screen(), ScreenId::Task);
     assert!(
         press(&mut app, KeyCode::Char('q')).is_empty(),
         "q in a task goes back"
     );
-    assert_eq!(app.screen, Screen::List);
+    assert_eq!(app.screen(), ScreenId::List);
     press(&mut app, KeyCode::Char('/'));
     let ctrl_c = action_for(&app, &key(KeyCode::Char('c'), KeyModifiers::CONTROL)).unwrap();
     assert_eq!(app.update(ctrl_c), [Effect::Quit]);
@@ -76,24 +77,27 @@ fn open_tabs_and_back() {
     let mut app = sample_app();
     run(&mut app, [Action::Down, Action::Open]);
     assert_eq!(
-        (app.screen, app.task.idx, app.task.tab),
-        (Screen::Task, 1, Tab::Skeleton)
+        (app.screen(), app.screens.task.idx, app.screens.task.tab),
+        (ScreenId::Task, 1, Tab::Skeleton)
     );
     run(&mut app, [Action::NextTab, Action::NextTab]);
-    assert_eq!(app.task.tab, Tab::Tests);
+    assert_eq!(app.screens.task.tab, Tab::Tests);
     run(
         &mut app,
         [Action::PrevTab, Action::PrevTab, Action::PrevTab],
     );
-    assert_eq!(app.task.tab, Tab::Deps);
+    assert_eq!(app.screens.task.tab, Tab::Deps);
     run(&mut app, [Action::GoTab(4)]);
-    assert_eq!(app.task.tab, Tab::Methods);
+    assert_eq!(app.screens.task.tab, Tab::Methods);
     run(&mut app, [Action::NextTask]);
-    assert_eq!((app.task.idx, app.task.tab), (2, Tab::Methods));
+    assert_eq!(
+        (app.screens.task.idx, app.screens.task.tab),
+        (2, Tab::Methods)
+    );
     run(&mut app, [Action::Back]);
     assert_eq!(
-        (app.screen, app.sh.list.selected_task()),
-        (Screen::List, Some(2))
+        (app.screen(), app.sh.list.selected_task()),
+        (ScreenId::List, Some(2))
     );
 }
 
@@ -119,9 +123,9 @@ fn filter_typing_cancel_and_submit() {
         press(&mut app, KeyCode::Char(c));
     }
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::Task);
+    assert_eq!(app.screen(), ScreenId::Task);
     assert_eq!(
-        app.sh.data.dataset.tasks[app.task.idx].class_name,
+        app.sh.data.dataset.tasks[app.screens.task.idx].class_name,
         "RomanNumeralConverter"
     );
     // Back in the list the filter is still applied; Esc clears it.
@@ -145,7 +149,7 @@ fn filter_with_no_match_is_harmless() {
         ],
     );
     assert!(app.sh.list.visible.is_empty());
-    assert_eq!(app.screen, Screen::List);
+    assert_eq!(app.screen(), ScreenId::List);
     assert!(render(&app).contains("No task matches"));
 }
 
@@ -180,9 +184,9 @@ fn methods_enter_jumps_to_the_def_line() {
             Action::Open,
         ],
     );
-    assert_eq!(app.task.tab, Tab::Solution);
-    let line = app.task.mark.expect("marked line");
-    let source = app.sh.code_source(app.task.idx, Tab::Solution);
+    assert_eq!(app.screens.task.tab, Tab::Solution);
+    let line = app.screens.task.mark.expect("marked line");
+    let source = app.sh.code_source(app.screens.task.idx, CodePart::Solution);
     assert!(
         source
             .lines()
@@ -191,26 +195,30 @@ fn methods_enter_jumps_to_the_def_line() {
             .trim_start()
             .starts_with("def count_words")
     );
-    assert_eq!(app.task.code[1].top, line, "def line at the top");
+    assert_eq!(app.screens.task.code[1].top, line, "def line at the top");
     // Scrolling up works from there, and Bottom goes to the last full page.
     run(&mut app, [Action::Up]);
-    assert_eq!(app.task.code[1].top, line - 1);
+    assert_eq!(app.screens.task.code[1].top, line - 1);
 }
 
 #[test]
 fn code_scrolling_is_clamped() {
     let mut app = sample_app();
     run(&mut app, [Action::Open, Action::GoTab(3)]);
-    let lines = app.sh.code_source(app.task.idx, Tab::Tests).lines().count();
+    let lines = app
+        .sh
+        .code_source(app.screens.task.idx, CodePart::Tests)
+        .lines()
+        .count();
     run(&mut app, [Action::Bottom, Action::Down, Action::PageDown]);
-    let top = app.task.code[2].top;
+    let top = app.screens.task.code[2].top;
     assert!(top > 0 && top + 10 <= lines, "top {top} of {lines}");
     run(&mut app, [Action::Top, Action::Up, Action::PageUp]);
-    assert_eq!(app.task.code[2].top, 0);
+    assert_eq!(app.screens.task.code[2].top, 0);
     run(&mut app, [Action::Right, Action::Right, Action::LineStart]);
-    assert_eq!(app.task.code[2].left, 0);
+    assert_eq!(app.screens.task.code[2].left, 0);
     run(&mut app, [Action::Scroll(3)]);
-    assert_eq!(app.task.code[2].top, 3);
+    assert_eq!(app.screens.task.code[2].top, 3);
 }
 
 #[test]
@@ -257,15 +265,15 @@ fn unknown_startup_theme_and_config_messages_reach_the_status_line() {
 fn palette_runs_commands() {
     let mut app = sample_app();
     press(&mut app, KeyCode::Char(':'));
-    assert!(matches!(app.overlay, Some(Overlay::Palette(_))));
+    assert!(app.layer() == Some(ScreenId::Palette));
     for c in "summ".chars() {
         press(&mut app, KeyCode::Char(c));
     }
     press(&mut app, KeyCode::Enter);
-    assert!(app.overlay.is_none());
-    assert_eq!(app.screen, Screen::Summary);
+    assert!(app.layer().is_none());
+    assert_eq!(app.screen(), ScreenId::Summary);
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.screen, Screen::List);
+    assert_eq!(app.screen(), ScreenId::List);
     run(
         &mut app,
         [
@@ -282,8 +290,8 @@ fn palette_runs_commands() {
 fn help_toggles_and_lists_the_views_bindings() {
     let mut app = sample_app();
     press(&mut app, KeyCode::Char('?'));
-    assert!(matches!(app.overlay, Some(Overlay::Help { .. })));
-    let text = views::help::lines(&app)
+    assert!(app.layer() == Some(ScreenId::Help));
+    let text = views::help_lines(&app)
         .iter()
         .map(|l| {
             l.spans
@@ -310,10 +318,10 @@ fn help_toggles_and_lists_the_views_bindings() {
         );
     }
     press(&mut app, KeyCode::Char('?'));
-    assert!(app.overlay.is_none());
+    assert!(app.layer().is_none());
     // On a code tab it lists the code bindings instead.
     run(&mut app, [Action::Open, Action::ToggleHelp]);
-    let text: String = views::help::lines(&app)
+    let text: String = views::help_lines(&app)
         .iter()
         .map(|l| format!("{l}\n"))
         .collect();
@@ -357,10 +365,10 @@ fn mouse_wheel_and_clicks() {
     run(&mut app, [Action::Click { column: 5, row: 4 }]);
     assert_eq!(app.sh.list.selected, 1);
     run(&mut app, [Action::Click { column: 5, row: 4 }]);
-    assert_eq!((app.screen, app.task.idx), (Screen::Task, 1));
+    assert_eq!((app.screen(), app.screens.task.idx), (ScreenId::Task, 1));
     // Row 1 is the tab bar: click "Dependencies".
     run(&mut app, [Action::Click { column: 55, row: 1 }]);
-    assert_eq!(app.task.tab, Tab::Deps);
+    assert_eq!(app.screens.task.tab, Tab::Deps);
 }
 
 #[test]
@@ -412,9 +420,9 @@ fn filter_enter_opens_the_highlighted_match_in_any_sort_order() {
             app.update(Action::Input(c));
         }
         press(&mut app, KeyCode::Enter);
-        assert_eq!(app.screen, Screen::Task);
+        assert_eq!(app.screen(), ScreenId::Task);
         assert_eq!(
-            app.sh.data.dataset.tasks[app.task.idx].id, "ClassEval_5",
+            app.sh.data.dataset.tasks[app.screens.task.idx].id, "ClassEval_5",
             "{sort:?}"
         );
     }
@@ -434,15 +442,18 @@ fn filter_enter_before_the_background_answer_opens_its_match() {
         app.update(Action::Input(c));
     }
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::List, "waits for the answer");
+    assert_eq!(app.screen(), ScreenId::List, "waits for the answer");
     let (req, _) = app.sh.list.pending.expect("a pending request");
     let found = list::find(&app.sh.data.rows, &app.sh.list.query());
     app.update(Action::TasksFiltered {
         req,
         found: Delivered::new(found),
     });
-    assert_eq!(app.screen, Screen::Task);
-    assert_eq!(app.sh.data.dataset.tasks[app.task.idx].id, "ClassEval_5");
+    assert_eq!(app.screen(), ScreenId::Task);
+    assert_eq!(
+        app.sh.data.dataset.tasks[app.screens.task.idx].id,
+        "ClassEval_5"
+    );
 }
 
 /// B12: the help popup says where its page is; scrolled to the end it no longer says "more".

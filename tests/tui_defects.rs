@@ -4,7 +4,7 @@
 mod tui_fixtures;
 
 use classlab::tui::action::{Action, Delivered};
-use classlab::tui::app::{Effect, Screen};
+use classlab::tui::app::{Effect, ScreenId};
 use tui_fixtures::*;
 
 fn load_requests(fake: &Fake) -> usize {
@@ -24,7 +24,7 @@ fn the_sessions_list_is_reloaded_when_an_evaluation_ends_elsewhere() {
         fake.run(&mut app, [Action::Input(c)]);
     }
     fake.run(&mut app, [Action::Submit]);
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
     for e in events(&model_tasks(), 2, Some(false)) {
         fake.run(&mut app, [Action::EvalEvent(Delivered::new(e))]);
     }
@@ -36,15 +36,15 @@ fn the_sessions_list_is_reloaded_when_an_evaluation_ends_elsewhere() {
             error: None,
         }],
     );
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
     assert_eq!(
         load_requests(&fake),
         before + 1,
         "the list is asked for again"
     );
     fake.run(&mut app, [Action::Back]);
-    assert_eq!(app.screen, Screen::Sessions);
-    assert!(!app.live_row(), "no stale live row");
+    assert_eq!(app.screen(), ScreenId::Sessions);
+    assert!(!app.sh.live_row(), "no stale live row");
     assert!(!screen(&app).contains("running"), "{}", screen(&app));
 }
 

@@ -8,7 +8,7 @@ mod tui_fixtures;
 use classlab::metrics::fingerprint::Bucket;
 use classlab::session::EventBody;
 use classlab::tui::action::{Action, Delivered};
-use classlab::tui::app::{App, Screen};
+use classlab::tui::app::{App, ScreenId};
 use tui_fixtures::*;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -56,7 +56,7 @@ fn evaluation_finished() {
     snap("finished", |size| {
         let (mut app, mut fake) = sessions_app(size);
         open_row(&mut app, &mut fake, 2);
-        assert_eq!(app.screen, Screen::Eval);
+        assert_eq!(app.screen(), ScreenId::Eval);
         app
     });
 }
@@ -80,7 +80,7 @@ fn task_test_detail_with_a_failing_test() {
             &mut app,
             [Action::Down, Action::Open, Action::Down, Action::Down],
         );
-        assert_eq!(app.screen, Screen::TestDetail);
+        assert_eq!(app.screen(), ScreenId::TestDetail);
         app
     });
 }
@@ -101,7 +101,7 @@ fn comparison_of_two_sessions() {
     snap("compare", |size| {
         let (mut app, mut fake) = sessions_app(size);
         compare_two(&mut app, &mut fake);
-        assert_eq!(app.screen, Screen::Compare);
+        assert_eq!(app.screen(), ScreenId::Compare);
         app
     });
 }
@@ -112,7 +112,7 @@ fn one_task_across_the_compared_sessions() {
         let (mut app, mut fake) = sessions_app(size);
         compare_two(&mut app, &mut fake);
         fake.run(&mut app, [Action::Open, Action::Right]);
-        assert_eq!(app.screen, Screen::CompareTask);
+        assert_eq!(app.screen(), ScreenId::CompareTask);
         app
     });
 }
@@ -240,7 +240,7 @@ fn comparison_with_a_stopped_session_is_on_the_tasks_both_finished() {
             Action::Compare,
         ],
     );
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen(), ScreenId::Compare);
     let c = app.sh.ev.compare.as_ref().unwrap();
     let done: Vec<usize> = c.sessions.iter().map(|s| s.state.progress().0).collect();
     let compared = c.comparison.rows.len();
@@ -325,7 +325,7 @@ fn the_test_detail_says_why_a_name_error_failed() {
     }
     // The detail opens on the first failing test.
     fake.run(&mut app, [Action::Top, Action::Open]);
-    assert_eq!(app.screen, Screen::TestDetail);
+    assert_eq!(app.screen(), ScreenId::TestDetail);
     let text = screen(&app);
     assert!(
         text.contains("cause: name used but not imported (`json`)"),

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use classlab::model::{Outcome, SuiteFailure};
 use classlab::session::{Event, EventBody};
 use classlab::tui::action::{Action, Delivered};
-use classlab::tui::app::{Effect, Level, Overlay, Screen, UiSetup};
+use classlab::tui::app::{Effect, Level, ScreenId, UiSetup};
 use classlab::tui::evals::{DetailPane, Source};
 use classlab::tui::keymap::Context;
 use classlab::tui::{action_for, views};
@@ -64,12 +64,12 @@ fn sessions_load_open_and_go_back() {
         req: *req,
         session: Delivered::new(classlab::tui::evals::EvalSession::from_log(session)),
     });
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
     assert_eq!(app.sh.ev.showing, Some(Source::Opened));
     app.update(Action::Back);
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
     app.update(Action::Back);
-    assert_eq!(app.screen, Screen::List);
+    assert_eq!(app.screen(), ScreenId::List);
 }
 
 #[test]
@@ -90,7 +90,7 @@ fn failed_loads_are_reported() {
     // The first row now names a directory the fake cannot find.
     fake.logs.remove(0);
     fake.run(&mut app, [Action::Top, Action::Open]);
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
     let status = app.sh.status.as_ref().expect("status");
     assert_eq!(status.level, Level::Error);
     assert!(status.text.contains("no such session"), "{}", status.text);
@@ -103,7 +103,7 @@ fn marking_and_comparing() {
     assert_eq!(app.sh.ev.sessions.marked.len(), 1);
     assert_eq!(app.sh.ev.sessions.cursor.selected, 1, "marking moves down");
     fake.run(&mut app, [Action::Compare]);
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
     assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Warn));
     // Unmark and mark again: marks follow the order of marking.
     fake.run(&mut app, [Action::Up, Action::ToggleMark]);
@@ -124,7 +124,7 @@ fn marking_and_comparing() {
     assert!(dirs[0].ends_with("20261121-204744-eval-GPT-4-Turbo-2557"));
     assert!(dirs[1].ends_with("20261121-211000-eval-CodeLlama-13b-Instruct-hf-0c1d"));
     fake.run(&mut app, [Action::Compare]);
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen(), ScreenId::Compare);
     let c = app.sh.ev.compare.as_ref().unwrap();
     // The stopped session finished 3 of 6 tasks: compared on those 3 (where both agree); the
     // 3 it never ran are left out, not counted as differing (issue 12, A6).
@@ -147,14 +147,14 @@ fn marking_and_comparing() {
             Action::Compare,
         ],
     );
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen(), ScreenId::Compare);
     let c = app.sh.ev.compare.as_ref().unwrap();
     assert_eq!(c.sessions.len(), 2, "{:?}", app.sh.ev.sessions.marked);
     let differing = c.differing.clone();
     assert!(differing.len() >= 2, "{differing:?}");
     // A task across sessions, then one session's detail, then back step by step.
     fake.run(&mut app, [Action::Open]);
-    assert_eq!(app.screen, Screen::CompareTask);
+    assert_eq!(app.screen(), ScreenId::CompareTask);
     fake.run(&mut app, [Action::NextTask]);
     assert_eq!(
         app.sh
@@ -172,16 +172,16 @@ fn marking_and_comparing() {
         &mut app,
         [Action::Right, Action::Right, Action::Left, Action::Open],
     );
-    assert_eq!(app.screen, Screen::TestDetail);
+    assert_eq!(app.screen(), ScreenId::TestDetail);
     let d = app.sh.ev.detail.as_ref().unwrap();
     assert_eq!(
         (d.source, d.task_id.as_str()),
         (Source::Compared(0), differing[1].as_str())
     );
     fake.run(&mut app, [Action::Back]);
-    assert_eq!(app.screen, Screen::CompareTask);
+    assert_eq!(app.screen(), ScreenId::CompareTask);
     fake.run(&mut app, [Action::Back, Action::Back]);
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
 }
 
 #[test]
@@ -189,7 +189,7 @@ fn test_detail_selects_the_failure_and_jumps_to_its_line() {
     let (mut app, mut fake) = sessions_app((80, 24));
     open_row(&mut app, &mut fake, 2);
     fake.run(&mut app, [Action::Down, Action::Open]);
-    assert_eq!(app.screen, Screen::TestDetail);
+    assert_eq!(app.screen(), ScreenId::TestDetail);
     let d = app.sh.ev.detail.clone().unwrap();
     assert_eq!(d.task_id, "ClassEval_1");
     assert_eq!(d.tests.selected, 1, "the first failing test");
@@ -215,7 +215,7 @@ fn test_detail_selects_the_failure_and_jumps_to_its_line() {
     assert_eq!((d.task_id.as_str(), d.mark), ("ClassEval_2", Some(2)));
     assert_eq!(app.sh.ev.tasks.selected, 2, "the list behind follows");
     fake.run(&mut app, [Action::Back]);
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
 }
 
 #[test]
@@ -236,14 +236,14 @@ fn imperfect_filter_and_its_detail_steps() {
 
 fn start_live(app: &mut classlab::tui::App, fake: &mut Fake) {
     fake.run(app, [Action::NewEval]);
-    assert!(matches!(app.overlay, Some(Overlay::NewEval(_))));
+    assert!(app.layer() == Some(ScreenId::NewEval));
     for c in "preds".chars() {
         fake.run(app, [Action::Input(c)]);
     }
     fake.run(app, [Action::Backspace, Action::Input('s')]);
     fake.run(app, [Action::Complete]);
-    match &app.overlay {
-        Some(Overlay::NewEval(d)) => assert_eq!(d.input, "preds.jsonl"),
+    match (app.layer() == Some(ScreenId::NewEval)).then_some(&app.screens.new_eval) {
+        Some(d) => assert_eq!(d.input, "preds.jsonl"),
         other => panic!("{other:?}"),
     }
     fake.run(app, [Action::Submit]);
@@ -261,8 +261,8 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
         })
     );
     assert_eq!(
-        (app.screen, app.sh.ev.showing),
-        (Screen::Eval, Some(Source::Live))
+        (app.screen(), app.sh.ev.showing),
+        (ScreenId::Eval, Some(Source::Live))
     );
     assert!(app.sh.ev.running);
     // A second start is refused while one runs.
@@ -285,18 +285,18 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
     assert!(screen(&app).contains("● live 2/6"));
     // The sessions screen pins the live run first; Enter goes back to it.
     fake.run(&mut app, [Action::ShowSessions]);
-    assert!(app.live_row());
+    assert!(app.sh.live_row());
     assert!(screen(&app).contains("running"));
     fake.run(&mut app, [Action::Top, Action::Open]);
     assert_eq!(
-        (app.screen, app.sh.ev.showing),
-        (Screen::Eval, Some(Source::Live))
+        (app.screen(), app.sh.ev.showing),
+        (ScreenId::Eval, Some(Source::Live))
     );
     // x asks; n keeps it running; x, y stops it.
     fake.run(&mut app, [Action::CancelRun]);
-    assert!(matches!(app.overlay, Some(Overlay::Confirm(_))));
+    assert!(app.layer() == Some(ScreenId::Confirm));
     fake.run(&mut app, [Action::Back]);
-    assert!(app.overlay.is_none() && !app.sh.ev.stopping);
+    assert!(app.layer().is_none() && !app.sh.ev.stopping);
     fake.run(&mut app, [Action::CancelRun, Action::Submit]);
     assert_eq!(fake.effects.last(), Some(&Effect::CancelEval));
     assert!(app.sh.ev.stopping);
@@ -325,7 +325,7 @@ fn a_live_run_starts_fills_in_and_is_cancelled() {
     assert!(status.text.contains("stopped: 2/6"), "{}", status.text);
     // Nothing to cancel any more.
     fake.run(&mut app, [Action::CancelRun]);
-    assert!(app.overlay.is_none());
+    assert!(app.layer().is_none());
 }
 
 #[test]
@@ -360,54 +360,54 @@ fn keys_reach_the_new_screens() {
     let mut app = app((80, 24));
     let mut fake = Fake::new();
     press(&mut app, &mut fake, KeyCode::Char('E'));
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
     press(&mut app, &mut fake, KeyCode::Char(' '));
     assert_eq!(app.sh.ev.sessions.marked.len(), 1, "Space marks here");
     press(&mut app, &mut fake, KeyCode::Char(' '));
     press(&mut app, &mut fake, KeyCode::Char('c'));
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen(), ScreenId::Compare);
     press(&mut app, &mut fake, KeyCode::Esc);
     press(&mut app, &mut fake, KeyCode::Char('j'));
     press(&mut app, &mut fake, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
     press(&mut app, &mut fake, KeyCode::Char('f'));
     assert!(app.sh.ev.imperfect_only);
     press(&mut app, &mut fake, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::TestDetail);
+    assert_eq!(app.screen(), ScreenId::TestDetail);
     press(&mut app, &mut fake, KeyCode::Tab);
     assert_eq!(app.sh.ev.detail.as_ref().unwrap().pane, DetailPane::Trace);
     press(&mut app, &mut fake, KeyCode::Char('q'));
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
     press(&mut app, &mut fake, KeyCode::Char('N'));
-    assert!(matches!(app.overlay, Some(Overlay::NewEval(_))));
+    assert!(app.layer() == Some(ScreenId::NewEval));
     // Typed text goes into the path, q included.
     press(&mut app, &mut fake, KeyCode::Char('q'));
-    match &app.overlay {
-        Some(Overlay::NewEval(d)) => assert_eq!(d.input, "q"),
+    match (app.layer() == Some(ScreenId::NewEval)).then_some(&app.screens.new_eval) {
+        Some(d) => assert_eq!(d.input, "q"),
         other => panic!("{other:?}"),
     }
     press(&mut app, &mut fake, KeyCode::Esc);
-    assert!(app.overlay.is_none());
+    assert!(app.layer().is_none());
     // The palette knows the new commands.
     fake.run(&mut app, [Action::OpenPalette]);
     for c in "sessions".chars() {
         fake.run(&mut app, [Action::Input(c)]);
     }
     fake.run(&mut app, [Action::Submit]);
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
 }
 
 #[test]
 fn help_lists_every_binding_of_the_new_views() {
     let (mut app, mut fake) = sessions_app((100, 60));
     let contexts = [
-        (Screen::Sessions, Context::Sessions, "mark for comparison"),
+        (ScreenId::Sessions, Context::Sessions, "mark for comparison"),
         (
-            Screen::Eval,
+            ScreenId::Eval,
             Context::Eval,
             "all tasks / only imperfect ones",
         ),
-        (Screen::TestDetail, Context::TestDetail, "next pane"),
+        (ScreenId::TestDetail, Context::TestDetail, "next pane"),
     ];
     for (i, (screen, context, want)) in contexts.into_iter().enumerate() {
         if i == 1 {
@@ -415,9 +415,9 @@ fn help_lists_every_binding_of_the_new_views() {
         } else if i == 2 {
             fake.run(&mut app, [Action::Open]);
         }
-        assert_eq!(app.screen, screen);
+        assert_eq!(app.screen(), screen);
         fake.run(&mut app, [Action::ToggleHelp]);
-        let text: String = views::help::lines(&app)
+        let text: String = views::help_lines(&app)
             .iter()
             .map(|l| format!("{l}\n"))
             .collect();
@@ -573,6 +573,6 @@ fn no_color_draws_without_colours() {
     check(&app);
     fake.run(&mut app, [Action::Back, Action::Back, Action::Top]);
     compare_two(&mut app, &mut fake);
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen(), ScreenId::Compare);
     check(&app);
 }

@@ -8,7 +8,7 @@ use classlab::llm::{Message, Params, Purpose};
 use classlab::model::Outcome;
 use classlab::session::{Event, EventBody};
 use classlab::tui::action::{Action, Delivered};
-use classlab::tui::app::{App, Screen};
+use classlab::tui::app::{App, ScreenId};
 use classlab::tui::evals::is_failing;
 use classlab::tui::runs::RunPane;
 use tui_fixtures::run::*;
@@ -24,7 +24,7 @@ fn started(clock: f64) -> (App, Fake) {
         [Action::NewRun, Action::Down, Action::Down, Action::Right],
     );
     fake.run(&mut app, [Action::Submit]);
-    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(app.screen(), ScreenId::Run);
     (app, fake)
 }
 
@@ -84,7 +84,7 @@ fn a_pending_dependency_analysis_is_waited_for() {
     });
     feed(&mut app, &mut fake, events);
     fake.run(&mut app, [Action::Down, Action::NextTab]);
-    assert_eq!(app.run_task().unwrap().task_id, "ClassEval_1");
+    assert_eq!(app.sh.run_task().unwrap().task_id, "ClassEval_1");
     assert_eq!(app.sh.runs.pane, RunPane::Task);
     let shown = screen(&app);
     assert!(

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use classlab::curate::targets::Target;
 use classlab::curate::{Gate, Status, store};
 use classlab::tui::action::{Action, Delivered};
-use classlab::tui::app::{App, Effect, Level, Screen};
-use classlab::tui::app_review::Bulk;
+use classlab::tui::app::{App, Effect, Level, ScreenId};
 use classlab::tui::jobs::{EvalSetup, Jobs};
 use classlab::tui::keymap::Context;
+use classlab::tui::review::Bulk;
 use tui_fixtures::*;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
@@ -74,17 +74,17 @@ fn store_path(dir: &Path) -> PathBuf {
 /// The sample's review queue, its store in `dir`.
 fn queue_app(size: (u16, u16), dir: &Path) -> App {
     let mut app = app(size);
-    app.review.store_path = Some(store_path(dir));
+    app.screens.review.store_path = Some(store_path(dir));
     let effects = drive(&mut app, [Action::ShowReview]);
     assert!(matches!(effects[0], Effect::LoadReview { .. }));
-    assert_eq!(app.screen, Screen::Review);
+    assert_eq!(app.screen(), ScreenId::Review);
     app
 }
 
 fn select(app: &mut App, id: &str) {
     drive(app, [Action::Top]);
     for _ in 0..app.sh.data.dataset.tasks.len() {
-        let idx = app.review.selected_task().unwrap();
+        let idx = app.screens.review.selected_task().unwrap();
         if app.sh.data.dataset.tasks[idx].id == id {
             return;
         }
@@ -122,8 +122,14 @@ fn a_task_with_findings() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = queue_app((80, 24), dir.path());
     select(&mut app, "Sample_5");
-    let idx = app.review.selected_task().unwrap();
-    let mut codes: Vec<&str> = app.review.findings(idx).iter().map(|f| f.code).collect();
+    let idx = app.screens.review.selected_task().unwrap();
+    let mut codes: Vec<&str> = app
+        .screens
+        .review
+        .findings(idx)
+        .iter()
+        .map(|f| f.code)
+        .collect();
     codes.sort();
     assert_eq!(codes, ["D4", "I1", "T1"]);
 }
@@ -193,7 +199,7 @@ fn approve_with_override_reject_note_and_needs_work_are_persisted() {
         &mut app,
         [Action::ReviewReject, Action::Input('x'), Action::Back],
     );
-    assert!(app.review.input.is_none());
+    assert!(app.screens.review.input.is_none());
     drive(&mut app, [Action::ReviewReject]);
     drive(&mut app, typed("duplicate of Sample_2"));
     let review = store::load(&path).unwrap().review("Sample_1");
@@ -210,6 +216,7 @@ fn approve_with_override_reject_note_and_needs_work_are_persisted() {
     // The status filter sees them.
     drive(&mut app, [Action::CycleStatusFilter]); // unreviewed
     let ids: Vec<String> = app
+        .screens
         .review
         .visible
         .iter()
@@ -223,7 +230,7 @@ fn approve_with_override_reject_note_and_needs_work_are_persisted() {
         &mut app,
         [Action::CycleStatusFilter, Action::CycleStatusFilter],
     ); // approved
-    assert_eq!(app.review.visible.len(), 1);
+    assert_eq!(app.screens.review.visible.len(), 1);
 }
 
 #[test]
@@ -234,6 +241,7 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
     // Only tasks with an error finding.
     drive(&mut app, [Action::CycleSeverityFilter]);
     let filtered: Vec<String> = app
+        .screens
         .review
         .visible
         .iter()
@@ -278,8 +286,9 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
     drive(&mut app, [Action::CycleSeverityFilter]); // back to any
     drive(&mut app, [Action::StartFilter]);
     drive(&mut app, typed("t1"));
-    assert_eq!(app.review.rule_filter, "T1");
+    assert_eq!(app.screens.review.rule_filter, "T1");
     let ids: Vec<&str> = app
+        .screens
         .review
         .visible
         .iter()
@@ -292,7 +301,7 @@ fn bulk_decisions_ask_first_and_act_on_the_filtered_set() {
 fn v_opens_the_queue_and_the_help_lists_its_keys() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app((80, 24));
-    app.review.store_path = Some(store_path(dir.path()));
+    app.screens.review.store_path = Some(store_path(dir.path()));
     let event = crossterm::event::Event::Key(crossterm::event::KeyEvent::new(
         crossterm::event::KeyCode::Char('V'),
         crossterm::event::KeyModifiers::SHIFT,
@@ -300,7 +309,7 @@ fn v_opens_the_queue_and_the_help_lists_its_keys() {
     let action = classlab::tui::action_for(&app, &event).unwrap();
     assert_eq!(action, Action::ShowReview);
     drive(&mut app, [action]);
-    assert_eq!(app.screen, Screen::Review);
+    assert_eq!(app.screen(), ScreenId::Review);
     let keys = app.sh.keymap.describe(Context::Review);
     for want in [
         "a", "r", "w", "n", "o", "A", "s", "f", "/", "v", "p", "P", "]", "[", "e", "d",
@@ -358,7 +367,7 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
             .any(|e| matches!(e, Effect::ValidateTask { task_id, .. } if task_id == "Sample_5")),
         "{effects:?}"
     );
-    assert!(app.review.validating.contains_key("Sample_5"));
+    assert!(app.screens.review.validating.contains_key("Sample_5"));
     let on_disk = store::load(&store_path(dir.path())).unwrap();
     let review = on_disk.review("Sample_5");
     assert!(
@@ -369,19 +378,22 @@ fn editing_in_a_scripted_editor_stores_the_edit_and_lints_again() {
             .what
             .contains("edited solution_code")
     );
-    let idx = app.review.selected_task().unwrap();
+    let idx = app.screens.review.selected_task().unwrap();
     let task = &app.sh.data.dataset.tasks[idx];
     let relinted =
         classlab::analysis::lint::lint_task(&classlab::curate::edited_task(&on_disk, task));
     assert_eq!(
-        app.review.findings(idx),
+        app.screens.review.findings(idx),
         relinted.as_slice(),
         "linted as edited"
     );
-    let (shown, edited) = app.review_source(idx, &Target::Solution);
+    let (shown, edited) = app
+        .screens
+        .review
+        .review_source(&app.sh, idx, &Target::Solution);
     assert!(edited && !shown.contains("import math"));
     // On return the pane shows the diff against the original; `d` the edited text.
-    assert!(app.review.diff);
+    assert!(app.screens.review.diff);
     insta::assert_snapshot!("review_edit_diff_80x24", screen(&app));
     drive(&mut app, [Action::ReviewDiff]);
     insta::assert_snapshot!("review_after_edit_80x24", screen(&app));
@@ -474,15 +486,30 @@ fn validation_results_and_coverage_beside_the_task() {
     store_with_validations(dir.path());
     let mut app = queue_app((80, 24), dir.path());
     select(&mut app, "Sample_5");
-    let methods: Vec<String> = app.review_methods().iter().map(|m| m.to_string()).collect();
-    assert_eq!(app.review_method(), Some(methods[0].as_str()));
+    let methods: Vec<String> = app
+        .screens
+        .review
+        .review_methods(&app.sh)
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    assert_eq!(
+        app.screens.review.review_method(&app.sh),
+        Some(methods[0].as_str())
+    );
     drive(&mut app, [Action::PrevMethod]);
-    assert_eq!(app.review_method(), methods.last().map(String::as_str));
+    assert_eq!(
+        app.screens.review.review_method(&app.sh),
+        methods.last().map(String::as_str)
+    );
     drive(&mut app, [Action::NextMethod, Action::NextMethod]);
-    assert_eq!(app.review_method(), Some(methods[1].as_str()));
+    assert_eq!(
+        app.screens.review.review_method(&app.sh),
+        Some(methods[1].as_str())
+    );
     // Another task starts at its first method again.
     drive(&mut app, [Action::Up]);
-    assert_eq!(app.review.method, 0);
+    assert_eq!(app.screens.review.method, 0);
     let marks = screen(&app);
     for want in ["✗", "✓", "~"] {
         assert!(marks.contains(want), "{want}:\n{marks}");
@@ -534,7 +561,7 @@ fn v_validates_the_task_in_the_background_and_records_it() {
             .any(|e| matches!(e, Effect::LoadReview { .. })),
         "no reload and relint of the dataset: {effects:?}"
     );
-    assert!(app.review.validating.is_empty());
+    assert!(app.screens.review.validating.is_empty());
     let record = store::load(&path).unwrap().tasks["Sample_1"]
         .validation
         .clone()
@@ -590,9 +617,9 @@ fn quitting_stops_a_validation_and_old_answers_are_ignored() {
         result: Err("stopped".into()),
     };
     assert!(drive(&mut app, [answer(old)]).is_empty());
-    assert!(app.review.validating.contains_key("Sample_1"));
+    assert!(app.screens.review.validating.contains_key("Sample_1"));
     drive(&mut app, [answer(new)]);
-    assert!(app.review.validating.is_empty());
+    assert!(app.screens.review.validating.is_empty());
     assert_eq!(app.sh.status.as_ref().unwrap().level, Level::Error);
 }
 
@@ -651,11 +678,11 @@ fn a_method_docstring_is_shown_and_edited_in_the_skeleton_and_the_description() 
         [Action::PrevTab, Action::PrevTab, Action::PrevTab],
     );
     assert_eq!(
-        app.review_target(),
+        app.screens.review.review_target(&app.sh),
         Some(Target::Docstring("add_grade".into()))
     );
-    let idx = app.review.selected_task().unwrap();
-    let before = app.review.findings(idx).len();
+    let idx = app.screens.review.selected_task().unwrap();
+    let before = app.screens.review.findings(idx).len();
     let editor = sed_editor(dir.path(), "s/:param grade:/:param score:/");
     let effects = app.update(Action::ReviewEdit);
     let (text, seen) = run_editor(&mut app, &editor, effects);
@@ -676,12 +703,21 @@ fn a_method_docstring_is_shown_and_edited_in_the_skeleton_and_the_description() 
     let desc = edits.methods["add_grade"].description.as_deref().unwrap();
     assert!(desc.contains(":param score:") && !desc.contains(":param grade:"));
     // Linted again: the D4 finding is gone.
-    let codes: Vec<&str> = app.review.findings(idx).iter().map(|f| f.code).collect();
+    let codes: Vec<&str> = app
+        .screens
+        .review
+        .findings(idx)
+        .iter()
+        .map(|f| f.code)
+        .collect();
     assert!(!codes.contains(&"D4"), "{codes:?}");
-    assert_eq!(app.review.findings(idx).len(), before - 1);
-    let (shown, edited) = app.review_source(idx, &Target::Docstring("add_grade".into()));
+    assert_eq!(app.screens.review.findings(idx).len(), before - 1);
+    let (shown, edited) =
+        app.screens
+            .review
+            .review_source(&app.sh, idx, &Target::Docstring("add_grade".into()));
     assert!(edited && shown.contains(":param score:"));
-    assert!(app.review.diff, "the diff is shown on return");
+    assert!(app.screens.review.diff, "the diff is shown on return");
     insta::assert_snapshot!("review_docstring_diff_80x24", screen(&app));
 }
 
@@ -698,7 +734,7 @@ fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
         "{draft}"
     );
     assert_eq!(
-        app.review_target(),
+        app.screens.review.review_target(&app.sh),
         Some(Target::PublicTests("add_grade".into()))
     );
     let on_disk = store::load(&store_path(dir.path())).unwrap();
@@ -711,11 +747,11 @@ fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
     // P: the checklist of the next method's private tests.
     drive(&mut app, [Action::NextMethod, Action::ReviewPromote]);
     assert_eq!(app.contexts()[0], Context::ReviewPromote);
-    let promote = app.review.promote.clone().unwrap();
+    let promote = app.screens.review.promote.clone().unwrap();
     assert!(promote.tests.len() >= 2, "{promote:?}");
     // Enter with nothing chosen says so; space chooses.
     drive(&mut app, [Action::Submit]);
-    assert!(app.review.promote.is_some());
+    assert!(app.screens.review.promote.is_some());
     drive(
         &mut app,
         [Action::ToggleMark, Action::Down, Action::ToggleMark],
@@ -726,7 +762,7 @@ fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
     );
     insta::assert_snapshot!("review_promote_80x24", screen(&app));
     let chosen: Vec<String> = {
-        let p = app.review.promote.as_ref().unwrap();
+        let p = app.screens.review.promote.as_ref().unwrap();
         p.tests
             .iter()
             .zip(&p.chosen)
@@ -736,7 +772,7 @@ fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
     };
     assert_eq!(chosen.len(), 2, "{chosen:?}");
     let effects = app.update(Action::Submit);
-    assert!(app.review.promote.is_none());
+    assert!(app.screens.review.promote.is_none());
     let (promoted, _) = run_editor(&mut app, "true", effects);
     for t in &chosen {
         assert!(promoted.contains(&format!("def {t}")), "{t}: {promoted}");
@@ -751,7 +787,7 @@ fn public_tests_drafted_from_doctests_or_promoted_from_private_tests() {
 
     // Esc cancels the checklist.
     drive(&mut app, [Action::ReviewPromote, Action::Back]);
-    assert!(app.review.promote.is_none());
+    assert!(app.screens.review.promote.is_none());
     assert_eq!(app.contexts()[0], Context::Review);
 }
 
@@ -776,7 +812,7 @@ fn the_queue_shows_classeval_ids_whole_at_80_and_100_columns() {
                 ..UiSetup::default()
             },
         );
-        app.review.store_path = Some(dir.path().join("classeval.curation.json"));
+        app.screens.review.store_path = Some(dir.path().join("classeval.curation.json"));
         drive(&mut app, [Action::ShowReview, Action::Bottom]);
         let text = screen(&app);
         assert!(text.contains("ClassEval_99 "), "{text}");
@@ -809,7 +845,7 @@ fn v_validates_the_whole_filtered_queue_two_at_a_time() {
         .collect();
     assert_eq!(started.len(), 2, "{effects:?}");
     assert!(started.iter().all(|(_, _, p)| *p == store_path(dir.path())));
-    assert_eq!(app.review.validate_queue.len(), 6);
+    assert_eq!(app.screens.review.validate_queue.len(), 6);
     assert!(
         screen(&app).contains("2 running, 6 waiting"),
         "{}",
@@ -832,6 +868,6 @@ fn v_validates_the_whole_filtered_queue_two_at_a_time() {
             .iter()
             .any(|e| matches!(e, Effect::LoadReview { .. }))
     );
-    assert_eq!(app.review.validate_queue.len(), 5);
-    assert_eq!(app.review.validating.len(), 2);
+    assert_eq!(app.screens.review.validate_queue.len(), 5);
+    assert_eq!(app.screens.review.validating.len(), 2);
 }

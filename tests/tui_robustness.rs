@@ -5,7 +5,7 @@ use classlab::dataset::{self, Dataset, predictions};
 use classlab::depcheck::GroundTruth;
 use classlab::tui::action::Action;
 use classlab::tui::action::Delivered;
-use classlab::tui::app::{App, Effect, Overlay, Tab, UiSetup};
+use classlab::tui::app::{App, Effect, ScreenId, Tab, UiSetup};
 use classlab::tui::data::Data;
 use classlab::tui::key::{INPUT_CAP, Typing};
 use classlab::tui::list;
@@ -73,10 +73,10 @@ fn problems_banner_and_overlay() {
         "{screen}"
     );
     press(&mut app, KeyCode::Char('!'));
-    assert!(matches!(app.overlay, Some(Overlay::Problems { .. })));
+    assert!(app.layer() == Some(ScreenId::Problems));
     assert!(render(&app).contains("bad.json"));
     press(&mut app, KeyCode::Esc);
-    assert!(app.overlay.is_none());
+    assert!(app.layer().is_none());
 }
 
 #[test]
@@ -146,7 +146,7 @@ fn awkward_tasks_render_on_every_tab() {
                     ],
                 );
                 render(&app);
-                app.task.tab = Tab::ALL[usize::from(tab) - 1];
+                app.screens.task.tab = Tab::ALL[usize::from(tab) - 1];
                 render(&app);
             }
             app.update(Action::Back);
@@ -496,7 +496,7 @@ fn pasting_into_the_palette_and_outside_inputs() {
     press(&mut app, KeyCode::Char(':'));
     let action = action_for(&app, &Event::Paste(big_text())).unwrap();
     app.update(action);
-    let Some(Overlay::Palette(p)) = &app.overlay else {
+    let Some(p) = (app.layer() == Some(ScreenId::Palette)).then_some(&app.screens.palette) else {
         panic!("palette closed")
     };
     assert_eq!(p.input.chars().count(), INPUT_CAP);
@@ -511,7 +511,7 @@ fn pasting_into_the_palette_and_outside_inputs() {
     render(&app);
     app.update(Action::ClearInput);
     app.update(Action::InsertText("theme light\n".into()));
-    let Some(Overlay::Palette(p)) = &app.overlay else {
+    let Some(p) = (app.layer() == Some(ScreenId::Palette)).then_some(&app.screens.palette) else {
         panic!("palette closed")
     };
     assert_eq!(p.input, "theme light");
@@ -527,7 +527,7 @@ fn pasting_into_the_palette_and_outside_inputs() {
     // The other inputs take the first line as if typed.
     app.update(Action::NewEval);
     app.update(Action::InsertText("outputs/model.json\nrest".into()));
-    let Some(Overlay::NewEval(d)) = &app.overlay else {
+    let Some(d) = (app.layer() == Some(ScreenId::NewEval)).then_some(&app.screens.new_eval) else {
         panic!("no dialog")
     };
     assert_eq!(d.input, "outputs/model.json");

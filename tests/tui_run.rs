@@ -9,7 +9,7 @@ mod tui_fixtures;
 use classlab::session::EventBody;
 use classlab::tui::action::{Action, Delivered};
 use classlab::tui::action_for;
-use classlab::tui::app::{App, Effect, Level, Overlay, Screen};
+use classlab::tui::app::{App, Effect, Level, ScreenId};
 use classlab::tui::evals::Source;
 use classlab::tui::keymap::Context;
 use classlab::tui::runs::{Field, RunPane};
@@ -41,7 +41,7 @@ fn press(app: &mut App, fake: &mut Fake, code: KeyCode) {
 fn finished_app(size: (u16, u16)) -> (App, Fake) {
     let (mut app, mut fake) = run_sessions_app(size);
     open_row(&mut app, &mut fake, 0);
-    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(app.screen(), ScreenId::Run);
     (app, fake)
 }
 
@@ -49,7 +49,7 @@ fn finished_app(size: (u16, u16)) -> (App, Fake) {
 fn step_app(size: (u16, u16), round: usize) -> (App, Fake) {
     let (mut app, mut fake) = finished_app(size);
     fake.run(&mut app, [Action::Open, Action::Open]);
-    assert_eq!(app.screen, Screen::Step);
+    assert_eq!(app.screen(), ScreenId::Step);
     fake.run(&mut app, [Action::Top]);
     fake.run(&mut app, std::iter::repeat_n(Action::PrevRound, 2 - round));
     (app, fake)
@@ -70,7 +70,7 @@ fn a_method_streaming_its_repair() {
     snap("live_step_streaming", |size| {
         let (mut app, mut fake) = live_run_app(size);
         fake.run(&mut app, [Action::Down, Action::Open, Action::Open]);
-        assert_eq!(app.screen, Screen::Step);
+        assert_eq!(app.screen(), ScreenId::Step);
         app
     });
 }
@@ -160,13 +160,13 @@ fn a_run_session_opens_on_the_run_screen() {
         req: *req,
         session: Delivered::new(session),
     });
-    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(app.screen(), ScreenId::Run);
     assert_eq!(app.sh.runs.showing, Some(Source::Opened));
     // Evaluations still open on the evaluation screen.
     fake.run(&mut app, [Action::Back]);
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
     open_row(&mut app, &mut fake, 1);
-    assert_eq!(app.screen, Screen::Eval);
+    assert_eq!(app.screen(), ScreenId::Eval);
 }
 
 #[test]
@@ -178,23 +178,23 @@ fn navigate_to_the_rounds_and_back() {
     press(&mut app, &mut fake, KeyCode::Char('j'));
     press(&mut app, &mut fake, KeyCode::Char('k'));
     press(&mut app, &mut fake, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::Step);
+    assert_eq!(app.screen(), ScreenId::Step);
     let step = app.sh.runs.step.clone().unwrap();
     assert_eq!(
         (step.task_id.as_str(), step.method.as_str()),
         ("ClassEval_0", "add")
     );
     // The newest round is shown first; ← and [ go back, → and ] forward, never past the ends.
-    assert_eq!(app.step_ctx().unwrap().round, Some(2));
+    assert_eq!(app.sh.step_ctx().unwrap().round, Some(2));
     press(&mut app, &mut fake, KeyCode::Left);
-    assert_eq!(app.step_ctx().unwrap().round, Some(1));
+    assert_eq!(app.sh.step_ctx().unwrap().round, Some(1));
     press(&mut app, &mut fake, KeyCode::Char('['));
     press(&mut app, &mut fake, KeyCode::Char('h'));
-    assert_eq!(app.step_ctx().unwrap().round, Some(0));
+    assert_eq!(app.sh.step_ctx().unwrap().round, Some(0));
     press(&mut app, &mut fake, KeyCode::Char(']'));
     press(&mut app, &mut fake, KeyCode::Char('l'));
     press(&mut app, &mut fake, KeyCode::Right);
-    assert_eq!(app.step_ctx().unwrap().round, Some(2));
+    assert_eq!(app.sh.step_ctx().unwrap().round, Some(2));
     // n / J: the next method in schedule order; p / K back; not past the first.
     press(&mut app, &mut fake, KeyCode::Char('n'));
     assert_eq!(app.sh.runs.step.as_ref().unwrap().method, "total");
@@ -213,18 +213,18 @@ fn navigate_to_the_rounds_and_back() {
     assert!(screen(&app).contains("Code"));
     fake.run(&mut app, [Action::NextMethod, Action::NextMethod]);
     press(&mut app, &mut fake, KeyCode::Esc);
-    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(app.screen(), ScreenId::Run);
     assert_eq!(app.sh.runs.methods.selected, 2, "the list follows");
     press(&mut app, &mut fake, KeyCode::Char('q'));
-    assert_eq!(app.screen, Screen::Sessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
 }
 
 #[test]
 fn panes_and_the_task_list() {
     let (mut app, mut fake) = finished_app((160, 48));
-    assert!(app.run_panel_shown(), "tall terminals show the panel");
+    assert!(app.sh.run_panel_shown(), "tall terminals show the panel");
     fake.run(&mut app, [Action::Down]);
-    assert_eq!(app.run_task().unwrap().task_id, "ClassEval_1");
+    assert_eq!(app.sh.run_task().unwrap().task_id, "ClassEval_1");
     fake.run(&mut app, [Action::NextTab]);
     assert_eq!(app.sh.runs.pane, RunPane::Task);
     fake.run(&mut app, [Action::Down, Action::Bottom, Action::Top]);
@@ -232,9 +232,9 @@ fn panes_and_the_task_list() {
     fake.run(&mut app, [Action::PrevTab, Action::PrevTab]);
     assert_eq!(app.sh.runs.pane, RunPane::Methods);
     fake.run(&mut app, [Action::TogglePanel]);
-    assert!(!app.run_panel_shown());
+    assert!(!app.sh.run_panel_shown());
     // A click on a task row selects it.
-    let tasks = app.run_areas().tasks;
+    let tasks = app.sh.run_areas().tasks;
     fake.run(
         &mut app,
         [Action::Click {
@@ -243,7 +243,7 @@ fn panes_and_the_task_list() {
         }],
     );
     assert_eq!(app.sh.runs.pane, RunPane::Tasks);
-    assert_eq!(app.run_task().unwrap().task_id, "ClassEval_0");
+    assert_eq!(app.sh.run_task().unwrap().task_id, "ClassEval_0");
 }
 
 #[test]
@@ -253,7 +253,7 @@ fn the_dialog_starts_a_run_with_what_was_chosen() {
     let effects = app.update(Action::NewRun);
     assert_eq!(effects, [Effect::LoadRunChoices]);
     fake.run(&mut app, [Action::NewRun]);
-    let Some(Overlay::NewRun(d)) = &app.overlay else {
+    let Some(d) = (app.layer() == Some(ScreenId::NewRun)).then_some(&app.screens.new_run) else {
         panic!("no dialog");
     };
     assert_eq!(d.endpoints, ["local", "openai"]);
@@ -273,8 +273,8 @@ fn the_dialog_starts_a_run_with_what_was_chosen() {
     assert_eq!(setup.jobs, 2);
     assert_eq!(setup.tasks, Some(vec!["Sample_0".to_string()]));
     assert_eq!(setup.strategy.to_string(), "tdd");
-    assert_eq!(app.screen, Screen::Run);
-    assert!(app.run_is_live());
+    assert_eq!(app.screen(), ScreenId::Run);
+    assert!(app.sh.run_is_live());
     assert!(screen(&app).contains("Starting"));
     // One run at a time.
     fake.run(
@@ -292,10 +292,10 @@ fn the_dialog_says_what_is_missing() {
     fake.run(&mut app, [Action::ShowSessions, Action::NewRun]);
     // Replay with no generation session to replay.
     fake.run(&mut app, [Action::Down, Action::Left, Action::Submit]);
-    assert!(matches!(app.overlay, Some(Overlay::NewRun(_))));
+    assert!(app.layer() == Some(ScreenId::NewRun));
     assert_eq!(app.sh.status.as_ref().map(|s| s.level), Some(Level::Warn));
     fake.run(&mut app, [Action::Back]);
-    assert!(app.overlay.is_none());
+    assert!(app.layer().is_none());
 }
 
 #[test]
@@ -309,7 +309,7 @@ fn a_live_run_asks_before_stopping_and_records_its_end() {
         KeyCode::Char('c'),
         KeyModifiers::CONTROL,
     );
-    assert!(matches!(app.overlay, Some(Overlay::Confirm(_))));
+    assert!(app.layer() == Some(ScreenId::Confirm));
     assert!(screen(&app).contains("classlab run --resume"));
     let effects = app.update(Action::Submit);
     assert_eq!(effects, [Effect::CancelEval]);
@@ -331,7 +331,7 @@ fn a_live_run_asks_before_stopping_and_records_its_end() {
             error: None,
         }],
     );
-    assert!(!app.run_is_live());
+    assert!(!app.sh.run_is_live());
     let status = app.sh.status.as_ref().unwrap();
     assert!(status.text.starts_with("run stopped"), "{}", status.text);
     // Not live any more: Ctrl-C quits again.
@@ -390,7 +390,7 @@ fn empty_unfinished_and_tiny() {
         let mut fake = Fake::new();
         fake.logs = vec![log(run_meta(), events, vec!["torn".into()])];
         fake.run(&mut app, [Action::ShowSessions, Action::Open]);
-        assert_eq!(app.screen, Screen::Run);
+        assert_eq!(app.screen(), ScreenId::Run);
         for a in [
             Action::Open,
             Action::NextTab,
@@ -449,8 +449,8 @@ fn a_reference_run_through_the_job() {
         step(&mut app, &mut jobs, a);
     }
     step(&mut app, &mut jobs, Action::Submit);
-    assert_eq!(app.screen, Screen::Run);
-    assert!(app.run_is_live());
+    assert_eq!(app.screen(), ScreenId::Run);
+    assert!(app.sh.run_is_live());
     let deadline = Instant::now() + Duration::from_secs(300);
     let mut ended = None;
     while ended.is_none() {
@@ -469,12 +469,12 @@ fn a_reference_run_through_the_job() {
     let (dir, error) = ended.unwrap();
     assert_eq!(error, None);
     assert!(dir.unwrap().starts_with(sessions.path()));
-    assert!(!app.run_is_live());
+    assert!(!app.sh.run_is_live());
     let text = screen(&app);
     assert!(text.contains("finished"), "{text}");
     assert!(text.contains("Sample_0"), "{text}");
     // The reference passes: every method of the task finished, none exhausted.
-    let methods = app.run_methods();
+    let methods = app.sh.run_methods();
     assert!(!methods.is_empty());
     assert!(
         methods
@@ -484,7 +484,7 @@ fn a_reference_run_through_the_job() {
     // Its rounds step through: the first method passed its public tests at the first try.
     app.update(Action::Open);
     app.update(Action::Open);
-    assert_eq!(app.screen, Screen::Step);
+    assert_eq!(app.screen(), ScreenId::Step);
     let text = screen(&app);
     assert!(
         text.contains("first try") && text.contains("passed"),

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use classlab::tui::EvalSetup;
 use classlab::tui::action::Action;
-use classlab::tui::app::{App, Effect, Overlay, Screen};
+use classlab::tui::app::{App, Effect, ScreenId};
 use classlab::tui::jobs::Jobs;
 use classlab::tui::runs::{Field, NewRunState};
 use common::mock_llm::{MockLlm, MockRequest};
@@ -21,8 +21,8 @@ use common::reference_model::ReferenceModel;
 use tui_fixtures::{app, screen};
 
 fn dialog(app: &App) -> &NewRunState {
-    match &app.overlay {
-        Some(Overlay::NewRun(d)) => d,
+    match (app.layer() == Some(ScreenId::NewRun)).then_some(&app.screens.new_run) {
+        Some(d) => d,
         other => panic!("no new-run dialog: {other:?}"),
     }
 }
@@ -141,7 +141,7 @@ fn the_dialog_runs_with_the_profile_and_what_was_edited() {
         (Some(0.5), Some(900), Some(42))
     );
     assert_eq!(setup.tasks, Some(vec!["Sample_0".to_string()]));
-    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(app.screen(), ScreenId::Run);
     for effect in effects {
         jobs.execute(effect, &app.sh.data.dataset);
     }
@@ -154,7 +154,7 @@ fn the_dialog_runs_with_the_profile_and_what_was_edited() {
         }
         step(&mut app, &mut jobs, a);
     }
-    assert!(!app.run_is_live());
+    assert!(!app.sh.run_is_live());
 
     // Every request carried the edited model, the sampling parameters and the profile's key.
     let requests: Vec<MockRequest> = llm

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use classlab::depcheck::GroundTruth;
-use classlab::tui::app::{Screen, UiSetup};
+use classlab::tui::app::{ScreenId, UiSetup};
 use classlab::tui::jobs::{EvalSetup, Jobs};
 use classlab::tui::runtime::Runtime;
 use classlab::tui::{DatasetSource, action_for, open_app, views};
@@ -127,14 +127,18 @@ fn a_large_dataset_streams_in_and_answers_keys_while_loading() {
     }
     h.until("the filter", |rt| rt.app.sh.list.pending.is_none());
     h.key(KeyCode::Enter);
-    assert_eq!(h.rt.app.screen, Screen::Task);
+    assert_eq!(h.rt.app.screen(), ScreenId::Task);
     assert_eq!(
-        h.rt.app.sh.data.dataset.tasks[h.rt.app.task.idx].id,
+        h.rt.app.sh.data.dataset.tasks[h.rt.app.screens.task.idx].id,
         "Big_2999"
     );
     // Its whole analysis arrives (the open task goes first).
     h.until("the open task's analysis", |rt| {
-        rt.app.sh.data.full_analysis(rt.app.task.idx).is_some()
+        rt.app
+            .sh
+            .data
+            .full_analysis(rt.app.screens.task.idx)
+            .is_some()
     });
     // Every task gets analysed (repeated content once per distinct task), then the summary.
     h.until("every analysis", |rt| !rt.app.sh.data.is_busy());

@@ -188,7 +188,7 @@ fn command_palette() {
 mod tampering {
     use classlab::metrics::fingerprint::{self, Bucket, EnvContext, Thresholds};
     use classlab::tui::action::Action;
-    use classlab::tui::app::{App, Screen};
+    use classlab::tui::app::{App, ScreenId};
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use ratatui::style::{Color, Modifier};
@@ -212,7 +212,7 @@ mod tampering {
         )];
         fake.run(&mut app, [Action::ShowSessions]);
         open_row(&mut app, &mut fake, 0);
-        assert_eq!(app.screen, Screen::Eval);
+        assert_eq!(app.screen(), ScreenId::Eval);
         (app, fake)
     }
 
@@ -311,7 +311,7 @@ mod tampering {
                 &mut app,
                 std::iter::repeat_n(Action::Down, 7).chain([Action::Open, Action::Down]),
             );
-            assert_eq!(app.screen, Screen::TestDetail);
+            assert_eq!(app.screen(), ScreenId::TestDetail);
             let text = screen(&app);
             insta::assert_snapshot!(format!("detail_tampered_test_{}x{}", size.0, size.1), text);
             let banner = styles_of(&app, "✗ TAMPERED");
@@ -331,7 +331,7 @@ mod tampering {
             &mut app,
             std::iter::repeat_n(Action::Down, 6).chain([Action::Open]),
         );
-        assert_eq!(app.screen, Screen::TestDetail);
+        assert_eq!(app.screen(), ScreenId::TestDetail);
         let text = screen(&app);
         insta::assert_snapshot!("detail_tampered_suite_80x24", text);
         let banner = styles_of(&app, "✗ TAMPERED");

@@ -13,7 +13,7 @@ use classlab::analysis::parse::parse_module;
 use classlab::metrics::fingerprint::Bucket;
 use classlab::session::SessionLog;
 use classlab::tui::action::Action;
-use classlab::tui::app::Screen;
+use classlab::tui::app::ScreenId;
 use common::mock_llm::{MockLlm, MockReply};
 use tui_fixtures::*;
 
@@ -114,14 +114,14 @@ fn a_holistic_run_steps_through_every_method_in_the_class() {
     fake.logs.insert(0, log);
     fake.run(&mut app, [Action::ShowSessions]);
     open_row(&mut app, &mut fake, 0);
-    assert_eq!(app.screen, Screen::Run);
+    assert_eq!(app.screen(), ScreenId::Run);
     fake.run(&mut app, [Action::Open]);
     let run = screen(&app);
     for name in &targets {
         assert!(run.contains(name), "run screen lists {name}:\n{run}");
     }
     fake.run(&mut app, [Action::Open]);
-    assert_eq!(app.screen, Screen::Step);
+    assert_eq!(app.screen(), ScreenId::Step);
     let position = targets.iter().position(|n| *n == broken).unwrap();
     fake.run(&mut app, std::iter::repeat_n(Action::NextMethod, position));
     let shown = screen(&app);

@@ -169,7 +169,7 @@ pub enum Action {
     ReviewNote,
     ReviewOverride,
     /// The same on every task of the filtered queue (asks first).
-    ReviewBulk(super::app_review::Bulk),
+    ReviewBulk(super::review::Bulk),
     CycleStatusFilter,
     CycleSeverityFilter,
     /// Edit the selected part of the task in `$EDITOR`.
@@ -243,7 +243,7 @@ pub enum Action {
     /// The curation store and every task's lint findings, read off the UI thread.
     ReviewLoaded {
         req: u64,
-        loaded: Delivered<super::app_review::ReviewData>,
+        loaded: Delivered<super::review::ReviewData>,
     },
     /// The store as written after decisions (or why it could not be).
     ReviewSaved {
@@ -373,22 +373,22 @@ const NAMED: &[(&str, Action, &str)] = &[
     ),
     (
         "approve-all",
-        Action::ReviewBulk(super::app_review::Bulk::Approve),
+        Action::ReviewBulk(super::review::Bulk::Approve),
         "approve every task of the filtered queue (asks first)",
     ),
     (
         "reject-all",
-        Action::ReviewBulk(super::app_review::Bulk::Reject),
+        Action::ReviewBulk(super::review::Bulk::Reject),
         "reject every task of the filtered queue (asks first)",
     ),
     (
         "needs-work-all",
-        Action::ReviewBulk(super::app_review::Bulk::NeedsWork),
+        Action::ReviewBulk(super::review::Bulk::NeedsWork),
         "mark every task of the filtered queue as needing work (asks first)",
     ),
     (
         "validate-all",
-        Action::ReviewBulk(super::app_review::Bulk::Validate),
+        Action::ReviewBulk(super::review::Bulk::Validate),
         "validate every task of the filtered queue in the background (asks first)",
     ),
     ("edit", Action::ReviewEdit, "edit the shown part in $EDITOR"),

@@ -3,9 +3,9 @@
 use crossterm::event::KeyCode as K;
 
 use super::action::Action as A;
-use super::app_review::Bulk;
 use super::keymap::{Add, Context as C, KeyChord};
 use super::keymap_eval::nav;
+use super::review::Bulk;
 
 pub(super) fn add_defaults(add: &mut Add) {
     let ch = KeyChord::ch;

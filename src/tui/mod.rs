@@ -4,23 +4,15 @@
 //!
 //! Architecture (architecture.md, "TUI conventions"): terminal events become [`Action`]s through
 //! the [`keymap`]; `App::update` is the only place state changes and returns [`Effect`]s for the
-//! loop to carry out; `views::render` draws `&App`. Analyses are computed once at startup;
+//! loop to carry out; `widgets::render` draws `&App`. Analyses are computed once at startup;
 //! code is highlighted lazily, only as far as it is shown.
 
 pub mod action;
 pub mod analysis;
 pub mod app;
-mod app_detail;
-mod app_eval;
-mod app_list;
-pub mod app_review;
-pub mod app_review_edit;
-mod app_review_validate;
-mod app_run;
-mod app_step;
-mod app_task;
 pub mod data;
 mod data_load;
+mod effect;
 pub mod evals;
 pub mod highlight;
 pub mod jobs;
@@ -31,15 +23,19 @@ mod keymap_eval;
 mod keymap_review;
 mod keymap_run;
 pub mod list;
+mod list_flow;
 mod list_worker;
 pub mod palette;
 pub mod review;
 pub mod runs;
 pub mod runtime;
+pub mod screen;
+pub mod screens;
 pub mod shared;
 mod terminal;
 pub mod theme;
 pub mod views;
+pub mod widgets;
 
 use std::time::{Duration, Instant};
 
@@ -176,7 +172,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         ..setup
     };
     let mut app = open_app(opts.dataset, opts.predictions, opts.truth, setup);
-    app.review.store_path = opts.curation_store;
+    app.screens.review.store_path = opts.curation_store;
     let mut rt = Runtime::new(app, Jobs::new(eval));
     if let Some(dir) = opts.open_session {
         let req = rt.app.sh.ev.next_request();

@@ -6,6 +6,7 @@ use std::cell::RefCell;
 
 use ratatui::layout::Rect;
 
+use super::action::Action;
 use super::data::Data;
 use super::evals::EvalUi;
 use super::highlight::HighlightCache;
@@ -13,8 +14,9 @@ use super::keymap::Keymap;
 use super::list::ListState;
 use super::palette::{self, Command};
 use super::runs::RunUi;
+use super::screen::{Nav, ScreenId};
 use super::theme::Theme;
-use super::views::layout;
+use super::widgets::layout;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -54,6 +56,14 @@ impl Default for UiSetup {
     }
 }
 
+/// A part of a task shown as code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodePart {
+    Skeleton,
+    Solution,
+    Tests,
+}
+
 pub struct Shared {
     pub data: Data,
     pub keymap: Keymap,
@@ -78,7 +88,24 @@ pub struct Shared {
     pub ev: EvalUi,
     /// The generation-run sessions shown.
     pub runs: RunUi,
+    /// The task the task view shows (the list opens it, stepping changes it).
+    pub open_task: usize,
+    /// A question for the confirm layer (set before going to it).
+    pub question: Option<super::evals::Confirm>,
+    /// Navigation and follow-up actions asked for during an update; the app carries them
+    /// out after it, in order.
+    pending: Vec<Pending>,
+    /// The screen shown (under any layer); the app keeps it current.
+    pub screen: ScreenId,
     mono: Theme,
+}
+
+/// Something for the app to do after the current update.
+#[derive(Debug)]
+pub enum Pending {
+    Nav(Nav),
+    /// An action handled as if it came from a key (the palette runs commands so).
+    Action(Action),
 }
 
 impl Shared {
@@ -124,6 +151,10 @@ impl Shared {
             highlight: RefCell::new(HighlightCache::default()),
             ev: EvalUi::default(),
             runs: RunUi::default(),
+            open_task: 0,
+            screen: ScreenId::List,
+            question: None,
+            pending: Vec::new(),
             mono: Theme::mono(),
         }
     }
@@ -155,21 +186,18 @@ impl Shared {
     }
 
     /// Source shown by a code tab of task `idx`.
-    pub fn code_source(&self, idx: usize, tab: super::app::Tab) -> &str {
+    pub fn code_source(&self, idx: usize, part: CodePart) -> &str {
         let (Some(task), Some(analysis)) = (
             self.data.dataset.tasks.get(idx),
             self.data.full_analysis(idx),
         ) else {
             return "";
         };
-        match tab {
-            super::app::Tab::Skeleton if task.skeleton.trim().is_empty() => {
-                &analysis.generated_skeleton
-            }
-            super::app::Tab::Skeleton => &task.skeleton,
-            super::app::Tab::Solution => &task.solution,
-            super::app::Tab::Tests => &task.test_module,
-            _ => "",
+        match part {
+            CodePart::Skeleton if task.skeleton.trim().is_empty() => &analysis.generated_skeleton,
+            CodePart::Skeleton => &task.skeleton,
+            CodePart::Solution => &task.solution,
+            CodePart::Tests => &task.test_module,
         }
     }
 
@@ -181,9 +209,52 @@ impl Shared {
         self.status = Some(Status { text, level });
     }
 
+    /// Go to a screen, back, or close the layers, after this update.
+    pub fn go(&mut self, nav: Nav) {
+        self.pending.push(Pending::Nav(nav));
+    }
+
+    /// Handle `action` after this update, as if a key had asked for it.
+    pub fn then(&mut self, action: Action) {
+        self.pending.push(Pending::Action(action));
+    }
+
+    /// Ask a yes/no question (the confirm layer); yes runs its action.
+    pub fn ask(&mut self, question: super::evals::Confirm) {
+        self.question = Some(question);
+        self.go(Nav::To(ScreenId::Confirm));
+    }
+
+    pub fn take_pending(&mut self) -> Vec<Pending> {
+        std::mem::take(&mut self.pending)
+    }
+
     /// Rows of tasks visible in the list now.
     pub fn list_page(&self) -> usize {
         let (table, _) = layout::list_split(self.chrome().body);
         layout::table_page(table).max(1)
+    }
+    pub fn cycle_theme(&mut self) {
+        if self.no_color {
+            self.set_status(Level::Info, "NO_COLOR is set: colours are off");
+            return;
+        }
+        self.theme_idx = (self.theme_idx + 1) % self.themes.len().max(1);
+        let name = self.theme().name.clone();
+        self.set_status(Level::Info, format!("theme: {name}"));
+    }
+
+    pub fn set_theme(&mut self, name: &str) {
+        match self.themes.iter().position(|t| t.name == name) {
+            Some(i) => {
+                self.theme_idx = i;
+                if self.no_color {
+                    self.set_status(Level::Info, "NO_COLOR is set: colours are off");
+                } else {
+                    self.set_status(Level::Info, format!("theme: {name}"));
+                }
+            }
+            None => self.set_status(Level::Error, format!("unknown theme `{name}`")),
+        }
     }
 }

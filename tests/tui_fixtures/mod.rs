@@ -529,7 +529,7 @@ pub fn screen(app: &App) -> String {
 
 /// The help overlay's text for the current view.
 pub fn help_text(app: &App) -> String {
-    views::help::lines(app)
+    views::help_lines(app)
         .iter()
         .map(|l| {
             l.spans

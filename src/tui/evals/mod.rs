@@ -593,3 +593,7 @@ mod tests {
         );
     }
 }
+
+pub mod detail;
+pub mod flow;
+pub use flow::{compare_title, title};

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use super::{EvalSession, SessionRow, test_differs, test_ids};
 use crate::tui::action::Action;
-use crate::tui::app::{CodeScroll, Effect, Screen, scrolled};
+use crate::tui::app::{CodeScroll, Effect, ScreenId, scrolled};
 
 /// A selection in a list of rows and the first row shown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -99,7 +99,7 @@ pub struct DetailState {
     /// The line of the code to highlight (0-based): where the selected test failed.
     pub mark: Option<usize>,
     /// Where Esc goes.
-    pub back: Screen,
+    pub back: ScreenId,
     /// The failure cause of each test, computed once when the detail is first drawn and
     /// again only when the session changes (keyed by its events applied), not per frame.
     pub causes: DetailCauses,
@@ -246,7 +246,7 @@ pub struct EvalUi {
     pub tasks: Cursor,
     pub imperfect_only: bool,
     /// Where Esc from the evaluation screen goes.
-    pub eval_back: Option<Screen>,
+    pub eval_back: Option<ScreenId>,
     pub detail: Option<DetailState>,
     pub compare: Option<CompareState>,
     /// Request numbers: every request gets a new one; only the newest listing and the

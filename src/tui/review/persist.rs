@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::super::app_review::ReviewData;
+use super::ReviewData;
 use crate::curate::{self, CurationStore, ReviewAction};
 
 /// The effects' side, run by `jobs` off the UI thread: read the store and lint every task.

@@ -12,8 +12,8 @@ pub use dialog::*;
 use crate::session::event::MethodStatus;
 use crate::session::trace::{MethodTrace, RoundTrace, TaskTrace};
 
-use super::app::Screen;
 use super::evals::{Cursor, Source};
+use super::screen::ScreenId;
 
 /// The panes of the run screen, in `Tab` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -75,7 +75,7 @@ pub struct RunUi {
     /// Which run the run screen shows.
     pub showing: Option<Source>,
     /// Where Esc from the run screen goes.
-    pub back: Option<Screen>,
+    pub back: Option<ScreenId>,
     pub pane: RunPane,
     pub tasks: Cursor,
     pub methods: Cursor,
@@ -256,3 +256,7 @@ mod tests {
         assert_eq!(count(2_500_000), "2.5M");
     }
 }
+
+pub mod flow;
+pub mod step_ctx;
+pub use flow::title;

@@ -1,0 +1,68 @@
+//! The dependency summary of the whole dataset (and of the predictions, when loaded).
+
+mod update;
+pub mod view;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use ratatui::widgets::Widget;
+
+use crate::tui::action::Action;
+use crate::tui::app::Effect;
+use crate::tui::keymap::Context;
+use crate::tui::screen::{Outcome, Screen};
+use crate::tui::shared::Shared;
+
+#[derive(Debug, Default)]
+pub struct State {
+    pub scroll: usize,
+}
+
+impl Screen for State {
+    fn contexts(&self, _sh: &Shared) -> Vec<Context> {
+        vec![Context::Summary, Context::Global]
+    }
+
+    fn update(&mut self, sh: &mut Shared, action: Action) -> Outcome {
+        update::update(self, sh, action);
+        ().into()
+    }
+
+    fn render(&self, sh: &Shared, area: Rect, buf: &mut Buffer) {
+        view::SummaryView {
+            sh,
+            scroll: self.scroll,
+        }
+        .render(area, buf);
+    }
+
+    fn title(&self, sh: &Shared) -> Vec<Span<'static>> {
+        let d = &sh.data;
+        vec![
+            Span::raw(d.dataset.name.clone()),
+            Span::styled(
+                format!(
+                    " · {} tasks · {} methods · {} edges",
+                    d.len(),
+                    d.method_total,
+                    d.edge_total
+                ),
+                sh.theme().muted(),
+            ),
+        ]
+    }
+
+    fn hints(&self, _sh: &Shared) -> Vec<(Context, Action, &'static str)> {
+        vec![
+            (Context::Summary, Action::Down, "scroll"),
+            (Context::Global, Action::ToggleHelp, "help"),
+            (Context::Summary, Action::Back, "back"),
+        ]
+    }
+
+    fn opened(&mut self, _sh: &mut Shared) -> Vec<Effect> {
+        self.scroll = 0;
+        Vec::new()
+    }
+}

@@ -1,0 +1,67 @@
+//! One task: its skeleton, solution and tests, its methods, its dependency graph.
+
+mod keys;
+pub mod methods;
+pub mod state;
+mod update;
+pub mod view;
+
+pub use state::{Tab, TaskState as State};
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Span;
+use ratatui::widgets::Widget;
+
+use crate::tui::action::Action;
+use crate::tui::app::Effect;
+use crate::tui::keymap::Context;
+use crate::tui::screen::{Outcome, Screen};
+use crate::tui::shared::Shared;
+
+impl Screen for State {
+    fn contexts(&self, _sh: &Shared) -> Vec<Context> {
+        let tab = match self.tab {
+            Tab::Methods => Context::Methods,
+            Tab::Deps => Context::Deps,
+            _ => Context::Code,
+        };
+        vec![tab, Context::Task, Context::Global]
+    }
+
+    fn update(&mut self, sh: &mut Shared, action: Action) -> Outcome {
+        update::update_task(self, sh, action);
+        ().into()
+    }
+
+    fn render(&self, sh: &Shared, area: Rect, buf: &mut Buffer) {
+        view::TaskView { sh, st: self }.render(area, buf);
+    }
+
+    fn title(&self, sh: &Shared) -> Vec<Span<'static>> {
+        keys::title(self, sh)
+    }
+
+    fn position(&self, sh: &Shared) -> Option<String> {
+        // The open task is the list's selected row (opening and stepping keep it so).
+        let selected = sh.list.selected_task() == Some(self.idx);
+        Some(
+            selected
+                .then(|| format!("task {}/{} ", sh.list.selected + 1, sh.list.visible.len()))
+                .unwrap_or_default(),
+        )
+    }
+
+    fn hints(&self, _sh: &Shared) -> Vec<(Context, Action, &'static str)> {
+        keys::hints(self)
+    }
+
+    fn opened(&mut self, sh: &mut Shared) -> Vec<Effect> {
+        *self = State::new(sh.open_task);
+        Vec::new()
+    }
+
+    fn clamp(&mut self, sh: &Shared) {
+        update::clamp_code(self, sh);
+    }
+}
