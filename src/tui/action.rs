@@ -3,77 +3,13 @@
 //! session, an event of a live evaluation).
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use crate::session::Event;
 
 use super::evals::{EvalSession, SessionRow};
 
-/// Data delivered by background work. Compared by identity: two deliveries are equal only
-/// when they are the same one (what the loaded data holds needs no `Eq`).
-#[derive(Debug, Clone)]
-pub struct Delivered<T>(pub Arc<T>);
-
-impl<T> Delivered<T> {
-    pub fn new(value: T) -> Self {
-        Delivered(Arc::new(value))
-    }
-}
-
-impl<T: Clone> Delivered<T> {
-    /// The value, without a copy when this is the only reference.
-    pub fn take(self) -> T {
-        Arc::try_unwrap(self.0).unwrap_or_else(|shared| (*shared).clone())
-    }
-}
-
-impl<T> PartialEq for Delivered<T> {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl<T> Eq for Delivered<T> {}
-
-/// A column of the task list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SortColumn {
-    #[default]
-    Id,
-    Class,
-    Methods,
-    Deps,
-    Tests,
-}
-
-impl SortColumn {
-    pub const ALL: [SortColumn; 5] = [
-        SortColumn::Id,
-        SortColumn::Class,
-        SortColumn::Methods,
-        SortColumn::Deps,
-        SortColumn::Tests,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SortColumn::Id => "id",
-            SortColumn::Class => "class",
-            SortColumn::Methods => "methods",
-            SortColumn::Deps => "deps",
-            SortColumn::Tests => "tests",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<SortColumn> {
-        SortColumn::ALL.into_iter().find(|c| c.name() == name)
-    }
-
-    pub fn next(self) -> SortColumn {
-        let i = SortColumn::ALL.iter().position(|c| *c == self).unwrap_or(0);
-        SortColumn::ALL[(i + 1) % SortColumn::ALL.len()]
-    }
-}
+pub use super::delivered::Delivered;
+pub use super::list::SortColumn;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {

@@ -7,9 +7,48 @@ use std::cmp::Ordering;
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
-use super::action::SortColumn;
 use super::data::TaskRow;
 pub use super::list_worker::FilterWorker;
+
+/// A column of the task list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortColumn {
+    #[default]
+    Id,
+    Class,
+    Methods,
+    Deps,
+    Tests,
+}
+
+impl SortColumn {
+    pub const ALL: [SortColumn; 5] = [
+        SortColumn::Id,
+        SortColumn::Class,
+        SortColumn::Methods,
+        SortColumn::Deps,
+        SortColumn::Tests,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortColumn::Id => "id",
+            SortColumn::Class => "class",
+            SortColumn::Methods => "methods",
+            SortColumn::Deps => "deps",
+            SortColumn::Tests => "tests",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<SortColumn> {
+        SortColumn::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    pub fn next(self) -> SortColumn {
+        let i = SortColumn::ALL.iter().position(|c| *c == self).unwrap_or(0);
+        SortColumn::ALL[(i + 1) % SortColumn::ALL.len()]
+    }
+}
 
 /// Lists up to this long are filtered and sorted on the UI thread, at once.
 pub const INLINE_ROWS: usize = 2000;

@@ -12,9 +12,9 @@ use super::evals::EvalUi;
 use super::highlight::HighlightCache;
 use super::keymap::Keymap;
 use super::list::ListState;
+use super::nav::{Nav, ScreenId};
 use super::palette::{self, Command};
 use super::runs::RunUi;
-use super::screen::{Nav, ScreenId};
 use super::theme::Theme;
 use super::widgets::layout;
 

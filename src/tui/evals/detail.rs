@@ -2,12 +2,12 @@
 //! the compared sessions.
 
 use crate::session::TaskRun;
-use crate::tui::app::CodeScroll;
 use crate::tui::evals::{
     Cursor, DetailPane, DetailState, EvalSession, Source, is_failing, tests_of,
 };
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::Shared;
+use crate::tui::widgets::code_pane::CodeScroll;
 use crate::tui::widgets::{layout, test_detail};
 
 impl Shared {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::evals::{Confirm, Cursor, EvalSession, SessionPick, Source};
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::{Level, Shared};

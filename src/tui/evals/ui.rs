@@ -5,7 +5,10 @@ use std::path::PathBuf;
 
 use super::{EvalSession, SessionRow, test_differs, test_ids};
 use crate::tui::action::Action;
-use crate::tui::app::{CodeScroll, Effect, ScreenId, scrolled};
+use crate::tui::effect::Effect;
+use crate::tui::nav::ScreenId;
+use crate::tui::screen::scrolled;
+use crate::tui::widgets::code_pane::CodeScroll;
 
 /// A selection in a list of rows and the first row shown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

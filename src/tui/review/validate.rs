@@ -21,7 +21,7 @@ pub struct Validated {
     pub recorded: bool,
     /// The store as it was right after recording (the queue shows it without reading and
     /// linting the whole dataset again); `None` when it could not be read back.
-    pub store: Option<crate::tui::action::Delivered<crate::curate::store::CurationStore>>,
+    pub store: Option<crate::tui::delivered::Delivered<crate::curate::store::CurationStore>>,
 }
 
 /// Validate task `original` as edited in the store at `path` through `exec` and record the
@@ -55,6 +55,6 @@ pub fn validate_task(
         recorded: stale.is_empty(),
         store: curate::store::load(path)
             .ok()
-            .map(crate::tui::action::Delivered::new),
+            .map(crate::tui::delivered::Delivered::new),
     })
 }

@@ -1,7 +1,7 @@
 //! `App::update` for the run screen and the new-run dialog, and what the run screens need to
 //! know about where things are (the run shown, the selected task and method, the panes).
 
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::evals::{Cursor, EvalSession, Source, TaskRef};
 use crate::tui::keymap::Context;
 use crate::tui::runs::{MethodRow, RunSetup, method_rows};

@@ -13,7 +13,7 @@ use crate::session::event::MethodStatus;
 use crate::session::trace::{MethodTrace, RoundTrace, TaskTrace};
 
 use super::evals::{Cursor, Source};
-use super::screen::ScreenId;
+use super::nav::ScreenId;
 
 /// The panes of the run screen, in `Tab` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -128,25 +128,6 @@ pub fn render_code(sh: &Shared, doc: &CodeDoc, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines).render(inner, buf);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ratatui::style::Style;
-
-    #[test]
-    fn window_skips_and_cuts_across_spans() {
-        let line = vec![
-            (Style::new(), "abc".to_string()),
-            (Style::new(), "defg".to_string()),
-        ];
-        let text = |s: Vec<Span>| s.iter().map(|s| s.content.to_string()).collect::<String>();
-        assert_eq!(text(window(line.clone(), 0, 100)), "abcdefg");
-        assert_eq!(text(window(line.clone(), 2, 3)), "cde");
-        assert_eq!(text(window(line.clone(), 3, 10)), "defg");
-        assert_eq!(text(window(line, 10, 10)), "");
-    }
-}
-
 /// Apply a navigation action to a code pane showing `page` lines of `width` columns
 /// (gutter included) of `source`.
 pub fn scroll_code(
@@ -174,5 +155,24 @@ pub fn scroll_code(
         crate::tui::action::Action::LineStart => scroll.left = 0,
         crate::tui::action::Action::Bottom => scroll.top = lines.saturating_sub(page),
         other => scroll.top = crate::tui::screen::scrolled(scroll.top, other, page, max_top),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::style::Style;
+
+    #[test]
+    fn window_skips_and_cuts_across_spans() {
+        let line = vec![
+            (Style::new(), "abc".to_string()),
+            (Style::new(), "defg".to_string()),
+        ];
+        let text = |s: Vec<Span>| s.iter().map(|s| s.content.to_string()).collect::<String>();
+        assert_eq!(text(window(line.clone(), 0, 100)), "abcdefg");
+        assert_eq!(text(window(line.clone(), 2, 3)), "cde");
+        assert_eq!(text(window(line.clone(), 3, 10)), "defg");
+        assert_eq!(text(window(line, 10, 10)), "");
     }
 }

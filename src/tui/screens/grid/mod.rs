@@ -14,7 +14,7 @@ use ratatui::text::Span;
 pub use state::{Pair, Sort, State};
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;

@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Context;
 use crate::tui::screen::{Nav, Outcome, Screen, scrolled};
 use crate::tui::shared::Shared;

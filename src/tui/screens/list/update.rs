@@ -1,7 +1,7 @@
 //! The task list: move, filter, sort, open a task.
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::screen::scrolled;
 use crate::tui::shared::Shared;
 use crate::tui::widgets::layout;

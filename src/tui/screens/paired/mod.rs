@@ -17,7 +17,7 @@ pub use state::{DiffMode, Pane, State};
 pub type PairedState = State;
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;

@@ -9,16 +9,6 @@ use crate::curate::targets::{self, Target};
 use crate::curate::{self, ReviewAction};
 use crate::tui::action::Action;
 
-/// The checklist of a method's private tests to promote to public tests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Promote {
-    pub method: String,
-    /// Test method names, in source order.
-    pub tests: Vec<String>,
-    pub chosen: Vec<bool>,
-    pub cursor: usize,
-}
-
 /// Which part (`ReviewUi::part`) shows `target`.
 fn kind_of(target: &Target) -> usize {
     match target {
@@ -34,7 +24,15 @@ fn kind_of(target: &Target) -> usize {
 #[allow(unused_imports)]
 use super::state::*;
 #[allow(unused_imports)]
-use crate::tui::app::{Effect, Level, Nav, ScreenId, scrolled};
+use crate::tui::effect::Effect;
+#[allow(unused_imports)]
+use crate::tui::screen::Nav;
+#[allow(unused_imports)]
+use crate::tui::screen::ScreenId;
+#[allow(unused_imports)]
+use crate::tui::screen::scrolled;
+#[allow(unused_imports)]
+use crate::tui::shared::Level;
 #[allow(unused_imports)]
 use crate::tui::shared::Shared;
 

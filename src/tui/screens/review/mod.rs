@@ -18,7 +18,7 @@ pub use state::*;
 pub use update::counts;
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;

@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph, Widget};
 
-use super::edit::Promote;
+use super::state::Promote;
 use crate::tui::shared::Shared;
 use crate::tui::widgets::{fit_lines, pane, truncate};
 

@@ -68,7 +68,7 @@ pub struct ReviewUi {
     /// [`super::validate::AT_ONCE`] at a time.
     pub validate_queue: std::collections::VecDeque<String>,
     /// The checklist of private tests to promote to public tests.
-    pub promote: Option<super::edit::Promote>,
+    pub promote: Option<Promote>,
     /// What validation says about each dataset task as it now stands (refreshed with the
     /// queue).
     pub validation: Vec<Validation>,
@@ -78,3 +78,13 @@ pub struct ReviewUi {
 pub const PARTS: [Part; 3] = [Part::Skeleton, Part::Solution, Part::Tests];
 /// Parts Tab cycles through: three task-level, three of the selected method.
 pub const KINDS: usize = 6;
+
+/// The checklist of a method's private tests to promote to public tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Promote {
+    pub method: String,
+    /// Test method names, in source order.
+    pub tests: Vec<String>,
+    pub chosen: Vec<bool>,
+    pub cursor: usize,
+}

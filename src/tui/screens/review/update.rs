@@ -12,7 +12,15 @@ use crate::analysis::lint::{Finding, Severity};
 use crate::curate::{self, ReviewAction, Status, ValidationRecord};
 use crate::tui::action::Action;
 #[allow(unused_imports)]
-use crate::tui::app::{Effect, Level, Nav, ScreenId, scrolled};
+use crate::tui::effect::Effect;
+#[allow(unused_imports)]
+use crate::tui::screen::Nav;
+#[allow(unused_imports)]
+use crate::tui::screen::ScreenId;
+#[allow(unused_imports)]
+use crate::tui::screen::scrolled;
+#[allow(unused_imports)]
+use crate::tui::shared::Level;
 use crate::tui::shared::Shared;
 
 impl ReviewUi {

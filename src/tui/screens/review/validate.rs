@@ -10,7 +10,15 @@ pub const AT_ONCE: usize = 2;
 #[allow(unused_imports)]
 use super::state::*;
 #[allow(unused_imports)]
-use crate::tui::app::{Effect, Level, Nav, ScreenId, scrolled};
+use crate::tui::effect::Effect;
+#[allow(unused_imports)]
+use crate::tui::screen::Nav;
+#[allow(unused_imports)]
+use crate::tui::screen::ScreenId;
+#[allow(unused_imports)]
+use crate::tui::screen::scrolled;
+#[allow(unused_imports)]
+use crate::tui::shared::Level;
 #[allow(unused_imports)]
 use crate::tui::shared::Shared;
 

@@ -1,7 +1,7 @@
 //! The sessions screen: open, mark, compare, delete sessions.
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::{Level, Shared};
 use crate::tui::widgets::layout;

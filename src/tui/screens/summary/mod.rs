@@ -9,7 +9,7 @@ use ratatui::text::Span;
 use ratatui::widgets::Widget;
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;

@@ -14,7 +14,7 @@ use ratatui::text::Span;
 use ratatui::widgets::Widget;
 
 use crate::tui::action::Action;
-use crate::tui::app::Effect;
+use crate::tui::effect::Effect;
 use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;
@@ -45,11 +45,11 @@ impl Screen for State {
     fn position(&self, sh: &Shared) -> Option<String> {
         // The open task is the list's selected row (opening and stepping keep it so).
         let selected = sh.list.selected_task() == Some(self.idx);
-        Some(
-            selected
-                .then(|| format!("task {}/{} ", sh.list.selected + 1, sh.list.visible.len()))
-                .unwrap_or_default(),
-        )
+        Some(if selected {
+            format!("task {}/{} ", sh.list.selected + 1, sh.list.visible.len())
+        } else {
+            String::new()
+        })
     }
 
     fn hints(&self, _sh: &Shared) -> Vec<(Context, Action, &'static str)> {

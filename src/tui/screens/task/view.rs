@@ -7,7 +7,7 @@ use ratatui::widgets::{Paragraph, Widget};
 
 use super::methods;
 use super::state::TaskState;
-use crate::tui::app::Tab;
+use crate::tui::screens::task::state::Tab;
 use crate::tui::shared::{CodePart, Shared};
 use crate::tui::widgets::code_pane::{CodeDoc, render_code};
 use crate::tui::widgets::{deps_view, layout};
@@ -74,21 +74,6 @@ impl Widget for &TaskView<'_> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tab_positions() {
-        assert_eq!(tab_at(0), None);
-        assert_eq!(tab_at(1), Some(Tab::Skeleton));
-        assert_eq!(tab_at(12), Some(Tab::Skeleton));
-        assert_eq!(tab_at(13), None);
-        assert_eq!(tab_at(14), Some(Tab::Solution));
-        assert_eq!(tab_at(200), None);
-    }
-}
-
 pub struct CodePane<'a> {
     pub sh: &'a Shared,
     pub st: &'a TaskState,
@@ -126,4 +111,19 @@ impl Widget for &CodePane<'_> {
 /// Lines of the Dependencies tab (for scrolling).
 pub fn deps_line_count(st: &TaskState, sh: &Shared, content: Rect) -> usize {
     deps_view::line_count(sh, st.deps_at(), content)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_positions() {
+        assert_eq!(tab_at(0), None);
+        assert_eq!(tab_at(1), Some(Tab::Skeleton));
+        assert_eq!(tab_at(12), Some(Tab::Skeleton));
+        assert_eq!(tab_at(13), None);
+        assert_eq!(tab_at(14), Some(Tab::Solution));
+        assert_eq!(tab_at(200), None);
+    }
 }
