@@ -252,3 +252,29 @@ fn coupling_metrics() {
         &[("CountClassCoupled", 1.0)],
     );
 }
+
+#[test]
+fn coupled_modified_counts_the_projects_own_classes() {
+    use classlab::corpus::extract::{analyse_source, analyse_source_tree_sitter};
+    use classlab::corpus::walk::SourceFile;
+    let src = "from collections import OrderedDict\nfrom requests import Session\nfrom .models import Entry\nfrom mylib.core import Thing\n\nclass Helper:\n    pass\n\nclass E:\n    def f(self):\n        return OrderedDict(), Session(), Entry(), Thing(), Helper(), str(1)\n";
+    let project: std::collections::BTreeSet<String> = ["mylib".to_string()].into();
+    let file = || SourceFile {
+        abs: Default::default(),
+        path: "m.py".into(),
+        repo: "r".into(),
+        size: 0,
+        mtime_ns: 0,
+    };
+    for r in [
+        analyse_source(file(), String::new(), src, &project),
+        analyse_source_tree_sitter(file(), String::new(), src, &project),
+    ] {
+        let e = r.classes.iter().find(|c| c.name == "E").unwrap();
+        // OrderedDict (stdlib), Session (third-party), Entry (relative import), Thing (the
+        // project's own package), Helper (same file), str (builtin).
+        assert_eq!(e.metrics.get("CountClassCoupled"), Some(6.0));
+        // Only the project's own: Entry, Thing, Helper.
+        assert_eq!(e.metrics.get("CountClassCoupledModified"), Some(3.0));
+    }
+}

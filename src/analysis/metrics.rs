@@ -14,7 +14,9 @@ mod statements;
 mod tree;
 
 use crate::analysis::parse::text;
-use statements::{Bind, Kind, Line, Walk, bindings, decisions, mark_tokens, nesting, walk_block};
+pub(crate) use statements::Line;
+use statements::{Bind, Kind, Walk, bindings, decisions, mark_tokens, nesting, walk_block};
+pub(crate) use tree::BUILTIN_TYPES;
 use tree::{bases_of, coupled_classes, decorator_names, header_end_row, named, unwrap_decorated};
 pub use tree::{docstring_node, preorder};
 
@@ -66,13 +68,16 @@ pub struct ClassMetrics {
     pub bases: Vec<String>,
     /// Distinct method names (for inherited-method counts).
     pub methods: Vec<String>,
+    /// The classes counted in `CountClassCoupled`, sorted (the corpus resolves them for
+    /// `CountClassCoupledModified`: [`coupled_modified`]).
+    pub coupled: Vec<String>,
 }
 
 impl ClassMetrics {
     pub fn get(&self, name: &str) -> Option<f64> {
         metric_index(name).map(|i| self.values[i])
     }
-    fn set(&mut self, name: &str, v: f64) {
+    pub(crate) fn set(&mut self, name: &str, v: f64) {
         if let Some(i) = metric_index(name) {
             self.values[i] = v;
         }
@@ -96,20 +101,12 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
     let src = source.as_bytes();
     let first_row = outer.start_position().row;
     let last_row = outer.end_position().row;
-    let line_start = source[..outer.start_byte()]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    let lines = source
-        .get(line_start..outer.end_byte())
-        .unwrap_or("")
-        .split('\n')
-        .map(|l| Line {
-            blank: l.trim().is_empty(),
-            ..Line::default()
-        })
-        .chain(std::iter::repeat(Line::default()))
-        .take(last_row - first_row + 1)
-        .collect();
+    let lines = blank_lines(
+        source,
+        outer.start_byte(),
+        outer.end_byte(),
+        last_row - first_row + 1,
+    );
     let mut w = Walk {
         src,
         lines,
@@ -129,7 +126,7 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
     );
     let body = class.child_by_field_name("body");
     let mut methods: Vec<(String, Node<'_>, Node<'_>, bool)> = Vec::new();
-    let mut docs = u32::from(body.is_some_and(|b| docstring_node(b).is_some()));
+    let documented = body.is_some_and(|b| docstring_node(b).is_some());
     if let Some(body) = body {
         // Class-level names first: `self.x` of a class attribute is not an instance variable.
         for stmt in named(body) {
@@ -151,10 +148,87 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
         }
         walk_block(body, &mut w, None);
     }
-    let counts = |from: usize, to: usize, w: &Walk<'_>| -> LineCounts {
+    let mut per_method = Vec::new();
+    for (name, def, outer_def, instance) in &methods {
+        let body = def.child_by_field_name("body");
+        per_method.push(MethodParts {
+            name: name.clone(),
+            first_row: outer_def.start_position().row,
+            last_row: outer_def.end_position().row,
+            cyclomatic: body.map_or(1, |b| 1 + decisions(b)),
+            nesting: body.map_or(0, |b| nesting(b, 0)),
+            instance: *instance,
+            documented: body.is_some_and(|b| docstring_node(b).is_some()),
+        });
+    }
+    finish(ClassParts {
+        lines: &w.lines,
+        first_row,
+        last_row,
+        decl: w.decl,
+        exe: w.exe,
+        both: w.both,
+        instance_vars: w.instance_vars.len(),
+        documented,
+        methods: per_method,
+        bases: bases_of(class, src),
+        coupled: coupled_classes(class, src),
+    })
+}
+
+/// Per-row flags of the `rows` lines from the one holding byte `start` up to byte `end`, with
+/// only `blank` set.
+pub(crate) fn blank_lines(source: &str, start: usize, end: usize, rows: usize) -> Vec<Line> {
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    source
+        .get(line_start..end)
+        .unwrap_or("")
+        .split('\n')
+        .map(|l| Line {
+            blank: l.trim().is_empty(),
+            ..Line::default()
+        })
+        .chain(std::iter::repeat(Line::default()))
+        .take(rows)
+        .collect()
+}
+
+/// One method, as the metrics need it.
+pub(crate) struct MethodParts {
+    pub name: String,
+    /// Rows (0-based) of the definition, decorators included.
+    pub first_row: usize,
+    pub last_row: usize,
+    pub cyclomatic: u32,
+    pub nesting: u32,
+    /// Not a `@staticmethod` or `@classmethod`.
+    pub instance: bool,
+    pub documented: bool,
+}
+
+/// What a front end (tree-sitter or ruff) measured of a class; [`finish`] makes the metrics.
+pub(crate) struct ClassParts<'a> {
+    /// Per-row flags from `first_row` to `last_row`.
+    pub lines: &'a [Line],
+    pub first_row: usize,
+    pub last_row: usize,
+    pub decl: u32,
+    pub exe: u32,
+    pub both: u32,
+    pub instance_vars: usize,
+    /// The class has a docstring.
+    pub documented: bool,
+    pub methods: Vec<MethodParts>,
+    pub bases: Vec<String>,
+    pub coupled: BTreeSet<String>,
+}
+
+/// The 27 metrics from what a front end measured: one definition for both front ends.
+pub(crate) fn finish(p: ClassParts<'_>) -> ClassMetrics {
+    let counts = |from: usize, to: usize| -> LineCounts {
         let mut c = LineCounts::default();
         for row in from..=to {
-            let Some(l) = w.lines.get(row.wrapping_sub(w.first_row)) else {
+            let Some(l) = p.lines.get(row.wrapping_sub(p.first_row)) else {
                 continue;
             };
             let blank = l.blank;
@@ -167,26 +241,21 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
         }
         c
     };
-    let class_lines = counts(first_row, last_row, &w);
+    let class_lines = counts(p.first_row, p.last_row);
     let mut seen = BTreeSet::new();
     let mut per_method: Vec<(LineCounts, u32)> = Vec::new();
     let mut instance_methods = 0;
     let mut max_nesting = 0;
     let mut names = Vec::new();
-    for (name, def, outer_def, instance) in &methods {
-        let lc = counts(
-            outer_def.start_position().row,
-            outer_def.end_position().row,
-            &w,
-        );
-        let body = def.child_by_field_name("body");
-        let cyc = body.map_or(1, |b| 1 + decisions(b));
-        max_nesting = max_nesting.max(body.map_or(0, |b| nesting(b, 0)));
-        per_method.push((lc, cyc));
-        if seen.insert(name.as_str()) {
-            names.push(name.clone());
-            instance_methods += u32::from(*instance);
-            docs += u32::from(body.is_some_and(|b| docstring_node(b).is_some()));
+    let mut docs = u32::from(p.documented);
+    for m in &p.methods {
+        let lc = counts(m.first_row, m.last_row);
+        max_nesting = max_nesting.max(m.nesting);
+        per_method.push((lc, m.cyclomatic));
+        if seen.insert(m.name.as_str()) {
+            names.push(m.name.clone());
+            instance_methods += u32::from(m.instance);
+            docs += u32::from(m.documented);
         }
     }
     let n = per_method.len().max(1) as f64;
@@ -198,14 +267,15 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
         }
     };
     let sum_cyc: u32 = per_method.iter().map(|m| m.1).sum();
-    let bases = bases_of(class, src);
-    let coupled = coupled_classes(class, src);
+    let bases = p.bases;
+    let coupled = p.coupled;
     let mut m = ClassMetrics {
         values: [0.0; 27],
         total_program_units: 1 + names.len() as u32,
         total_doc_str: docs,
         methods: names.clone(),
         bases: bases.clone(),
+        coupled: coupled.iter().cloned().collect(),
     };
     m.set("AvgCountLine", avg(&|m| m.0.all));
     m.set("AvgCountLineBlank", avg(&|m| m.0.blank));
@@ -223,9 +293,10 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
         bases.iter().filter(|b| *b != "object").count() as f64,
     );
     m.set("CountClassCoupled", coupled.len() as f64);
+    // Needs to know where each name comes from: 0 until the caller resolves it.
     m.set("CountClassCoupledModified", 0.0);
     m.set("CountDeclInstanceMethod", instance_methods as f64);
-    m.set("CountDeclInstanceVariable", w.instance_vars.len() as f64);
+    m.set("CountDeclInstanceVariable", p.instance_vars as f64);
     m.set("CountDeclMethod", names.len() as f64);
     m.set("CountDeclMethodAll", names.len() as f64);
     m.set("CountLine", class_lines.all as f64);
@@ -235,9 +306,9 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
     m.set("CountLineCodeExe", class_lines.exe as f64);
     m.set("CountLineComment", class_lines.comment as f64);
     // A statement that both declares and executes (`x = 1`) is one statement.
-    m.set("CountStmt", (w.decl + w.exe - w.both) as f64);
-    m.set("CountStmtDecl", w.decl as f64);
-    m.set("CountStmtExe", w.exe as f64);
+    m.set("CountStmt", (p.decl + p.exe - p.both) as f64);
+    m.set("CountStmtDecl", p.decl as f64);
+    m.set("CountStmtExe", p.exe as f64);
     m.set(
         "MaxCyclomatic",
         per_method.iter().map(|m| m.1).max().unwrap_or(0) as f64,
@@ -253,6 +324,19 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
     m.set("MaxNesting", max_nesting as f64);
     m.set("SumCyclomatic", sum_cyc as f64);
     m
+}
+
+/// Complete `CountClassCoupledModified`: of the coupled classes, those that are neither builtin
+/// nor standard-library nor third-party — the project's own classes (Understand counts the
+/// classes whose source it analysed). `is_project(name)` says whether a name resolves to the
+/// project (defined in the same file, or imported from the project's own modules).
+pub fn coupled_modified(m: &mut ClassMetrics, is_project: impl Fn(&str) -> bool) {
+    let n = m
+        .coupled
+        .iter()
+        .filter(|c| BUILTIN_TYPES.binary_search(&c.as_str()).is_err() && is_project(c))
+        .count();
+    m.set("CountClassCoupledModified", n as f64);
 }
 
 /// A class of a module, for [`resolve_inheritance`].

@@ -458,7 +458,7 @@ pub fn string_value(literal: &str) -> String {
     body.to_string()
 }
 
-fn doctests_of(doc: &str, first_line: usize) -> Vec<Doctest> {
+pub(crate) fn doctests_of(doc: &str, first_line: usize) -> Vec<Doctest> {
     let mut out: Vec<Doctest> = Vec::new();
     let mut in_example = false;
     for (i, raw) in doc.lines().enumerate() {
@@ -544,7 +544,7 @@ fn collect_refs(root: Node<'_>, src: &[u8], class_name: &str, out: &mut Refs) {
 }
 
 /// `_Class__x` (how `__x` looks after Python's name mangling) back to `__x`.
-fn unmangle(attr: &str, class_name: &str) -> String {
+pub(crate) fn unmangle(attr: &str, class_name: &str) -> String {
     let bare = class_name.trim_start_matches('_');
     match attr.strip_prefix('_').and_then(|a| a.strip_prefix(bare)) {
         Some(rest) if rest.starts_with("__") && !bare.is_empty() => rest.to_string(),

@@ -9,9 +9,12 @@ use tree_sitter::Node;
 
 use super::decode::decode;
 use super::deps::{Deps, classify};
+use super::ruff::RuffModule;
 use super::tokens::{Fingerprint, fingerprint};
 use super::walk::{SourceFile, fnv64};
-use crate::analysis::metrics::{ClassMetrics, Inheritance, class_metrics, resolve_inheritance};
+use crate::analysis::metrics::{
+    ClassMetrics, Inheritance, class_metrics, coupled_modified, resolve_inheritance,
+};
 use crate::analysis::parse::{module_from_tree, parse_tree, text};
 use crate::analysis::{Class, class_graph, skeleton};
 
@@ -103,8 +106,93 @@ pub fn analyse_file(file: SourceFile, max_size: u64, project: &BTreeSet<String>)
     }
 }
 
-/// Analyse decoded source (public for tests and in-memory use).
+/// Analyse decoded source (public for tests and in-memory use): with ruff's parser, or with
+/// tree-sitter when ruff rejects the file (Python 2, syntax errors — tree-sitter still yields
+/// the classes without an error). Both give the same rows (`tests/corpus_frontends.rs`).
 pub fn analyse_source(
+    file: SourceFile,
+    hash: String,
+    source: &str,
+    project: &BTreeSet<String>,
+) -> FileResult {
+    match RuffModule::parse(source) {
+        Some(rm) => ruff_result(file, hash, source, &rm, project),
+        None => analyse_source_tree_sitter(file, hash, source, project),
+    }
+}
+
+/// [`analyse_source`] with ruff only; `None` when ruff rejects the file.
+pub fn analyse_source_ruff(
+    file: SourceFile,
+    hash: String,
+    source: &str,
+    project: &BTreeSet<String>,
+) -> Option<FileResult> {
+    RuffModule::parse(source).map(|rm| ruff_result(file, hash, source, &rm, project))
+}
+
+fn ruff_result(
+    file: SourceFile,
+    hash: String,
+    source: &str,
+    rm: &RuffModule<'_>,
+    project: &BTreeSet<String>,
+) -> FileResult {
+    let (module, nodes) = rm.module();
+    let (bindings, module_level) = rm.module_bindings();
+    let mut out = FileResult {
+        hash,
+        reason: None,
+        detail: String::new(),
+        syntax_errors: false,
+        classes: Vec::new(),
+        classes_dropped: 0,
+        file,
+    };
+    for (class, rc) in module.classes.iter().zip(&nodes) {
+        let facts = rm.class_facts_for(rc);
+        let mut local = Vec::new();
+        rm.local_imports(&rc.def.body, &mut local);
+        out.classes.push(class_row(
+            &out.file.path,
+            source,
+            &module,
+            class,
+            Measured {
+                fingerprint: rm.fingerprint(rc, &facts),
+                local_imports: local,
+                metrics: rm.class_metrics(rc, &facts),
+            },
+            &bindings,
+            &module_level,
+            project,
+        ));
+    }
+    resolve(&mut out);
+    out
+}
+
+fn resolve(out: &mut FileResult) {
+    let mut scope: Vec<Inheritance<'_>> = out
+        .classes
+        .iter_mut()
+        .map(|c| Inheritance {
+            name: &c.name,
+            metrics: &mut c.metrics,
+        })
+        .collect();
+    resolve_inheritance(&mut scope);
+}
+
+/// What a front end measures of one class.
+struct Measured {
+    fingerprint: Fingerprint,
+    local_imports: Vec<String>,
+    metrics: ClassMetrics,
+}
+
+/// [`analyse_source`] with tree-sitter only.
+pub fn analyse_source_tree_sitter(
     file: SourceFile,
     hash: String,
     source: &str,
@@ -142,27 +230,23 @@ pub fn analyse_source(
             out.classes_dropped += 1;
             continue;
         };
+        let measured = Measured {
+            fingerprint: fingerprint(node, src),
+            local_imports: local_imports(node, src),
+            metrics: class_metrics(source, node, outer),
+        };
         out.classes.push(class_row(
             &out.file.path,
             source,
             &module,
             class,
-            node,
-            outer,
+            measured,
             &bindings,
             &module_level,
             project,
         ));
     }
-    let mut scope: Vec<Inheritance<'_>> = out
-        .classes
-        .iter_mut()
-        .map(|c| Inheritance {
-            name: &c.name,
-            metrics: &mut c.metrics,
-        })
-        .collect();
-    resolve_inheritance(&mut scope);
+    resolve(&mut out);
     out
 }
 
@@ -172,20 +256,30 @@ fn class_row(
     source: &str,
     module: &crate::analysis::Module,
     class: &Class,
-    node: Node<'_>,
-    outer: Node<'_>,
+    measured: Measured,
     bindings: &BTreeMap<String, String>,
     module_level: &BTreeSet<String>,
     project: &BTreeSet<String>,
 ) -> ClassRow {
-    let src = source.as_bytes();
-    let fingerprint = fingerprint(node, src);
+    let Measured {
+        fingerprint,
+        local_imports,
+        mut metrics,
+    } = measured;
+    // A coupled class is the project's own when defined in this file or imported from one
+    // of the project's modules (relative, or a top-level name of the repository).
+    coupled_modified(&mut metrics, |name| match bindings.get(name) {
+        Some(module) => !classify([module.as_str()], &[], project)
+            .internal
+            .is_empty(),
+        None => module_level.contains(name),
+    });
     let mut modules: BTreeSet<String> = fingerprint
         .names
         .iter()
         .filter_map(|n| bindings.get(n).cloned())
         .collect();
-    modules.extend(local_imports(node, src));
+    modules.extend(local_imports);
     let module_names: Vec<String> = fingerprint
         .names
         .iter()
@@ -193,7 +287,6 @@ fn class_row(
         .cloned()
         .collect();
     let deps = classify(modules.iter().map(String::as_str), &module_names, project);
-    let metrics = class_metrics(source, node, outer);
     let id_key = format!("{path}\0{}\0{}", class.qualified_name, class.start_byte);
     ClassRow {
         id: (fnv64(id_key.as_bytes()) & (i64::MAX as u64)) as i64,

@@ -14,6 +14,7 @@ pub mod filter;
 pub mod funnel;
 pub mod merge;
 pub mod query;
+pub mod ruff;
 pub mod schema;
 pub mod tokens;
 pub mod walk;

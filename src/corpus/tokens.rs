@@ -56,6 +56,12 @@ pub fn fingerprint(node: Node<'_>, src: &[u8]) -> Fingerprint {
         }
         true
     });
+    from_leaf_hashes(hashes, names)
+}
+
+/// A fingerprint from the hashes of a class's leaves (in order) and the names it uses: the
+/// part both front ends share.
+pub(crate) fn from_leaf_hashes(hashes: Vec<u64>, names: BTreeSet<String>) -> Fingerprint {
     let mut exact: u64 = 0;
     for h in &hashes {
         exact = mix(exact ^ h);

@@ -10,12 +10,12 @@ use crate::analysis::parse::text;
 
 /// Per-line flags over a span of rows.
 #[derive(Default, Clone, Copy)]
-pub(super) struct Line {
-    pub(super) blank: bool,
-    pub(super) code: bool,
-    pub(super) comment: bool,
-    pub(super) decl: bool,
-    pub(super) exe: bool,
+pub(crate) struct Line {
+    pub(crate) blank: bool,
+    pub(crate) code: bool,
+    pub(crate) comment: bool,
+    pub(crate) decl: bool,
+    pub(crate) exe: bool,
 }
 
 pub(super) struct Walk<'s> {

@@ -8,7 +8,7 @@ use crate::analysis::parse::text;
 
 /// Python's builtin classes (3.11, `builtins` members that are types), sorted: Understand
 /// resolves them, so a class using one is coupled to it.
-pub(super) const BUILTIN_TYPES: &[&str] = &[
+pub(crate) const BUILTIN_TYPES: &[&str] = &[
     "ArithmeticError",
     "AssertionError",
     "AttributeError",
