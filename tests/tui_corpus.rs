@@ -545,6 +545,12 @@ fn sort_default_is_store_order() {
         .unwrap();
     let shown: Vec<i64> = b.st.rows.iter().take(10).map(|r| r.id).collect();
     assert_eq!(shown, ids);
+    // A click on a row selects it; on the wheel the selection moves.
+    let mut b = b;
+    b.st.update(&mut b.sh, Action::Click { column: 10, row: 6 });
+    assert_eq!(b.st.selected, 3);
+    b.st.update(&mut b.sh, Action::Scroll(2));
+    assert_eq!(b.st.selected, 5);
 }
 
 /// Times on a big store (not a timed test): `CLASSLAB_CORPUS_DB=big.db cargo test --test
@@ -581,7 +587,12 @@ fn measure_on_a_big_store() {
         sum += d;
     }
     println!(
-        "key → frame (160×48, debug build): mean {}, worst {}",
+        "key → frame (160×48, {} build): mean {}, worst {}",
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
         ms(sum / 400),
         ms(worst)
     );

@@ -8,16 +8,13 @@ use crate::tui::keymap::{Add, Context, KeyChord, nav_keys};
 
 use super::state::State;
 
-// The keymap contexts of this screen. FOR THE LEAD: replace these three with the screen's own
-// `Context` variants (e.g. `Corpus`, `CorpusInput` — a text input, see
-// `Context::is_text_input` — and `CorpusClass`) when registering `add` in the keymap; they
-// borrow existing contexts only so the tree compiles before that.
+// The keymap contexts of this screen (`CorpusInput` is a text input).
 /// The list of classes.
-pub const LIST: Context = Context::List;
+pub const LIST: Context = Context::Corpus;
 /// Typing the filter expression or the fuzzy search (a text-input context).
-pub const INPUT: Context = Context::Filter;
+pub const INPUT: Context = Context::CorpusInput;
 /// An opened class.
-pub const CLASS: Context = Context::Task;
+pub const CLASS: Context = Context::CorpusClass;
 
 pub fn add(add: &mut Add) {
     let enter = [KeyChord::plain(K::Enter)];

@@ -11,6 +11,7 @@ pub mod keys;
 pub mod state;
 pub mod update;
 pub mod view;
+mod slot;
 mod worker;
 
 use ratatui::buffer::Buffer;
@@ -22,6 +23,7 @@ use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;
 
+pub use slot::Slot;
 pub use state::State;
 
 impl Screen for State {

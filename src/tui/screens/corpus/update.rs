@@ -28,6 +28,10 @@ pub fn update(st: &mut State, sh: &mut Shared, action: Action) -> Outcome {
         Action::PageUp => move_by(st, sh, -page),
         Action::PageDown => move_by(st, sh, page),
         Action::Scroll(n) => move_by(st, sh, i64::from(n)),
+        Action::Click { column, row } => match view::row_at(st, sh.size, column, row) {
+            Some(i) => move_to(st, sh, i),
+            None => return Outcome::Ignored,
+        },
         Action::Top => move_to(st, sh, 0),
         Action::Bottom => move_to(st, sh, st.len().saturating_sub(1)),
         Action::Open => {

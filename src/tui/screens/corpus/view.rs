@@ -52,6 +52,19 @@ pub fn list_rows(st: &State, size: (u16, u16)) -> usize {
     usize::from(areas(st, body(size)).list.height.saturating_sub(3))
 }
 
+/// The list position of the row drawn at terminal cell (`column`, `row`), if one is.
+pub fn row_at(st: &State, size: (u16, u16), column: u16, row: u16) -> Option<u64> {
+    let list = areas(st, body(size)).list;
+    let rows = list.height.saturating_sub(3);
+    let first = list.y + 2;
+    let inside = column > list.x && column + 1 < list.x + list.width;
+    if !inside || row < first || row >= first + rows {
+        return None;
+    }
+    let i = st.view_top(u64::from(rows)) + u64::from(row - first);
+    (i < st.len()).then_some(i)
+}
+
 /// Lines of the class view's pane in a terminal of `size`.
 pub fn class_rows(size: (u16, u16)) -> usize {
     usize::from(body(size).height.saturating_sub(4))
