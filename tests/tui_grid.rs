@@ -21,9 +21,9 @@ use classlab::tui::action::Action;
 use classlab::tui::data::Data;
 use classlab::tui::evals::{CompareState, EvalSession, SessionInfo};
 use classlab::tui::keymap::{Binding, Context, KeyChord};
-use classlab::tui::screen::Screen;
+use classlab::tui::screen::{Nav, Screen, ScreenId};
 use classlab::tui::screens::{grid, paired};
-use classlab::tui::shared::{Shared, UiSetup};
+use classlab::tui::shared::{Pending, Shared, UiSetup};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::Value;
@@ -441,6 +441,22 @@ fn enter_twice_on_a_row_chooses_the_pair() {
         status.contains(&task) && status.contains("A beside C"),
         "{status}"
     );
+    // The pair is handed over through `Shared` and the paired view asked for; it takes the
+    // pair when it opens.
+    assert_eq!(sh.pair, g.open);
+    let pending = sh.take_pending();
+    assert!(
+        matches!(
+            pending.as_slice(),
+            [Pending::Nav(Nav::To(ScreenId::Paired))]
+        ),
+        "{pending:?}"
+    );
+    let mut p = paired::State::default();
+    p.opened(&mut sh);
+    assert_eq!(sh.pair, None);
+    assert_eq!((p.task_id.as_str(), p.a, p.b), (task.as_str(), 0, 2));
+    assert_eq!(p.sides[1].letter, "C");
     // Esc drops a mark before going back.
     g.update(&mut sh, Action::Open);
     g.update(&mut sh, Action::Back);
@@ -922,4 +938,82 @@ fn failing_tests_say_why_when_the_classifier_can_tell() {
         st.update(&mut sh, Action::Down);
     }
     assert!(seen, "{cause}");
+}
+
+/// A key as the terminal sends it, through the app's keymap.
+fn press(app: &mut classlab::tui::App, code: crossterm::event::KeyCode) {
+    use crossterm::event::{Event as TermEvent, KeyEvent, KeyEventKind, KeyModifiers};
+    let event = TermEvent::Key(KeyEvent::new_with_kind(
+        code,
+        KeyModifiers::NONE,
+        KeyEventKind::Press,
+    ));
+    if let Some(a) = classlab::tui::action_for(app, &event) {
+        app.update(a);
+    }
+}
+
+fn frame(app: &classlab::tui::App) -> String {
+    let (w, h) = app.sh.size;
+    let mut buf = Buffer::empty(Rect::new(0, 0, w, h));
+    classlab::tui::views::draw(app, buf.area, &mut buf);
+    text(&buf)
+}
+
+#[test]
+fn in_the_app_g_opens_the_grid_and_enter_twice_the_paired_view() {
+    use crossterm::event::KeyCode as K;
+    let mut app = classlab::tui::App::new(
+        Data::new(dataset::sample(), None, GroundTruth::Extracted),
+        UiSetup {
+            size: (120, 40),
+            ..UiSetup::default()
+        },
+    );
+    app.sh.ev.compare = Some(CompareState::new(four().to_vec()));
+    app.show(ScreenId::Compare);
+    press(&mut app, K::Char('g'));
+    assert_eq!(app.screen(), ScreenId::Grid);
+    let screen = frame(&app);
+    assert!(screen.contains("Grid · 100 tasks × 4 sessions"), "{screen}");
+    // The status line's hints are the grid's.
+    let status = screen.lines().last().unwrap_or("");
+    assert!(
+        status.contains("mark") && status.contains("filter"),
+        "{status}"
+    );
+    let task = app.screens.grid.selected_task().unwrap().to_string();
+    // Sort, filter and back, then Enter on A and on B of the first row.
+    press(&mut app, K::Char('s'));
+    assert_eq!(app.screens.grid.sort, grid::Sort::TaskId);
+    press(&mut app, K::Char('s'));
+    press(&mut app, K::Char('/'));
+    press(&mut app, K::Char('3'));
+    assert!(app.screens.grid.typing && app.screens.grid.filter == "3");
+    press(&mut app, K::Esc);
+    assert!(!app.screens.grid.typing && app.screens.grid.filter.is_empty());
+    press(&mut app, K::Enter);
+    press(&mut app, K::Char('l'));
+    press(&mut app, K::Enter);
+    assert_eq!(app.screen(), ScreenId::Paired);
+    let p = &app.screens.paired;
+    assert_eq!((p.task_id.as_str(), p.a, p.b), (task.as_str(), 0, 1));
+    let screen = frame(&app);
+    assert!(screen.contains("A GPT-4-Turbo holistic"), "{screen}");
+    assert!(
+        screen
+            .lines()
+            .next()
+            .unwrap_or("")
+            .contains(&format!("{task} · A GPT-4-Turbo"))
+    );
+    press(&mut app, K::Tab);
+    assert_eq!(app.screens.paired.pane, paired::Pane::Tests);
+    press(&mut app, K::Char('v'));
+    assert_eq!(app.screens.paired.pane, paired::Pane::Diff);
+    press(&mut app, K::Char(']'));
+    press(&mut app, K::Esc);
+    assert_eq!(app.screen(), ScreenId::Grid);
+    press(&mut app, K::Char('q'));
+    assert_eq!(app.screen(), ScreenId::Compare);
 }

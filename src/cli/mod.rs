@@ -330,7 +330,26 @@ fn open_tui(
 ) -> anyhow::Result<Outcome> {
     // A ClassEval list streams in (the TUI shows its first tasks at once); anything else is
     // loaded here, so a file that is no dataset fails before the terminal changes.
+    // A corpus store opens the corpus browser (over no tasks); opened here so that a bad
+    // store fails before the terminal changes.
+    let corpus = match ctx.dataset_path.as_deref() {
+        Some(path) if crate::corpus::schema::is_store(path) => Some(
+            crate::tui::screens::corpus::State::open(path)
+                .map_err(|e| e.context(format!("opening the corpus store {}", path.display())))?,
+        ),
+        _ => None,
+    };
     let (source, curation_store) = match ctx.dataset_path.as_deref() {
+        Some(path) if corpus.is_some() => (
+            crate::tui::DatasetSource::Loaded(dataset::Dataset {
+                name: dataset::name_from_path(&path.display().to_string()),
+                origin: path.display().to_string(),
+                format: dataset::Format::Classlab,
+                tasks: Vec::new(),
+                problems: Vec::new(),
+            }),
+            None,
+        ),
         Some(path) if dataset::stream::is_list_file(path) => {
             // The store `classlab curate` uses, found from the dataset's digest once loaded.
             (crate::tui::DatasetSource::Stream(path.to_path_buf()), None)
@@ -357,6 +376,7 @@ fn open_tui(
             theme: args.theme,
             open_session,
             curation_store,
+            corpus,
         },
         crate::tui::EvalSetup::new(
             crate::session::sessions_root(ctx.sessions.as_deref()),

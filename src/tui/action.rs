@@ -99,6 +99,8 @@ pub enum Action {
 
     // The review queue (curation).
     ShowReview,
+    /// The task × session grid of the compared sessions.
+    ShowGrid,
     ReviewApprove,
     ReviewReject,
     ReviewNeedsWork,
@@ -290,6 +292,11 @@ const NAMED: &[(&str, Action, &str)] = &[
         "fold / unfold the prompt",
     ),
     ("review", Action::ShowReview, "review queue (curation)"),
+    (
+        "grid",
+        Action::ShowGrid,
+        "the task × session grid of the compared sessions",
+    ),
     ("approve", Action::ReviewApprove, "approve the task"),
     (
         "reject",

@@ -282,6 +282,20 @@ impl App {
         self.sh.rows_changed();
     }
 
+    /// Let the screens in the stack take in their own background results; whether any did.
+    pub fn poll_screens(&mut self) -> bool {
+        let mut changed = false;
+        for id in self.stack.clone() {
+            changed |= self.screens.get_mut(id).poll(&mut self.sh);
+        }
+        changed
+    }
+
+    /// A screen in the stack waits for its background work.
+    pub fn screens_busy(&self) -> bool {
+        self.stack.iter().any(|id| self.screens.get(*id).busy())
+    }
+
     /// What is running: `evaluation` or `generation run`.
     pub fn live_kind(&self) -> &'static str {
         self.sh.live_kind()

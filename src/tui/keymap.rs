@@ -51,6 +51,16 @@ pub enum Context {
     ReviewConfirm,
     /// Choosing private tests to promote to public tests.
     ReviewPromote,
+    /// The task × session grid.
+    Grid,
+    /// Two sessions on one task.
+    Paired,
+    /// The corpus browser's list.
+    Corpus,
+    /// Typing the corpus filter expression or search.
+    CorpusInput,
+    /// A corpus class opened.
+    CorpusClass,
 }
 
 impl Context {
@@ -82,6 +92,11 @@ impl Context {
             Context::ReviewInput => "Review queue: typing",
             Context::ReviewConfirm => "Review queue: confirm",
             Context::ReviewPromote => "Review queue: tests to promote",
+            Context::Grid => "Task × session grid",
+            Context::Paired => "Two sessions on one task",
+            Context::Corpus => "Corpus browser",
+            Context::CorpusInput => "Corpus browser: typing",
+            Context::CorpusClass => "Corpus class",
         }
     }
 
@@ -94,6 +109,7 @@ impl Context {
                 | Context::NewEval
                 | Context::NewRun
                 | Context::ReviewInput
+                | Context::CorpusInput
         )
     }
 }
@@ -115,10 +131,10 @@ pub struct Keymap {
 use KeyCode as K;
 
 /// Adds bindings: (view, keys, action, what it does there).
-pub(super) type Add<'a> = dyn FnMut(Context, &[KeyChord], Action, Option<&'static str>) + 'a;
+pub type Add<'a> = dyn FnMut(Context, &[KeyChord], Action, Option<&'static str>) + 'a;
 
 /// Keys of the list-like views: (keys, action).
-pub(super) fn nav_keys() -> [(Vec<KeyChord>, Action); 6] {
+pub fn nav_keys() -> [(Vec<KeyChord>, Action); 6] {
     [
         (
             vec![KeyChord::ch('j'), KeyChord::plain(K::Down)],
@@ -148,7 +164,9 @@ pub(super) fn nav_keys() -> [(Vec<KeyChord>, Action); 6] {
     ]
 }
 
-fn defaults() -> Vec<Binding> {
+/// The bindings of the global keys and the screens kept here (the newer screens add theirs
+/// from their own `keys.rs`; `Keymap::default` in `screens` gathers them all).
+pub fn defaults() -> Vec<Binding> {
     use Action as A;
     use Context as C;
     let mut out = Vec::new();
@@ -351,11 +369,9 @@ fn defaults() -> Vec<Binding> {
     out
 }
 
-impl Default for Keymap {
-    fn default() -> Self {
-        Keymap {
-            bindings: defaults(),
-        }
+impl Keymap {
+    pub fn new(bindings: Vec<Binding>) -> Keymap {
+        Keymap { bindings }
     }
 }
 

@@ -71,6 +71,12 @@ pub(super) fn add_defaults(add: &mut Add) {
     add(C::TestDetail, &[KeyChord::ch('[')], A::PrevTask, None);
     add(C::TestDetail, &esc_q, A::Back, Some("back"));
 
+    add(
+        C::Compare,
+        &[KeyChord::ch('g')],
+        A::ShowGrid,
+        Some("the task × session grid"),
+    );
     nav(add, C::Compare, true, false);
     add(
         C::Compare,

@@ -48,6 +48,7 @@ pub use app::{App, Effect, UiSetup};
 pub use data::Data;
 pub use jobs::EvalSetup;
 use jobs::Jobs;
+use nav::ScreenId;
 use runtime::Runtime;
 
 use crate::config::{self, Config};
@@ -77,6 +78,8 @@ pub struct TuiOptions {
     /// The curation store of the review queue, as the headless commands have it (`None`:
     /// beside the dataset, or for the bundled sample in the default sessions directory).
     pub curation_store: Option<std::path::PathBuf>,
+    /// A corpus store to browse (`--dataset` naming one): the corpus browser opens on it.
+    pub corpus: Option<screens::corpus::State>,
 }
 
 /// The UI setup from the loaded config, the themes and `NO_COLOR`. A bad key binding or theme
@@ -175,6 +178,10 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     };
     let mut app = open_app(opts.dataset, opts.predictions, opts.truth, setup);
     app.screens.review.store_path = opts.curation_store;
+    if let Some(corpus) = opts.corpus {
+        app.screens.corpus = screens::corpus::Slot(Some(corpus));
+        app.show(ScreenId::Corpus);
+    }
     let mut rt = Runtime::new(app, Jobs::new(eval));
     if let Some(dir) = opts.open_session {
         let req = rt.app.sh.ev.next_request();

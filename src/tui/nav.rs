@@ -23,6 +23,12 @@ pub enum ScreenId {
     Step,
     /// The curation review queue.
     Review,
+    /// Tasks × compared sessions, each cell a fingerprint bucket.
+    Grid,
+    /// Two sessions on one task: the classes as a diff, failing tests, repair rounds.
+    Paired,
+    /// A class corpus (a store built by `classlab corpus build`).
+    Corpus,
     // Layers: drawn over the screen below them, taking every key.
     Help,
     Problems,

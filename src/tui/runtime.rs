@@ -40,7 +40,10 @@ impl Runtime {
 
     /// Something is happening in the background (poll the terminal more often).
     pub fn busy(&self) -> bool {
-        self.app.sh.data.is_busy() || self.app.sh.list.pending.is_some() || self.rows_waiting
+        self.app.sh.data.is_busy()
+            || self.app.sh.list.pending.is_some()
+            || self.rows_waiting
+            || self.app.screens_busy()
     }
 
     /// Take in what the background sent: tasks and analyses, the list's answers, job results.
@@ -49,7 +52,7 @@ impl Runtime {
         self.tick();
         let (open, visible) = self.app.wanted_tasks();
         let pumped = self.app.sh.data.pump(open, &visible);
-        if pumped.any() {
+        if pumped.any() | self.app.poll_screens() {
             self.app.sh.dirty = true;
         }
         let changed = self.app.sh.data.take_changed_rows();

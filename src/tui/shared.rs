@@ -90,6 +90,9 @@ pub struct Shared {
     pub runs: RunUi,
     /// The task the task view shows (the list opens it, stepping changes it).
     pub open_task: usize,
+    /// The task and two compared sessions the paired view shows (set by the grid before
+    /// going there).
+    pub pair: Option<Pair>,
     /// A question for the confirm layer (set before going to it).
     pub question: Option<super::evals::Confirm>,
     /// Navigation and follow-up actions asked for during an update; the app carries them
@@ -98,6 +101,14 @@ pub struct Shared {
     /// The screen shown (under any layer); the app keeps it current.
     pub screen: ScreenId,
     mono: Theme,
+}
+
+/// Two cells of one grid row: indices into `ev.compare.sessions`, `a` marked first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pair {
+    pub task_id: String,
+    pub a: usize,
+    pub b: usize,
 }
 
 /// Something for the app to do after the current update.
@@ -154,6 +165,7 @@ impl Shared {
             open_task: 0,
             screen: ScreenId::List,
             question: None,
+            pair: None,
             pending: Vec::new(),
             mono: Theme::mono(),
         }

@@ -2,16 +2,17 @@
 //! `update.rs` how actions change it, `view.rs` how it is drawn, `keys.rs` its hints. Adding a
 //! screen is its folder, one line below and its [`ScreenId`].
 
+use crate::tui::keymap::{Add, Binding, Keymap};
 use crate::tui::screen::{Screen, ScreenId};
 
 macro_rules! registry {
-    ($($id:ident => $module:ident),* $(,)?) => {
+    ($($id:ident => $module:ident :: $ty:ident),* $(,)?) => {
         $(pub mod $module;)*
 
         /// The state of every screen and layer (each kept while another is shown).
         #[derive(Default)]
         pub struct Screens {
-            $(pub $module: $module::State,)*
+            $(pub $module: $module::$ty,)*
         }
 
         impl Screens {
@@ -31,26 +32,48 @@ macro_rules! registry {
 }
 
 registry! {
-    List => list,
-    Task => task,
-    Summary => summary,
-    Sessions => sessions,
-    Eval => eval,
-    TestDetail => test_detail,
-    Compare => compare,
-    CompareTask => compare_task,
-    Run => run,
-    Step => step,
-    Review => review,
-    Help => help,
-    Problems => problems,
-    Palette => palette,
-    NewEval => new_eval,
-    NewRun => new_run,
-    Confirm => confirm,
+    List => list::State,
+    Task => task::State,
+    Summary => summary::State,
+    Sessions => sessions::State,
+    Eval => eval::State,
+    TestDetail => test_detail::State,
+    Compare => compare::State,
+    CompareTask => compare_task::State,
+    Run => run::State,
+    Step => step::State,
+    Review => review::State,
+    Grid => grid::State,
+    Paired => paired::State,
+    Corpus => corpus::Slot,
+    Help => help::State,
+    Problems => problems::State,
+    Palette => palette::State,
+    NewEval => new_eval::State,
+    NewRun => new_run::State,
+    Confirm => confirm::State,
 }
 
-// Screens being built, not yet in the registry.
-pub mod corpus;
-pub mod grid;
-pub mod paired;
+/// Every default binding: the global keys and the older screens' (in `keymap`), then each
+/// newer screen's own `keys.rs`.
+impl Default for Keymap {
+    fn default() -> Self {
+        let mut bindings = super::keymap::defaults();
+        let mut add =
+            |context, keys: &[super::keymap::KeyChord], action: super::action::Action, note| {
+                for &key in keys {
+                    bindings.push(Binding {
+                        context,
+                        key,
+                        action: action.clone(),
+                        note,
+                    });
+                }
+            };
+        let adders: [fn(&mut Add); 3] = [grid::keys::add, paired::keys::add, corpus::keys::add];
+        for adder in adders {
+            adder(&mut add);
+        }
+        Keymap::new(bindings)
+    }
+}

@@ -23,7 +23,13 @@ impl Screen for State {
     }
 
     fn update(&mut self, sh: &mut Shared, action: Action) -> Outcome {
-        sh.update_compare(action);
+        if action == Action::ShowGrid {
+            sh.go(crate::tui::screen::Nav::To(
+                crate::tui::screen::ScreenId::Grid,
+            ));
+        } else {
+            sh.update_compare(action);
+        }
         ().into()
     }
 

@@ -8,10 +8,10 @@
 //! Opened with [`State::open`]; keys in [`keys`].
 
 pub mod keys;
+mod slot;
 pub mod state;
 pub mod update;
 pub mod view;
-mod slot;
 mod worker;
 
 use ratatui::buffer::Buffer;

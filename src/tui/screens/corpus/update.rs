@@ -299,6 +299,7 @@ fn class_update(st: &mut State, sh: &mut Shared, action: Action) -> Outcome {
             let origin = st
                 .cluster
                 .as_ref()
+                // linear-ok: the members of one duplicate cluster (a handful)
                 .filter(|c| c.members.iter().any(|m| m.id == current))
                 .map_or(current, |c| c.id);
             let step = if action == Action::NextTask { 1 } else { -1 };
@@ -432,6 +433,7 @@ pub fn poll(st: &mut State, sh: &mut Shared) -> bool {
                     let known = st
                         .cluster
                         .as_ref()
+                        // linear-ok: the members of one duplicate cluster (a handful)
                         .is_some_and(|c| c.members.iter().any(|m| m.id == id));
                     if has_dups && !known {
                         want_clusters(st, id);

@@ -598,6 +598,7 @@ fn render_class(
     if let Some(c) = st
         .cluster
         .as_ref()
+        // linear-ok: the members of one duplicate cluster (a handful)
         .filter(|c| c.members.len() > 1 && c.members.iter().any(|m| m.id == d.id))
     {
         let at = c.members.iter().position(|m| m.id == d.id).unwrap_or(0);

@@ -6,9 +6,8 @@ use crossterm::event::KeyCode as K;
 use crate::tui::action::Action as A;
 use crate::tui::keymap::{Add, Context, KeyChord, nav_keys};
 
-/// The grid's keymap context. lead: wire — `Context::Grid` once the keymap has it (until
-/// then the comparison's, so that this compiles; do not call [`add`] before).
-pub const CONTEXT: Context = Context::Compare;
+/// The grid's keymap context.
+pub const CONTEXT: Context = Context::Grid;
 /// While the filter is typed: the task list's filter keys (Enter keeps, Esc clears, ↑/↓).
 pub const FILTER: Context = Context::Filter;
 

@@ -39,12 +39,16 @@ impl Screen for State {
     fn title(&self, sh: &Shared) -> Vec<Span<'static>> {
         vec![Span::styled(
             format!(
-                " grid · {} tasks × {} sessions",
+                "grid · {} tasks × {} sessions",
                 self.grid.rows.len(),
                 self.grid.columns.len()
             ),
-            sh.theme().title(),
+            sh.theme().base(),
         )]
+    }
+
+    fn hints(&self, _sh: &Shared) -> Vec<(Context, Action, &'static str)> {
+        keys::hints(self)
     }
 
     fn opened(&mut self, sh: &mut Shared) -> Vec<Effect> {

@@ -44,14 +44,7 @@ impl Sort {
     }
 }
 
-/// Two cells of one row chosen for the paired view: the task and two columns, indices into
-/// the compared sessions (`sh.ev.compare.sessions`), `a` the one marked first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pair {
-    pub task_id: String,
-    pub a: usize,
-    pub b: usize,
-}
+pub use crate::tui::shared::Pair;
 
 /// What the grid was built from: the sessions' ids and events applied (rebuilt when it
 /// changes, never per frame).
@@ -85,7 +78,8 @@ pub struct State {
     pub left: usize,
     /// The cell marked by the first `Enter`: (index into `grid.rows`, column).
     pub mark: Option<(usize, usize)>,
-    /// The pair chosen by the second `Enter`, for the paired view (until `Shared` carries it).
+    /// The last pair chosen by the second `Enter` (handed to the paired view through
+    /// `Shared::pair`).
     pub open: Option<Pair>,
     pub built: Built,
 }

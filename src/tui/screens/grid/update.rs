@@ -5,7 +5,7 @@ use super::state::{GAP, Pair, State, built_of};
 use super::view::{COUNT_WIDTH, areas, letter};
 use crate::tui::action::Action;
 use crate::tui::evals::{Cursor, EvalSession};
-use crate::tui::screen::{Nav, Outcome};
+use crate::tui::screen::{Nav, Outcome, ScreenId};
 use crate::tui::shared::{Level, Shared};
 
 /// The compared sessions (none when no comparison is loaded).
@@ -137,9 +137,9 @@ fn choose(st: &mut State, sh: &mut Shared) {
                 format!("{task}: {} beside {}", letter(mc), letter(st.col)),
             );
             st.mark = None;
-            st.open = Some(pair);
-            // lead: wire — hand the pair over and show the paired view:
-            // sh.pair = st.open.take(); sh.go(Nav::To(ScreenId::Paired));
+            st.open = Some(pair.clone());
+            sh.pair = Some(pair);
+            sh.go(Nav::To(ScreenId::Paired));
         }
         _ => {
             st.mark = Some((r, st.col));

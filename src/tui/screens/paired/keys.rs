@@ -6,10 +6,8 @@ use crossterm::event::KeyCode as K;
 use crate::tui::action::Action as A;
 use crate::tui::keymap::{Add, Context, KeyChord, nav_keys};
 
-/// The paired view's keymap context. lead: wire — `Context::Paired` once the keymap has it
-/// (until then the one of the task across sessions, so that this compiles; do not call
-/// [`add`] before).
-pub const CONTEXT: Context = Context::CompareTask;
+/// The paired view's keymap context.
+pub const CONTEXT: Context = Context::Paired;
 
 pub fn add(add: &mut Add) {
     let c = CONTEXT;

@@ -38,22 +38,25 @@ impl Screen for State {
     fn title(&self, sh: &Shared) -> Vec<Span<'static>> {
         vec![Span::styled(
             format!(
-                " {} · {} {} vs {} {}",
+                "{} · {} {} vs {} {}",
                 self.task_id,
                 self.sides[0].letter,
                 self.sides[0].label,
                 self.sides[1].letter,
                 self.sides[1].label
             ),
-            sh.theme().title(),
+            sh.theme().base(),
         )]
     }
 
+    fn hints(&self, _sh: &Shared) -> Vec<(Context, Action, &'static str)> {
+        keys::hints(self)
+    }
+
     fn opened(&mut self, sh: &mut Shared) -> Vec<Effect> {
-        // lead: wire — take the pair the grid chose:
-        // if let Some(p) = sh.pair.take() {
-        //     *self = State::new(update::sessions(sh), p.task_id, p.a, p.b);
-        // }
+        if let Some(p) = sh.pair.take() {
+            *self = State::new(update::sessions(sh), p.task_id, p.a, p.b);
+        }
         self.clamp(sh);
         Vec::new()
     }
