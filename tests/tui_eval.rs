@@ -335,3 +335,33 @@ fn the_test_detail_says_why_a_name_error_failed() {
     fake.run(&mut app, [Action::Top]);
     assert!(!screen(&app).contains("cause:"), "{}", screen(&app));
 }
+
+/// The grid and the paired view through the app: `g` on the comparison shows the task ×
+/// session grid, two cells of a row open the paired view, Esc walks back.
+#[test]
+fn the_comparison_opens_the_grid_and_two_cells_the_paired_view() {
+    let (mut app, mut fake) = sessions_app((120, 40));
+    fake.run(
+        &mut app,
+        [
+            Action::Top,
+            Action::ToggleMark,
+            Action::Down,
+            Action::ToggleMark,
+            Action::Compare,
+        ],
+    );
+    assert_eq!(app.screen(), ScreenId::Compare);
+    fake.run(&mut app, [Action::ShowGrid]);
+    assert_eq!(app.screen(), ScreenId::Grid);
+    assert!(app.contexts().contains(&classlab::tui::keymap::Context::Global));
+    fake.run(&mut app, [Action::Open, Action::Right, Action::Open]);
+    assert_eq!(app.screen(), ScreenId::Paired);
+    assert!(app.sh.pair.is_none(), "the paired view took the pair");
+    fake.run(&mut app, [Action::ToggleHelp]);
+    assert_eq!(app.layer(), Some(ScreenId::Help));
+    fake.run(&mut app, [Action::Back, Action::Back]);
+    assert_eq!(app.screen(), ScreenId::Grid);
+    fake.run(&mut app, [Action::Back]);
+    assert_eq!(app.screen(), ScreenId::Compare);
+}

@@ -360,7 +360,7 @@ fn filter_by_task_id() {
     let mut g = opened_grid(&mut sh);
     g.update(&mut sh, Action::StartFilter);
     assert!(g.typing);
-    assert_eq!(g.contexts(&sh), [Context::Filter]);
+    assert_eq!(g.contexts(&sh), [Context::Filter, Context::Global]);
     for c in "_99".chars() {
         g.update(&mut sh, Action::Input(c));
     }

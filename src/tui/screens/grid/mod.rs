@@ -22,9 +22,9 @@ use crate::tui::shared::Shared;
 impl Screen for State {
     fn contexts(&self, _sh: &Shared) -> Vec<Context> {
         if self.typing {
-            vec![keys::FILTER]
+            vec![keys::FILTER, Context::Global]
         } else {
-            vec![keys::CONTEXT]
+            vec![keys::CONTEXT, Context::Global]
         }
     }
 

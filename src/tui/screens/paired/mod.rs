@@ -24,7 +24,7 @@ use crate::tui::shared::Shared;
 
 impl Screen for State {
     fn contexts(&self, _sh: &Shared) -> Vec<Context> {
-        vec![keys::CONTEXT]
+        vec![keys::CONTEXT, Context::Global]
     }
 
     fn update(&mut self, sh: &mut Shared, action: Action) -> Outcome {
