@@ -354,7 +354,10 @@ fn the_comparison_opens_the_grid_and_two_cells_the_paired_view() {
     assert_eq!(app.screen(), ScreenId::Compare);
     fake.run(&mut app, [Action::ShowGrid]);
     assert_eq!(app.screen(), ScreenId::Grid);
-    assert!(app.contexts().contains(&classlab::tui::keymap::Context::Global));
+    assert!(
+        app.contexts()
+            .contains(&classlab::tui::keymap::Context::Global)
+    );
     fake.run(&mut app, [Action::Open, Action::Right, Action::Open]);
     assert_eq!(app.screen(), ScreenId::Paired);
     assert!(app.sh.pair.is_none(), "the paired view took the pair");

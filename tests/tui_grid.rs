@@ -972,7 +972,7 @@ fn in_the_app_g_opens_the_grid_and_enter_twice_the_paired_view() {
     );
     app.sh.ev.compare = Some(CompareState::new(four().to_vec()));
     app.show(ScreenId::Compare);
-    press(&mut app, K::Char('g'));
+    press(&mut app, K::Char('m'));
     assert_eq!(app.screen(), ScreenId::Grid);
     let screen = frame(&app);
     assert!(screen.contains("Grid · 100 tasks × 4 sessions"), "{screen}");

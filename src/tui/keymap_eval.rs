@@ -73,7 +73,7 @@ pub(super) fn add_defaults(add: &mut Add) {
 
     add(
         C::Compare,
-        &[KeyChord::ch('g')],
+        &[KeyChord::ch('m')],
         A::ShowGrid,
         Some("the task × session grid"),
     );

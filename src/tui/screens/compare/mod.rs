@@ -45,6 +45,7 @@ impl Screen for State {
         let _ = sh;
         vec![
             (Context::Compare, Action::Open, "task in each"),
+            (Context::Compare, Action::ShowGrid, "grid"),
             (Context::Global, Action::ToggleHelp, "help"),
             (Context::Compare, Action::Back, "back"),
         ]
