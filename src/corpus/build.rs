@@ -240,8 +240,10 @@ fn analyse_or_skip(
 }
 
 fn write_loop(mut conn: Connection, rx: Receiver<Msg>) -> anyhow::Result<Connection> {
-    const MAX_FILES: usize = 200;
-    const MAX_CLASSES: usize = 2000;
+    // Large transactions: each commit flushes FTS5's in-memory index as a new segment (to be
+    // merged later) and lets the WAL grow towards a checkpoint; a few commits cost less.
+    const MAX_FILES: usize = 1000;
+    const MAX_CLASSES: usize = 10_000;
     let mut batch: Vec<FileResult> = Vec::new();
     let mut touched: Vec<(String, i64)> = Vec::new();
     let mut classes = 0;
