@@ -164,209 +164,61 @@ pub fn nav_keys() -> [(Vec<KeyChord>, Action); 6] {
     ]
 }
 
-/// The bindings of the global keys and the screens kept here (the newer screens add theirs
-/// from their own `keys.rs`; `Keymap::default` in `screens` gathers them all).
-pub fn defaults() -> Vec<Binding> {
+/// The keys that work everywhere.
+pub fn global(add: &mut Add) {
     use Action as A;
     use Context as C;
-    let mut out = Vec::new();
-    let mut add =
-        |context: Context, keys: &[KeyChord], action: Action, note: Option<&'static str>| {
-            for &key in keys {
-                out.push(Binding {
-                    context,
-                    key,
-                    action: action.clone(),
-                    note,
-                });
-            }
-        };
-    let down = [KeyChord::ch('j'), KeyChord::plain(K::Down)];
-    let up = [KeyChord::ch('k'), KeyChord::plain(K::Up)];
-    let pgdn = [
-        KeyChord::plain(K::PageDown),
-        KeyChord::ctrl('f'),
-        KeyChord::ch(' '),
-    ];
-    let pgup = [KeyChord::plain(K::PageUp), KeyChord::ctrl('b')];
-    let top = [KeyChord::ch('g'), KeyChord::plain(K::Home)];
-    let bottom = [KeyChord::ch('G'), KeyChord::plain(K::End)];
-    let esc = [KeyChord::plain(K::Esc)];
-    let q = [KeyChord::ch('q')];
-    let nav_keys: [(&[KeyChord], Action); 6] = [
-        (&down, A::Down),
-        (&up, A::Up),
-        (&pgdn, A::PageDown),
-        (&pgup, A::PageUp),
-        (&top, A::Top),
-        (&bottom, A::Bottom),
-    ];
-    let nav = |add: &mut Add, c: Context, scroll: bool| {
-        for (keys, action) in &nav_keys {
-            let note = match action {
-                A::Down if scroll => Some("scroll down"),
-                A::Up if scroll => Some("scroll up"),
-                _ => None,
-            };
-            add(c, keys, action.clone(), note);
-        }
-    };
 
     add(C::Global, &[KeyChord::ctrl('c')], A::Quit, None);
+
     add(
         C::Global,
         &[KeyChord::ch('?'), KeyChord::plain(K::F(1))],
         A::ToggleHelp,
         None,
     );
+
     add(C::Global, &[KeyChord::ch(':')], A::OpenPalette, None);
+
     add(C::Global, &[KeyChord::ch('T')], A::CycleTheme, None);
+
     add(C::Global, &[KeyChord::ch('D')], A::ShowSummary, None);
+
     add(C::Global, &[KeyChord::ch('!')], A::ShowProblems, None);
+
     add(C::Global, &[KeyChord::ch('E')], A::ShowSessions, None);
+
     add(C::Global, &[KeyChord::ch('N')], A::NewEval, None);
+
     add(C::Global, &[KeyChord::ch('R')], A::NewRun, None);
+}
 
-    nav(&mut add, C::List, false);
-    add(
-        C::List,
-        &[KeyChord::plain(K::Enter)],
-        A::Open,
-        Some("open the task"),
-    );
-    add(C::List, &[KeyChord::ch('/')], A::StartFilter, None);
-    add(C::List, &[KeyChord::ch('s')], A::SortNext, None);
-    add(C::List, &[KeyChord::ch('S')], A::SortReverse, None);
-    add(C::List, &esc, A::Back, Some("clear the filter"));
-    add(C::List, &q, A::Close, Some("quit"));
-
-    add(
-        C::Filter,
-        &[KeyChord::plain(K::Enter)],
-        A::Submit,
-        Some("open the selected task"),
-    );
-    add(C::Filter, &esc, A::Back, Some("cancel the filter"));
-    add(
-        C::Filter,
-        &[KeyChord::plain(K::Down), KeyChord::ctrl('n')],
-        A::Down,
-        None,
-    );
-    add(
-        C::Filter,
-        &[KeyChord::plain(K::Up), KeyChord::ctrl('p')],
-        A::Up,
-        None,
-    );
-    add(
-        C::Filter,
-        &[KeyChord::plain(K::Backspace)],
-        A::Backspace,
-        None,
-    );
-    add(C::Filter, &[KeyChord::ctrl('u')], A::ClearInput, None);
-
-    add(C::Task, &[KeyChord::plain(K::Tab)], A::NextTab, None);
-    add(C::Task, &[KeyChord::plain(K::BackTab)], A::PrevTab, None);
-    for n in 1..=5u8 {
-        add(
-            C::Task,
-            &[KeyChord::ch(char::from(b'0' + n))],
-            A::GoTab(n),
-            None,
-        );
+/// The list-like navigation keys in `c`; `scroll`: Up/Down scroll (their note says so).
+pub fn nav_scroll(add: &mut Add, c: Context, scroll: bool) {
+    for (keys, action) in nav_keys() {
+        let note = match action {
+            Action::Down if scroll => Some("scroll down"),
+            Action::Up if scroll => Some("scroll up"),
+            _ => None,
+        };
+        add(c, &keys, action, note);
     }
-    add(C::Task, &[KeyChord::ch(']')], A::NextTask, None);
-    add(C::Task, &[KeyChord::ch('[')], A::PrevTask, None);
-    add(C::Task, &esc, A::Back, Some("back to the task list"));
-    add(C::Task, &q, A::Close, Some("back to the task list"));
+}
 
-    nav(&mut add, C::Code, true);
-    add(
-        C::Code,
-        &[KeyChord::ch('h'), KeyChord::plain(K::Left)],
-        A::Left,
-        None,
-    );
-    add(
-        C::Code,
-        &[KeyChord::ch('l'), KeyChord::plain(K::Right)],
-        A::Right,
-        None,
-    );
-    add(C::Code, &[KeyChord::ch('0')], A::LineStart, None);
-
-    nav(&mut add, C::Methods, false);
-    add(
-        C::Methods,
-        &[KeyChord::plain(K::Enter)],
-        A::Open,
-        Some("show the method in Solution"),
-    );
-
-    nav(&mut add, C::Deps, true);
-
-    nav(&mut add, C::Summary, true);
-    add(C::Summary, &esc, A::Back, Some("back"));
-    add(C::Summary, &q, A::Close, Some("back"));
-
-    add(
-        C::Help,
-        &[
-            KeyChord::plain(K::Esc),
-            KeyChord::ch('?'),
-            KeyChord::ch('q'),
-        ],
-        A::Back,
-        Some("close the help"),
-    );
-    add(C::Help, &down, A::Down, Some("scroll down"));
-    add(C::Help, &up, A::Up, Some("scroll up"));
-
-    add(
-        C::Palette,
-        &[KeyChord::plain(K::Enter)],
-        A::Submit,
-        Some("run the command"),
-    );
-    add(C::Palette, &esc, A::Back, Some("close the palette"));
-    add(
-        C::Palette,
-        &[KeyChord::plain(K::Down), KeyChord::ctrl('n')],
-        A::Down,
-        None,
-    );
-    add(
-        C::Palette,
-        &[KeyChord::plain(K::Up), KeyChord::ctrl('p')],
-        A::Up,
-        None,
-    );
-    add(
-        C::Palette,
-        &[KeyChord::plain(K::Backspace)],
-        A::Backspace,
-        None,
-    );
-    add(C::Palette, &[KeyChord::ctrl('u')], A::ClearInput, None);
-
-    add(
-        C::Problems,
-        &[
-            KeyChord::plain(K::Esc),
-            KeyChord::ch('!'),
-            KeyChord::ch('q'),
-        ],
-        A::Back,
-        Some("close"),
-    );
-    add(C::Problems, &down, A::Down, Some("scroll down"));
-    add(C::Problems, &up, A::Up, Some("scroll up"));
-    super::keymap_eval::add_defaults(&mut add);
-    super::keymap_run::add_defaults(&mut add);
-    super::keymap_review::add_defaults(&mut add);
-    out
+/// Navigation keys for a view; `space_pages`: Space is Page Down (else it is free).
+pub fn nav(add: &mut Add, c: Context, space_pages: bool, scroll_note: bool) {
+    for (keys, action) in nav_keys() {
+        let keys: Vec<KeyChord> = keys
+            .into_iter()
+            .filter(|k| space_pages || *k != KeyChord::ch(' '))
+            .collect();
+        let note = match action {
+            Action::Down if scroll_note => Some("down / scroll down"),
+            Action::Up if scroll_note => Some("up / scroll up"),
+            _ => None,
+        };
+        add(c, &keys, action, note);
+    }
 }
 
 impl Keymap {

@@ -22,6 +22,11 @@ macro_rules! registry {
                 }
             }
 
+            /// Every screen's default keys, in the registry's order.
+            pub fn add_keys(add: &mut Add) {
+                $($module::keys::add(add);)*
+            }
+
             pub fn get_mut(&mut self, id: ScreenId) -> &mut dyn Screen {
                 match id {
                     $(ScreenId::$id => &mut self.$module,)*
@@ -54,26 +59,26 @@ registry! {
     Confirm => confirm::State,
 }
 
-/// Every default binding: the global keys and the older screens' (in `keymap`), then each
-/// newer screen's own `keys.rs`.
+/// Every default binding: the global keys (`keymap::global`), then each screen's own
+/// (`keys.rs` in its folder).
 impl Default for Keymap {
     fn default() -> Self {
-        let mut bindings = super::keymap::defaults();
-        let mut add =
-            |context, keys: &[super::keymap::KeyChord], action: super::action::Action, note| {
-                for &key in keys {
-                    bindings.push(Binding {
-                        context,
-                        key,
-                        action: action.clone(),
-                        note,
-                    });
-                }
-            };
-        let adders: [fn(&mut Add); 3] = [grid::keys::add, paired::keys::add, corpus::keys::add];
-        for adder in adders {
-            adder(&mut add);
-        }
+        let mut bindings = Vec::new();
+        let mut add = |context,
+                       keys: &[crate::tui::keymap::KeyChord],
+                       action: crate::tui::action::Action,
+                       note| {
+            for &key in keys {
+                bindings.push(Binding {
+                    context,
+                    key,
+                    action: action.clone(),
+                    note,
+                });
+            }
+        };
+        crate::tui::keymap::global(&mut add);
+        Screens::add_keys(&mut add);
         Keymap::new(bindings)
     }
 }

@@ -1,5 +1,6 @@
 //! Two or more sessions side by side: figures, differing tasks.
 
+pub mod keys;
 mod update;
 
 use ratatui::buffer::Buffer;

@@ -1,5 +1,6 @@
 //! One task across the compared sessions, test by test.
 
+pub mod keys;
 mod update;
 
 use ratatui::buffer::Buffer;

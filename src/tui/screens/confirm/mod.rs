@@ -1,5 +1,6 @@
 //! A question waiting for a yes: stop a run, delete a session.
 
+pub mod keys;
 pub mod view;
 
 use ratatui::buffer::Buffer;

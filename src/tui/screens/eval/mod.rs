@@ -1,6 +1,6 @@
 //! One evaluation, live or replayed: its metrics, fingerprint and tasks.
 
-mod keys;
+pub mod keys;
 mod update;
 
 use ratatui::buffer::Buffer;

@@ -1,5 +1,6 @@
 //! The help layer: every binding of the screen under it, from the keymap.
 
+pub mod keys;
 pub mod view;
 
 use ratatui::buffer::Buffer;

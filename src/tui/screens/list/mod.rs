@@ -1,6 +1,6 @@
 //! The task list: every task of the dataset with its counts, filtered and sorted.
 
-mod keys;
+pub mod keys;
 mod update;
 pub mod view;
 

@@ -1,5 +1,6 @@
 //! The new-evaluation dialog: choose a predictions file to evaluate against the dataset.
 
+pub mod keys;
 pub mod view;
 
 use ratatui::buffer::Buffer;

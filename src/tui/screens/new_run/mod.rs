@@ -1,5 +1,6 @@
 //! The new-run dialog: endpoint, model, strategy, tasks — a generation run as a new session.
 
+pub mod keys;
 pub mod view;
 
 use ratatui::buffer::Buffer;

@@ -1,5 +1,6 @@
 //! The command palette: type to find a command, Enter runs it.
 
+pub mod keys;
 pub mod view;
 
 use ratatui::buffer::Buffer;

@@ -1,5 +1,6 @@
 //! The problems layer: load problems and every error since startup, whole.
 
+pub mod keys;
 pub mod view;
 
 use ratatui::buffer::Buffer;

@@ -1,5 +1,6 @@
 //! A generation run, live or replayed: tasks, their methods, metrics and fingerprint.
 
+pub mod keys;
 mod update;
 
 use ratatui::buffer::Buffer;

@@ -1,6 +1,6 @@
 //! The evaluation and generation sessions on disk: open, mark, compare, delete.
 
-mod keys;
+pub mod keys;
 mod update;
 pub mod view;
 

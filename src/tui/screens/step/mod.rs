@@ -1,5 +1,6 @@
 //! One method's rounds of a generation run: prompts, answers, tests, repairs.
 
+pub mod keys;
 mod update;
 pub mod view;
 

@@ -1,5 +1,6 @@
 //! The dependency summary of the whole dataset (and of the predictions, when loaded).
 
+pub mod keys;
 mod update;
 pub mod view;
 

@@ -5,7 +5,10 @@ use ratatui::text::Span;
 use super::state::{Tab, TaskState};
 use crate::tui::action::Action as A;
 use crate::tui::keymap::Context as C;
+use crate::tui::keymap::nav_scroll;
+use crate::tui::keymap::{Add, KeyChord};
 use crate::tui::shared::Shared;
+use crossterm::event::KeyCode as K;
 
 pub fn hints(st: &TaskState) -> Vec<(C, A, &'static str)> {
     let mut h = vec![
@@ -30,4 +33,47 @@ pub fn title(st: &TaskState, sh: &Shared) -> Vec<Span<'static>> {
         ],
         None => Vec::new(),
     }
+}
+
+/// The default keys of this screen (part of the one keymap: `?` and the palette list them).
+pub fn add(add: &mut Add) {
+    let esc = [KeyChord::plain(K::Esc)];
+    let q = [KeyChord::ch('q')];
+
+    add(C::Task, &[KeyChord::plain(K::Tab)], A::NextTab, None);
+    add(C::Task, &[KeyChord::plain(K::BackTab)], A::PrevTab, None);
+    for n in 1..=5u8 {
+        add(
+            C::Task,
+            &[KeyChord::ch(char::from(b'0' + n))],
+            A::GoTab(n),
+            None,
+        );
+    }
+    add(C::Task, &[KeyChord::ch(']')], A::NextTask, None);
+    add(C::Task, &[KeyChord::ch('[')], A::PrevTask, None);
+    add(C::Task, &esc, A::Back, Some("back to the task list"));
+    add(C::Task, &q, A::Close, Some("back to the task list"));
+    nav_scroll(add, C::Code, true);
+    add(
+        C::Code,
+        &[KeyChord::ch('h'), KeyChord::plain(K::Left)],
+        A::Left,
+        None,
+    );
+    add(
+        C::Code,
+        &[KeyChord::ch('l'), KeyChord::plain(K::Right)],
+        A::Right,
+        None,
+    );
+    add(C::Code, &[KeyChord::ch('0')], A::LineStart, None);
+    nav_scroll(add, C::Methods, false);
+    add(
+        C::Methods,
+        &[KeyChord::plain(K::Enter)],
+        A::Open,
+        Some("show the method in Solution"),
+    );
+    nav_scroll(add, C::Deps, true);
 }

@@ -1,6 +1,6 @@
 //! One task: its skeleton, solution and tests, its methods, its dependency graph.
 
-mod keys;
+pub mod keys;
 pub mod methods;
 pub mod state;
 mod update;

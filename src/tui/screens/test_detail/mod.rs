@@ -1,5 +1,6 @@
 //! One task's tests beside the code that ran, the failure and its cause.
 
+pub mod keys;
 mod update;
 
 use ratatui::buffer::Buffer;

@@ -1,15 +1,14 @@
-//! Default keys of the review queue (curation). Part of the one keymap: the help lists them.
+//! The default keys of this screen.
 
+use crate::tui::action::Action as A;
+use crate::tui::keymap::nav;
+use crate::tui::keymap::{Add, Context as C, KeyChord};
+use crate::tui::review::Bulk;
 use crossterm::event::KeyCode as K;
 
-use super::action::Action as A;
-use super::keymap::{Add, Context as C, KeyChord};
-use super::keymap_eval::nav;
-use super::review::Bulk;
-
-pub(super) fn add_defaults(add: &mut Add) {
+/// The default keys of this screen (part of the one keymap: `?` and the palette list them).
+pub fn add(add: &mut Add) {
     let ch = KeyChord::ch;
-    add(C::List, &[ch('V')], A::ShowReview, None);
 
     nav(add, C::Review, false, false);
     add(
@@ -69,7 +68,6 @@ pub(super) fn add_defaults(add: &mut Add) {
         A::Back,
         Some("back to the task list"),
     );
-
     add(
         C::ReviewInput,
         &[KeyChord::plain(K::Enter)],
@@ -89,7 +87,6 @@ pub(super) fn add_defaults(add: &mut Add) {
         None,
     );
     add(C::ReviewInput, &[KeyChord::ctrl('u')], A::ClearInput, None);
-
     nav(add, C::ReviewPromote, false, false);
     add(
         C::ReviewPromote,
@@ -109,7 +106,6 @@ pub(super) fn add_defaults(add: &mut Add) {
         A::Back,
         Some("cancel"),
     );
-
     add(
         C::ReviewConfirm,
         &[ch('y'), KeyChord::plain(K::Enter)],
