@@ -187,6 +187,9 @@ pub struct EvalSession {
     /// The 95 % interval of every metric, computed at most once per change of the state
     /// (emptied by [`EvalSession::apply`]), never per frame.
     intervals: OnceLock<BTreeMap<&'static str, Interval>>,
+    /// The rows' order (all; not `Perfect` only), built at most once per change of the state:
+    /// the screens ask for it on every frame and every event.
+    row_keys: [OnceLock<Vec<(String, u32)>>; 2],
 }
 
 /// A task row of an evaluation.
@@ -253,6 +256,7 @@ impl EvalSession {
         self.state.apply(event);
         self.applied += 1;
         self.intervals = OnceLock::new();
+        self.row_keys = Default::default();
         match &event.body {
             EventBody::LlmRequest { .. } => self.in_flight += 1,
             EventBody::LlmResponse { .. } => self.in_flight = self.in_flight.saturating_sub(1),
@@ -297,6 +301,30 @@ impl EvalSession {
     /// Every (task, sample) in run order (then any the run did not announce), optionally
     /// only those finished with an outcome other than `Perfect`.
     pub fn task_rows(&self, imperfect_only: bool) -> Vec<TaskRef<'_>> {
+        let keys = self.row_keys[usize::from(imperfect_only)]
+            .get_or_init(|| self.row_order(imperfect_only));
+        let runs = self.state.runs();
+        keys.iter()
+            .filter_map(|key| {
+                let ((task_id, sample), run) = runs.get_key_value(key)?;
+                Some(TaskRef {
+                    task_id,
+                    sample: *sample,
+                    run,
+                })
+            })
+            .collect()
+    }
+
+    /// The rows' keys in order (what [`Self::task_rows`] caches).
+    fn row_order(&self, imperfect_only: bool) -> Vec<(String, u32)> {
+        self.compute_task_rows(imperfect_only)
+            .into_iter()
+            .map(|r| (r.task_id.to_string(), r.sample))
+            .collect()
+    }
+
+    fn compute_task_rows(&self, imperfect_only: bool) -> Vec<TaskRef<'_>> {
         let st = &self.state;
         let mut out: Vec<TaskRef> = Vec::with_capacity(st.runs().len());
         let mut seen: BTreeSet<&str> = BTreeSet::new();
