@@ -271,17 +271,6 @@ impl App {
         Vec::new()
     }
 
-    /// The tasks the background should analyse first: the one open (whole), then the rows on
-    /// screen.
-    pub fn wanted_tasks(&self) -> (Option<usize>, Vec<usize>) {
-        self.sh.wanted_tasks()
-    }
-
-    /// Rows arrived or their counts changed: show them in the list's order.
-    pub fn rows_changed(&mut self) {
-        self.sh.rows_changed();
-    }
-
     /// Let the screens in the stack take in their own background results; whether any did.
     pub fn poll_screens(&mut self) -> bool {
         let mut changed = false;
@@ -294,10 +283,5 @@ impl App {
     /// A screen in the stack waits for its background work.
     pub fn screens_busy(&self) -> bool {
         self.stack.iter().any(|id| self.screens.get(*id).busy())
-    }
-
-    /// What is running: `evaluation` or `generation run`.
-    pub fn live_kind(&self) -> &'static str {
-        self.sh.live_kind()
     }
 }

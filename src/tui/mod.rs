@@ -245,7 +245,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
         if quit {
             if rt.jobs.running() || rt.jobs.validating() {
                 let what = if rt.jobs.running() {
-                    rt.app.live_kind()
+                    rt.app.sh.live_kind()
                 } else {
                     "validation"
                 };

@@ -50,7 +50,7 @@ impl Runtime {
     /// Returns the effects the caller must carry out itself ([`Runtime::step`]).
     pub fn pump(&mut self) -> std::io::Result<Vec<Effect>> {
         self.tick();
-        let (open, visible) = self.app.wanted_tasks();
+        let (open, visible) = self.app.sh.wanted_tasks();
         let pumped = self.app.sh.data.pump(open, &visible);
         if pumped.any() | self.app.poll_screens() {
             self.app.sh.dirty = true;
@@ -66,7 +66,7 @@ impl Runtime {
         if self.rows_waiting && (due || !self.app.sh.data.is_busy()) {
             self.rows_waiting = false;
             self.relisted = Some(Instant::now());
-            self.app.rows_changed();
+            self.app.sh.rows_changed();
         }
         if !self.deferred.is_empty() && !self.app.sh.data.is_loading() {
             for effect in std::mem::take(&mut self.deferred) {

@@ -2,7 +2,7 @@
 //! denominators, an interval for every metric, shares, repair cost and failure causes.
 //! Also the data API of the TUI (its evaluation screen's intervals, its test detail's cause).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -10,9 +10,9 @@ use crate::metrics::causes::{Cause, CauseRow, CauseTable, Failure, classify};
 use crate::metrics::fingerprint::Bucket;
 use crate::metrics::functional::{SampleCounts, TaskCounts};
 use crate::model::{Outcome, SuiteFailure, Task};
-use crate::session::MethodStatus;
 use crate::session::reduce::{EvalState, FingerprintView};
 use crate::session::store::Meta;
+use crate::session::{MethodStatus, TaskRun};
 use crate::stats::compare::SessionData;
 use crate::stats::interval::{ClusteredMean, clustered_mean, wilson};
 use crate::stats::outcomes::{self, Interval, METRICS, Share};
@@ -22,23 +22,22 @@ use crate::stats::outcomes::{self, Interval, METRICS, Share};
 /// denominators — see [`session_outcomes`].
 fn task_counts_by(
     state: &EvalState,
-    pick: &dyn Fn(&str, u32) -> Option<SampleCounts>,
+    pick: &dyn Fn(&TaskRun) -> Option<SampleCounts>,
 ) -> Vec<TaskCounts> {
-    let mut out: Vec<TaskCounts> = Vec::new();
-    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    // One pass over the runs (a task's samples are next to each other in the map), then the
+    // tasks in the run's order: O(n), no lookup per task (this runs on every event of a live
+    // session the TUI shows).
+    let mut by_task: HashMap<&str, Vec<SampleCounts>> = HashMap::new();
+    for ((task, _), run) in state.runs() {
+        if let Some(counts) = pick(run) {
+            by_task.entry(task.as_str()).or_default().push(counts);
+        }
+    }
+    let mut out: Vec<TaskCounts> = Vec::with_capacity(by_task.len());
     let announced = state.task_ids.iter().map(String::as_str);
     let finished = state.runs().keys().map(|(t, _)| t.as_str());
     for id in announced.chain(finished) {
-        if seen.contains_key(id) {
-            continue;
-        }
-        seen.insert(id, out.len());
-        let samples: Vec<_> = state
-            .runs()
-            .range((id.to_string(), 0)..=(id.to_string(), u32::MAX))
-            .filter_map(|((t, sample), _)| pick(t, *sample))
-            .collect();
-        if !samples.is_empty() {
+        if let Some(samples) = by_task.remove(id) {
             out.push(TaskCounts {
                 task_id: id.to_string(),
                 samples,
@@ -50,8 +49,8 @@ fn task_counts_by(
 
 /// Every finished task's counts, every sample and test class (the official evaluator's view).
 pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
-    task_counts_by(state, &|t, s| {
-        Some(state.run(t, s)?.summary.as_ref()?.test_classes.clone())
+    task_counts_by(state, &|run| {
+        Some(run.summary.as_ref()?.test_classes.clone())
     })
 }
 
@@ -59,11 +58,15 @@ pub fn task_counts(state: &EvalState) -> Vec<TaskCounts> {
 /// sample out of the class-level metrics, its environment-failed test classes out of the
 /// test-class-level ones.
 pub fn session_outcomes(state: &EvalState) -> Vec<outcomes::TaskOutcome> {
-    let class_level = task_counts_by(state, &|t, s| {
-        let summary = state.run(t, s)?.summary.as_ref()?;
+    let class_level = task_counts_by(state, &|run| {
+        let summary = run.summary.as_ref()?;
         (summary.outcome != Some(Bucket::EnvErr)).then(|| summary.test_classes.clone())
     });
-    let fun_level = task_counts_by(state, &|t, s| state.counted_test_classes(t, s));
+    let fun_level = task_counts_by(state, &|run| {
+        Some(crate::session::derived::counted_test_classes(
+            run.summary.as_ref()?,
+        ))
+    });
     outcomes::outcomes_split(&class_level, &fun_level)
 }
 

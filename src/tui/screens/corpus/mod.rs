@@ -8,6 +8,7 @@
 //! Opened with [`State::open`]; keys in [`keys`].
 
 pub mod keys;
+mod rows;
 mod slot;
 pub mod state;
 pub mod update;

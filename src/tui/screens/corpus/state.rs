@@ -11,6 +11,7 @@ use crate::corpus::funnel::Funnel;
 use crate::corpus::query::{Histogram, Sort};
 use crate::corpus::{Filter, Store};
 
+pub use super::rows::{Detail, Method, Row};
 use super::worker::{self, Envelope, Query, Reply, Request};
 
 /// Metric columns shown at first (the lead's config may set [`State::columns`]).
@@ -27,50 +28,6 @@ pub const SORTABLE_EXTRA: &[&str] = &[
 
 /// Rows fetched around the viewport.
 pub const WINDOW: u64 = 240;
-
-/// One row of the list: the class and the values of the shown columns.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Row {
-    pub id: i64,
-    pub qualname: String,
-    pub repo: String,
-    pub path: String,
-    pub line: i64,
-    pub values: Vec<Option<f64>>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Method {
-    pub name: String,
-    pub signature: String,
-    pub line: i64,
-    pub documented: bool,
-}
-
-/// A class opened with Enter, read from the store on demand.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Detail {
-    pub id: i64,
-    pub qualname: String,
-    pub repo: String,
-    pub path: String,
-    pub line: i64,
-    pub end_line: i64,
-    pub code: String,
-    pub skeleton: String,
-    pub docstring: Option<String>,
-    pub methods: Vec<Method>,
-    /// The intra-class dependency graph: (from, to).
-    pub edges: Vec<(String, String)>,
-    /// stdlib / third_party / internal → module names.
-    pub deps: Vec<(String, Vec<String>)>,
-    pub metrics: Vec<(String, f64)>,
-    pub total_program_units: i64,
-    pub total_doc_str: i64,
-    pub self_contained: bool,
-    pub dup_cluster: Option<i64>,
-    pub near_dup_cluster: Option<i64>,
-}
 
 /// What the text input at the bottom of the list edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

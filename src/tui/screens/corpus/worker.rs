@@ -19,7 +19,7 @@ use crate::corpus::filter::numeric_column;
 use crate::corpus::query::{Histogram, Sort};
 use crate::corpus::{Filter, Store};
 
-use super::state::{Detail, Method, Row};
+use super::rows::{Detail, Method, Row};
 
 /// Fuzzy-search matches are streamed after every chunk of this many scanned classes.
 const SCAN_CHUNK: usize = 20_000;
