@@ -26,6 +26,23 @@ pub fn short_path(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
+/// The dataset's name and totals (the title of the task list and the summary).
+pub fn dataset_title(sh: &Shared) -> Vec<Span<'static>> {
+    let d = &sh.data;
+    vec![
+        Span::raw(d.dataset.name.clone()),
+        Span::styled(
+            format!(
+                " · {} tasks · {} methods · {} edges",
+                d.len(),
+                d.method_total,
+                d.edge_total
+            ),
+            sh.theme().muted(),
+        ),
+    ]
+}
+
 /// The key bound to `action` in `context`, for dialogs' hints.
 pub fn key_label(
     sh: &Shared,

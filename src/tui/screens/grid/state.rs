@@ -2,7 +2,6 @@
 //! change of the sessions), the rows shown (filtered and sorted, precomputed), the cursor, the
 //! scroll offsets both ways and the marked cell.
 
-use std::cmp::Ordering;
 
 use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
@@ -271,38 +270,7 @@ impl State {
     }
 }
 
-/// Natural order: runs of digits compare as numbers.
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut a, mut b) = (a, b);
-    loop {
-        match (a.chars().next(), b.chars().next()) {
-            (None, None) => return Ordering::Equal,
-            (None, Some(_)) => return Ordering::Less,
-            (Some(_), None) => return Ordering::Greater,
-            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
-                let da = a.len() - a.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-                let db = b.len() - b.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-                let (na, nb) = (
-                    a[..da].trim_start_matches('0'),
-                    b[..db].trim_start_matches('0'),
-                );
-                let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
-                if ord != Ordering::Equal {
-                    return ord;
-                }
-                a = &a[da..];
-                b = &b[db..];
-            }
-            (Some(x), Some(y)) => {
-                if x != y {
-                    return x.cmp(&y);
-                }
-                a = &a[x.len_utf8()..];
-                b = &b[y.len_utf8()..];
-            }
-        }
-    }
-}
+pub use crate::model::natural_cmp;
 
 #[cfg(test)]
 mod tests {

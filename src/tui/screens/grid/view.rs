@@ -8,8 +8,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::widgets::{Block, Borders, Widget};
 
 use super::state::{CELL_WIDTH, GAP, MAX_CELL_WIDTH, State};
-use crate::metrics::fingerprint::Bucket;
 use crate::tui::shared::Shared;
+use crate::tui::widgets::fingerprint::medium_label;
 
 /// The columns taken by the disagreement count (`≠` and two digits) and its gap.
 pub const COUNT_WIDTH: usize = 3;
@@ -79,21 +79,6 @@ pub fn letter(i: usize) -> String {
     }
 }
 
-/// Bucket names of at most eight characters.
-pub fn bucket_label(b: Bucket) -> &'static str {
-    match b {
-        Bucket::SyntaxErr => "Syntax",
-        Bucket::RuntimeErr => "Runtime",
-        Bucket::LogicErr => "Logic",
-        Bucket::Fail => "Fail",
-        Bucket::Weak => "Weak",
-        Bucket::Strong => "Strong",
-        Bucket::NearPerf => "NearPerf",
-        Bucket::Perfect => "Perfect",
-        Bucket::Timeout => "Timeout",
-        Bucket::EnvErr => "EnvErr",
-    }
-}
 
 /// At most `width` characters, an ellipsis marking the cut.
 pub fn fit(text: &str, width: usize) -> String {
@@ -243,7 +228,7 @@ pub fn render(st: &State, sh: &Shared, area: Rect, buf: &mut Buffer) {
         for j in st.left..last {
             let cell = row.cells.get(j).copied().flatten();
             let (text, mut style) = match cell {
-                Some(b) => (bucket_label(b), theme.bucket(b)),
+                Some(b) => (medium_label(b), theme.bucket(b)),
                 None => ("—", theme.muted()),
             };
             let marked = st.mark == Some((r, j));

@@ -1,6 +1,5 @@
 //! The task list's hints and title.
 
-use ratatui::text::Span;
 
 use crate::tui::action::Action as A;
 use crate::tui::keymap::Context as C;
@@ -30,23 +29,6 @@ pub fn hints(sh: &Shared) -> Vec<(C, A, &'static str)> {
         (C::Global, A::ShowSummary, "summary"),
         (C::List, A::Close, "quit"),
         (C::Global, A::OpenPalette, "commands"),
-    ]
-}
-
-/// The dataset's name and totals (the summary shows the same).
-pub fn title(sh: &Shared) -> Vec<Span<'static>> {
-    let d = &sh.data;
-    vec![
-        Span::raw(d.dataset.name.clone()),
-        Span::styled(
-            format!(
-                " · {} tasks · {} methods · {} edges",
-                d.len(),
-                d.method_total,
-                d.edge_total
-            ),
-            sh.theme().muted(),
-        ),
     ]
 }
 

@@ -37,7 +37,7 @@ impl Screen for State {
     }
 
     fn title(&self, sh: &Shared) -> Vec<Span<'static>> {
-        keys::title(sh)
+        crate::tui::widgets::dataset_title(sh)
     }
 
     fn hints(&self, sh: &Shared) -> Vec<(Context, Action, &'static str)> {

@@ -39,19 +39,7 @@ impl Screen for State {
     }
 
     fn title(&self, sh: &Shared) -> Vec<Span<'static>> {
-        let d = &sh.data;
-        vec![
-            Span::raw(d.dataset.name.clone()),
-            Span::styled(
-                format!(
-                    " · {} tasks · {} methods · {} edges",
-                    d.len(),
-                    d.method_total,
-                    d.edge_total
-                ),
-                sh.theme().muted(),
-            ),
-        ]
+        crate::tui::widgets::dataset_title(sh)
     }
 
     fn hints(&self, _sh: &Shared) -> Vec<(Context, Action, &'static str)> {
