@@ -638,3 +638,27 @@ fn measure_on_a_big_store() {
         );
     }
 }
+
+/// Opened on a store, the browser is the app's first screen: other screens open over it,
+/// and going back from it quits (as from the task list).
+#[test]
+fn the_app_opened_on_a_store_starts_in_the_browser_and_back_quits() {
+    use classlab::tui::app::{App, Effect, ScreenId};
+    let dir = tempfile::tempdir().unwrap();
+    let db = store(dir.path()).unwrap();
+    let mut app = App::new(
+        Data::new(dataset::sample(), None, GroundTruth::Extracted),
+        UiSetup {
+            size: (80, 24),
+            ..UiSetup::default()
+        },
+    );
+    app.screens.corpus = classlab::tui::screens::corpus::Slot(Some(State::open(&db).unwrap()));
+    app.show_root(ScreenId::Corpus);
+    assert_eq!(app.screen(), ScreenId::Corpus);
+    app.update(Action::ShowSessions);
+    assert_eq!(app.screen(), ScreenId::Sessions);
+    app.update(Action::Back);
+    assert_eq!(app.screen(), ScreenId::Corpus);
+    assert_eq!(app.update(Action::Back), vec![Effect::Quit]);
+}

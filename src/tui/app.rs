@@ -88,6 +88,14 @@ impl App {
         self.navigate(Nav::To(id))
     }
 
+    /// Start on `id` instead of the task list (a corpus store opens its browser): going back
+    /// from it quits, as from the task list.
+    pub fn show_root(&mut self, id: ScreenId) -> Vec<Effect> {
+        self.stack = vec![id];
+        self.sh.screen = id;
+        self.screens.get_mut(id).opened(&mut self.sh)
+    }
+
     fn route(&mut self, action: Action) -> Vec<Effect> {
         self.sh.dirty = true;
         if action.is_background() || matches!(action, Action::ReviewEdited { .. }) {
@@ -188,6 +196,8 @@ impl App {
             Nav::Back => {
                 if self.stack.len() > 1 {
                     self.stack.pop();
+                } else if self.top() != ScreenId::List {
+                    return vec![Effect::Quit];
                 }
                 self.sh.screen = self.shown();
                 return Vec::new();

@@ -177,7 +177,7 @@ pub fn run_with(opts: TuiOptions, eval: EvalSetup) -> anyhow::Result<()> {
     app.screens.review.store_path = opts.curation_store;
     if let Some(corpus) = opts.corpus {
         app.screens.corpus = screens::corpus::Slot(Some(corpus));
-        app.show(ScreenId::Corpus);
+        app.show_root(ScreenId::Corpus);
     }
     let mut rt = Runtime::new(app, Jobs::new(eval));
     if let Some(dir) = opts.open_session {

@@ -36,5 +36,5 @@ pub fn add(add: &mut Add) {
     add(C::Sessions, &[KeyChord::ch('d')], A::DeleteSession, None);
     add(C::Sessions, &[KeyChord::ch('r')], A::Reload, None);
     add(C::Sessions, &[KeyChord::ch('x')], A::CancelRun, None);
-    add(C::Sessions, &esc_q, A::Back, Some("back to the task list"));
+    add(C::Sessions, &esc_q, A::Back, Some("back"));
 }

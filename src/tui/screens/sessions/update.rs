@@ -23,7 +23,7 @@ impl Shared {
     pub fn update_sessions(&mut self, action: Action) -> Vec<Effect> {
         let (len, page) = (self.session_count(), self.sessions_page());
         match action {
-            Action::Back | Action::Close => self.go(Nav::To(ScreenId::List)),
+            Action::Back | Action::Close => self.go(Nav::Back),
             Action::Reload => return self.request_sessions(),
             Action::Open => return self.open_selected_session(),
             Action::ToggleMark => self.toggle_mark(),
