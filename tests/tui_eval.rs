@@ -368,3 +368,19 @@ fn the_comparison_opens_the_grid_and_two_cells_the_paired_view() {
     fake.run(&mut app, [Action::Back]);
     assert_eq!(app.screen(), ScreenId::Compare);
 }
+
+/// The grid from anywhere (the palette's command): without compared sessions it says how to
+/// get some instead of opening an empty grid.
+#[test]
+fn the_grid_without_compared_sessions_says_how_to_compare() {
+    let (mut app, mut fake) = sessions_app((80, 24));
+    fake.run(&mut app, [Action::ShowGrid]);
+    assert_eq!(app.screen(), ScreenId::Sessions);
+    let status = app
+        .sh
+        .status
+        .as_ref()
+        .map(|s| s.text.as_str())
+        .unwrap_or("");
+    assert!(status.contains("compare sessions first"), "{status}");
+}

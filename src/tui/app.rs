@@ -130,6 +130,7 @@ impl App {
             Action::NewRun => self.sh.go(Nav::To(ScreenId::NewRun)),
             Action::CancelRun => self.sh.ask_cancel(),
             Action::ShowReview => return self.screens.review.show_review(&mut self.sh),
+            Action::ShowGrid => self.sh.show_grid(),
             Action::InsertText(text) => return self.insert_text(&text),
             action => {
                 // Offered from the top down until a layer or screen uses it.

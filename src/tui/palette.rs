@@ -38,6 +38,10 @@ pub fn commands(theme_names: &[String]) -> Vec<Command> {
             Action::TogglePanel,
         ),
         ("compare marked sessions", Action::Compare),
+        (
+            "task × session grid of the compared sessions",
+            Action::ShowGrid,
+        ),
         ("only imperfect tasks (toggle)", Action::ToggleFailingOnly),
         ("problems", Action::ShowProblems),
         ("help", Action::ToggleHelp),

@@ -273,6 +273,16 @@ impl Shared {
         self.clamp_detail();
     }
 
+    /// The task × session grid of the compared sessions (there must be some).
+    pub fn show_grid(&mut self) {
+        if self.ev.compare.is_some() {
+            self.go(Nav::To(ScreenId::Grid));
+        } else {
+            let text = "compare sessions first: E, Space to mark two or more, c";
+            self.set_status(Level::Info, text);
+        }
+    }
+
     /// A question was answered yes: carry out what it asked.
     pub fn confirmed(&mut self, yes: Effect) -> Vec<Effect> {
         if yes == Effect::CancelEval {

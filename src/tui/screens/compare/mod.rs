@@ -24,13 +24,7 @@ impl Screen for State {
     }
 
     fn update(&mut self, sh: &mut Shared, action: Action) -> Outcome {
-        if action == Action::ShowGrid {
-            sh.go(crate::tui::screen::Nav::To(
-                crate::tui::screen::ScreenId::Grid,
-            ));
-        } else {
-            sh.update_compare(action);
-        }
+        sh.update_compare(action);
         ().into()
     }
 
