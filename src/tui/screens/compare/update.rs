@@ -1,21 +1,10 @@
 //! Two or more sessions side by side.
 
+use crate::tui::evals::{CompareTask};
 use crate::tui::action::Action;
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::Shared;
 
-#[allow(unused_imports)]
-use crate::model::SuiteFailure;
-#[allow(unused_imports)]
-use crate::tui::evals::{detail::step, *};
-#[allow(unused_imports)]
-use crate::tui::runs::*;
-#[allow(unused_imports)]
-use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
-use crate::tui::widgets::code_pane::scroll_code;
-#[allow(unused_imports)]
-use crate::tui::widgets::test_detail;
 
 impl Shared {
     pub fn update_compare(&mut self, action: Action) {

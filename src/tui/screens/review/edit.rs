@@ -21,19 +21,10 @@ fn kind_of(target: &Target) -> usize {
     }
 }
 
-#[allow(unused_imports)]
 use super::state::*;
-#[allow(unused_imports)]
 use crate::tui::effect::Effect;
-#[allow(unused_imports)]
-use crate::tui::screen::Nav;
-#[allow(unused_imports)]
-use crate::tui::screen::ScreenId;
-#[allow(unused_imports)]
 use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
 use crate::tui::shared::Level;
-#[allow(unused_imports)]
 use crate::tui::shared::Shared;
 
 impl ReviewUi {

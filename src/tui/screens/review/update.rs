@@ -6,20 +6,13 @@
 use std::path::PathBuf;
 
 use super::state::*;
-#[allow(unused_imports)]
-use super::state::*;
 use crate::analysis::lint::{Finding, Severity};
 use crate::curate::{self, ReviewAction, Status, ValidationRecord};
 use crate::tui::action::Action;
-#[allow(unused_imports)]
 use crate::tui::effect::Effect;
-#[allow(unused_imports)]
 use crate::tui::screen::Nav;
-#[allow(unused_imports)]
 use crate::tui::screen::ScreenId;
-#[allow(unused_imports)]
 use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
 use crate::tui::shared::Level;
 use crate::tui::shared::Shared;
 

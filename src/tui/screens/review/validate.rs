@@ -7,19 +7,9 @@
 /// Background validations running at once when the whole queue is validated.
 pub const AT_ONCE: usize = 2;
 
-#[allow(unused_imports)]
 use super::state::*;
-#[allow(unused_imports)]
 use crate::tui::effect::Effect;
-#[allow(unused_imports)]
-use crate::tui::screen::Nav;
-#[allow(unused_imports)]
-use crate::tui::screen::ScreenId;
-#[allow(unused_imports)]
-use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
 use crate::tui::shared::Level;
-#[allow(unused_imports)]
 use crate::tui::shared::Shared;
 
 impl ReviewUi {

@@ -1,23 +1,12 @@
 //! The sessions screen: open, mark, compare, delete sessions.
 
+use crate::tui::evals::{Confirm, SessionPick, Source};
 use crate::tui::action::Action;
 use crate::tui::effect::Effect;
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::{Level, Shared};
 use crate::tui::widgets::layout;
 
-#[allow(unused_imports)]
-use crate::model::SuiteFailure;
-#[allow(unused_imports)]
-use crate::tui::evals::{detail::step, *};
-#[allow(unused_imports)]
-use crate::tui::runs::*;
-#[allow(unused_imports)]
-use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
-use crate::tui::widgets::code_pane::scroll_code;
-#[allow(unused_imports)]
-use crate::tui::widgets::test_detail;
 
 impl Shared {
     pub fn update_sessions(&mut self, action: Action) -> Vec<Effect> {

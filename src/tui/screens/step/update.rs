@@ -1,22 +1,12 @@
 //! One method's rounds (step-through).
 
+use crate::tui::runs::{StepState};
 use crate::tui::action::Action;
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::Shared;
 use crate::tui::widgets::layout;
 
-#[allow(unused_imports)]
-use crate::model::SuiteFailure;
-#[allow(unused_imports)]
-use crate::tui::evals::{detail::step, *};
-#[allow(unused_imports)]
-use crate::tui::runs::*;
-#[allow(unused_imports)]
 use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
-use crate::tui::widgets::code_pane::scroll_code;
-#[allow(unused_imports)]
-use crate::tui::widgets::test_detail;
 
 impl Shared {
     pub fn update_step(&mut self, action: Action) {

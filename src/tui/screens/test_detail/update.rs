@@ -1,21 +1,15 @@
 //! A task's tests beside the code that ran: panes, the failing line, the next task.
 
+use crate::tui::evals::{Cursor, DetailPane, Source, is_failing, tests_of};
 use crate::tui::action::Action;
 use crate::tui::screen::{Nav, ScreenId};
 use crate::tui::shared::Shared;
 use crate::tui::widgets::layout;
 
-#[allow(unused_imports)]
 use crate::model::SuiteFailure;
-#[allow(unused_imports)]
-use crate::tui::evals::{detail::step, *};
-#[allow(unused_imports)]
-use crate::tui::runs::*;
-#[allow(unused_imports)]
+use crate::tui::evals::detail::step;
 use crate::tui::screen::scrolled;
-#[allow(unused_imports)]
 use crate::tui::widgets::code_pane::scroll_code;
-#[allow(unused_imports)]
 use crate::tui::widgets::test_detail;
 
 impl Shared {
