@@ -386,6 +386,7 @@ impl Action {
                 | Action::RunDelta { .. }
                 | Action::ReviewLoaded { .. }
                 | Action::ReviewSaved { .. }
+                | Action::ReviewEdited { .. }
                 | Action::ReviewValidated { .. }
                 | Action::TasksFiltered { .. }
         )

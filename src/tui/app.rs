@@ -98,7 +98,7 @@ impl App {
 
     fn route(&mut self, action: Action) -> Vec<Effect> {
         self.sh.dirty = true;
-        if action.is_background() || matches!(action, Action::ReviewEdited { .. }) {
+        if action.is_background() {
             return self.background(action);
         }
         if !matches!(action, Action::Resize(..) | Action::Scroll(_)) {
