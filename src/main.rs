@@ -1,3 +1,8 @@
+// Many short-lived allocations per parsed file (AST nodes, token vectors): mimalloc keeps
+// the worker threads off glibc malloc's arena locks and free-list consolidation.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     // When this process is the sandbox launcher, it does that job and never returns.
     classlab::exec::maybe_launch();

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use rusqlite::Connection;
 use serde::Serialize;
 
+use super::checkpoint::{Checkpointer, Nudger};
 use super::extract::{FileResult, analyse_file, sha256_hex};
 use super::funnel::{Funnel, funnel};
 use super::schema::{get_meta, index_metrics, open_rw, set_meta};
@@ -112,15 +113,26 @@ pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Resul
         set_meta(&conn, "finalized", "0")?;
         set_meta(&conn, "near_threshold", &opts.near_threshold.to_string())?;
         writer::delete_files(&mut conn, &gone)?;
-        writer::write_batch(&mut conn, &walk_issue_rows(&discovery))?;
+        writer::write_batch(&conn, &walk_issue_rows(&discovery))?;
     }
     progress.start(todo.len() as u64);
+    let mut checkpointer = Checkpointer::start(&opts.out);
     let conn = if todo.is_empty() {
         conn
     } else {
-        analyse_all(conn, &todo, &discovery, &known, opts, progress)?
+        analyse_all(
+            conn,
+            &todo,
+            &discovery,
+            &known,
+            opts,
+            progress,
+            &checkpointer,
+        )?
     };
     let mut conn = conn;
+    // The files' pages go back into the store while the final passes run.
+    checkpointer.nudge();
     if changed || stale {
         let threshold = get_meta(&conn, "near_threshold")?
             .and_then(|t| t.parse().ok())
@@ -133,6 +145,7 @@ pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Resul
         set_meta(&conn, "finalized", "1")?;
     }
     let funnel = funnel(&conn)?;
+    checkpointer.finish();
     // A checkpoint folds the WAL back into the file: the store is one file again.
     let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
     Ok(BuildSummary {
@@ -187,12 +200,14 @@ fn analyse_all(
     known: &Known,
     opts: &BuildOptions,
     progress: &dyn BuildProgress,
+    checkpointer: &Checkpointer,
 ) -> anyhow::Result<Connection> {
     // Bounded: workers wait when the writer is behind, so memory stays flat.
     let (tx, rx) = sync_channel::<Msg>(256);
+    let nudger = checkpointer.nudger();
     let writer = std::thread::Builder::new()
         .name("corpus-writer".into())
-        .spawn(move || write_loop(conn, rx))
+        .spawn(move || write_loop(conn, rx, nudger))
         .context("starting the writer thread")?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.unwrap_or(0))
@@ -239,37 +254,26 @@ fn analyse_or_skip(
     Msg::Analysed(Box::new(analyse_file(f.clone(), max, project)))
 }
 
-fn write_loop(mut conn: Connection, rx: Receiver<Msg>) -> anyhow::Result<Connection> {
-    // Large transactions: each commit flushes FTS5's in-memory index as a new segment (to be
-    // merged later) and lets the WAL grow towards a checkpoint; a few commits cost less.
-    const MAX_FILES: usize = 1000;
-    const MAX_CLASSES: usize = 10_000;
-    let mut batch: Vec<FileResult> = Vec::new();
-    let mut touched: Vec<(String, i64)> = Vec::new();
-    let mut classes = 0;
-    let flush = |conn: &mut Connection,
-                 batch: &mut Vec<FileResult>,
-                 touched: &mut Vec<(String, i64)>|
-     -> anyhow::Result<()> {
-        writer::write_batch(conn, batch).context("writing to the corpus store")?;
-        writer::touch_files(conn, touched).context("writing to the corpus store")?;
-        batch.clear();
-        touched.clear();
+fn write_loop(conn: Connection, rx: Receiver<Msg>, nudger: Nudger) -> anyhow::Result<Connection> {
+    // Rows go in as they arrive; commits are rare: each flushes FTS5's in-memory index as a new
+    // segment (to be merged later) and lets the WAL grow towards a checkpoint.
+    const COMMIT_FILES: usize = 1000;
+    const COMMIT_CLASSES: usize = 10_000;
+    let mut out = writer::Streaming::new();
+    let write = |out: &mut writer::Streaming, msg: Msg| -> rusqlite::Result<()> {
+        match msg {
+            Msg::Analysed(r) => out.file(&conn, &r)?,
+            Msg::Unchanged(path, mtime) => out.touch(&conn, &path, mtime)?,
+        }
+        if out.files >= COMMIT_FILES || out.classes >= COMMIT_CLASSES {
+            out.commit(&conn)?;
+            nudger.nudge();
+        }
         Ok(())
     };
     for msg in rx {
-        match msg {
-            Msg::Analysed(r) => {
-                classes += r.classes.len();
-                batch.push(*r);
-            }
-            Msg::Unchanged(p, m) => touched.push((p, m)),
-        }
-        if batch.len() >= MAX_FILES || classes >= MAX_CLASSES || touched.len() >= MAX_FILES {
-            flush(&mut conn, &mut batch, &mut touched)?;
-            classes = 0;
-        }
+        write(&mut out, msg).context("writing to the corpus store")?;
     }
-    flush(&mut conn, &mut batch, &mut touched)?;
+    out.commit(&conn).context("writing to the corpus store")?;
     Ok(conn)
 }

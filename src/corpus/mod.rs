@@ -4,6 +4,7 @@
 //! queried with a small filter language. Layout and schema: `docs/corpus.md`.
 
 pub mod build;
+mod checkpoint;
 pub mod decode;
 pub mod deps;
 pub mod derived;

@@ -96,16 +96,23 @@ CREATE VIRTUAL TABLE IF NOT EXISTS class_fts USING fts5(
     )
 }
 
+/// Page size of a new store.
+const PAGE_SIZE: i64 = 32 * 1024;
+
 /// Open (creating if needed) a store for writing: WAL, schema checked.
 pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
     let conn =
         Connection::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    // Large pages for a new store (no effect on an existing one): rows carry kilobytes of code,
+    // and a build writes every page twice (WAL, then the file); 32 KiB pages made the stdlib
+    // build's writes about a third cheaper than 4 KiB ones.
+    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "cache_size", -65536)?;
-    // Checkpoint every ~80 MB of WAL rather than every 4 MB: pages rewritten by later batches
-    // (FTS5 segments being merged) are then copied back once.
-    conn.pragma_update(None, "wal_autocheckpoint", 20_000)?;
+    // A build checkpoints from a thread of its own (`build::Checkpointer`); the writer's own
+    // checkpoint is a safety net for when that falls behind (~256 MB of WAL).
+    conn.pragma_update(None, "wal_autocheckpoint", (256 << 20) / PAGE_SIZE)?;
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
     let version = read_version(&conn, path)?;
     match version {

@@ -1,8 +1,8 @@
-//! Writing files' rows: one transaction per batch; a file's classes and its `files` row (with
-//! its content hash) are committed together, so a killed build leaves every file either whole
-//! or absent, and a rerun resumes from the hashes.
+//! Writing files' rows: a file's classes and its `files` row (with its content hash) are
+//! written in one transaction, so a killed build leaves every file either whole or absent, and a
+//! rerun resumes from the hashes.
 
-use rusqlite::{Connection, Transaction, params, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
 use super::extract::{ClassRow, FileResult};
 use super::tokens::to_blob;
@@ -13,7 +13,7 @@ fn insert_class_sql() -> String {
     let n = 16 + METRIC_NAMES.len();
     let marks: Vec<String> = (1..=n).map(|i| format!("?{i}")).collect();
     format!(
-        "INSERT OR REPLACE INTO classes (id, path, repo, qualname, name, line, end_line, n_methods,
+        "INSERT INTO classes (id, path, repo, qualname, name, line, end_line, n_methods,
          total_program_units, total_doc_str, doc, self_contained, tokens, exact_hash, minhash,
          bases, {})
          VALUES ({})",
@@ -23,42 +23,140 @@ fn insert_class_sql() -> String {
 }
 
 /// Write a batch of analysed files in one transaction.
-pub fn write_batch(conn: &mut Connection, batch: &[FileResult]) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    let insert_sql = insert_class_sql();
+pub fn write_batch(conn: &Connection, batch: &[FileResult]) -> rusqlite::Result<()> {
+    let mut out = Streaming::new();
     for f in batch {
-        delete_classes_of(&tx, &f.file.path)?;
-        for c in &f.classes {
-            insert_class(&tx, &insert_sql, f, c)?;
-        }
-        tx.prepare_cached(
-            "INSERT OR REPLACE INTO files (path, repo, size, mtime_ns, hash, reason, detail,
-             syntax_errors, classes, classes_dropped) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
-        )?
-        .execute(params![
-            f.file.path,
-            f.file.repo,
-            f.file.size as i64,
-            f.file.mtime_ns,
-            f.hash,
-            f.reason,
-            f.detail,
-            f.syntax_errors,
-            f.classes.len() as i64,
-            f.classes_dropped,
-        ])?;
+        out.file(conn, f)?;
     }
-    tx.commit()
+    out.commit(conn)
 }
 
-/// A file whose bytes did not change (only its timestamp did): remember the new timestamp.
-pub fn touch_files(conn: &mut Connection, files: &[(String, i64)]) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    for (path, mtime) in files {
-        tx.prepare_cached("UPDATE files SET mtime_ns = ?2 WHERE path = ?1")?
-            .execute(params![path, mtime])?;
+/// Streams files into open transactions as they arrive, committing every so often: SQLite's
+/// work then overlaps the analysis instead of waiting for a full batch.
+pub struct Streaming {
+    insert_sql: String,
+    open: bool,
+    /// Full-text rows of the open transaction, indexed at commit in rowid order: FTS5 flushes
+    /// its pending index whenever a rowid is not above the previous one, and class ids are
+    /// hashes, so inserting them as they come flushed (and later merged) a segment per class.
+    fts: Vec<FtsDoc>,
+    pub classes: usize,
+    pub files: usize,
+}
+
+/// Full-text rows buffered before they are indexed as one run (one FTS5 segment).
+const FTS_RUN: usize = 2000;
+
+struct FtsDoc {
+    id: i64,
+    names: String,
+    docstrings: String,
+    code: String,
+}
+
+impl Streaming {
+    pub fn new() -> Self {
+        Streaming {
+            insert_sql: insert_class_sql(),
+            open: false,
+            fts: Vec::new(),
+            classes: 0,
+            files: 0,
+        }
     }
-    tx.commit()
+
+    fn begin(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if !self.open {
+            conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.open = true;
+        }
+        Ok(())
+    }
+
+    /// One analysed file, whole.
+    pub fn file(&mut self, conn: &Connection, f: &FileResult) -> rusqlite::Result<()> {
+        self.begin(conn)?;
+        write_file(conn, &self.insert_sql, f, &mut self.fts)?;
+        if self.fts.len() >= FTS_RUN {
+            self.index_text(conn)?;
+        }
+        self.classes += f.classes.len();
+        self.files += 1;
+        Ok(())
+    }
+
+    /// A file whose bytes did not change (only its timestamp did): remember the new timestamp.
+    pub fn touch(&mut self, conn: &Connection, path: &str, mtime: i64) -> rusqlite::Result<()> {
+        self.begin(conn)?;
+        conn.prepare_cached("UPDATE files SET mtime_ns = ?2 WHERE path = ?1")?
+            .execute(params![path, mtime])?;
+        self.files += 1;
+        Ok(())
+    }
+
+    /// The buffered full-text rows, in rowid order: one FTS5 segment.
+    fn index_text(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.fts.sort_unstable_by_key(|d| d.id);
+        for d in self.fts.drain(..) {
+            conn.prepare_cached(
+                "INSERT INTO class_fts (rowid, names, docstrings, code) VALUES (?1,?2,?3,?4)",
+            )?
+            .execute(params![d.id, d.names, d.docstrings, d.code])?;
+        }
+        Ok(())
+    }
+
+    /// Make what was written so far durable.
+    pub fn commit(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.open {
+            self.index_text(conn)?;
+            conn.execute_batch("COMMIT")?;
+            self.open = false;
+        }
+        self.classes = 0;
+        self.files = 0;
+        Ok(())
+    }
+}
+
+impl Default for Streaming {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Plain `INSERT`s after explicit deletes, never `INSERT OR REPLACE`: a statement that may
+/// delete rows opens a statement savepoint, and every savepoint makes FTS5 flush its pending
+/// index to disk as a new segment; per class, that was most of the writer's time.
+fn write_file(
+    conn: &Connection,
+    insert_sql: &str,
+    f: &FileResult,
+    fts: &mut Vec<FtsDoc>,
+) -> rusqlite::Result<()> {
+    delete_classes_of(conn, &f.file.path)?;
+    conn.prepare_cached("DELETE FROM files WHERE path = ?1")?
+        .execute(params![f.file.path])?;
+    for c in &f.classes {
+        fts.push(insert_class(conn, insert_sql, f, c)?);
+    }
+    conn.prepare_cached(
+        "INSERT INTO files (path, repo, size, mtime_ns, hash, reason, detail,
+         syntax_errors, classes, classes_dropped) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+    )?
+    .execute(params![
+        f.file.path,
+        f.file.repo,
+        f.file.size as i64,
+        f.file.mtime_ns,
+        f.hash,
+        f.reason,
+        f.detail,
+        f.syntax_errors,
+        f.classes.len() as i64,
+        f.classes_dropped,
+    ])?;
+    Ok(())
 }
 
 /// Files gone from the tree: their rows go too.
@@ -72,7 +170,7 @@ pub fn delete_files(conn: &mut Connection, paths: &[String]) -> rusqlite::Result
     tx.commit()
 }
 
-fn delete_classes_of(tx: &Transaction<'_>, path: &str) -> rusqlite::Result<()> {
+fn delete_classes_of(tx: &Connection, path: &str) -> rusqlite::Result<()> {
     let ids: Vec<i64> = tx
         .prepare_cached("SELECT id FROM classes WHERE path = ?1")?
         .query_map(params![path], |r| r.get(0))?
@@ -96,11 +194,11 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 fn insert_class(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     sql: &str,
     f: &FileResult,
     c: &ClassRow,
-) -> rusqlite::Result<()> {
+) -> rusqlite::Result<FtsDoc> {
     let m = &c.metrics;
     let doc = f64::from(m.total_doc_str) / f64::from(m.total_program_units.max(1));
     let mut values: Vec<rusqlite::types::Value> = vec![
@@ -129,7 +227,7 @@ fn insert_class(
         .map(|mm| serde_json::json!({"name": mm.name, "signature": mm.signature, "line": mm.line}))
         .collect();
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO class_text (id, code, skeleton, docstring, methods, edges,
+        "INSERT INTO class_text (id, code, skeleton, docstring, methods, edges,
          imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     )?
     .execute(params![
@@ -153,7 +251,7 @@ fn insert_class(
             docs.push_str(d);
         }
         tx.prepare_cached(
-            "INSERT OR REPLACE INTO methods (class_id, idx, name, signature, docstring, line,
+            "INSERT INTO methods (class_id, idx, name, signature, docstring, line,
              end_line, decorators) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
         )?
         .execute(params![
@@ -171,9 +269,10 @@ fn insert_class(
         tx.prepare_cached("INSERT INTO edges (class_id, src, dst) VALUES (?1, ?2, ?3)")?
             .execute(params![c.id, a, b])?;
     }
-    tx.prepare_cached(
-        "INSERT INTO class_fts (rowid, names, docstrings, code) VALUES (?1,?2,?3,?4)",
-    )?
-    .execute(params![c.id, names, docs, c.code])?;
-    Ok(())
+    Ok(FtsDoc {
+        id: c.id,
+        names,
+        docstrings: docs,
+        code: c.code.clone(),
+    })
 }
