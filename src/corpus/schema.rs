@@ -144,7 +144,14 @@ pub fn open_ro(path: &Path) -> anyhow::Result<Connection> {
     )
     .with_context(|| format!("{}: cannot open", path.display()))?;
     match read_version(&conn, path)? {
-        Some(v) if v == SCHEMA_VERSION => Ok(conn),
+        Some(v) if v == SCHEMA_VERSION => {
+            // Reads straight from the OS page cache: a filter that walks an index and looks
+            // each row up touches pages all over `classes` (175 MB at 300k classes), far more
+            // than SQLite's 2 MB default cache holds; copied through that cache, the issue's
+            // example filter took 1.3 s over 300k classes, mapped 0.4 s.
+            conn.pragma_update(None, "mmap_size", 1i64 << 31)?;
+            Ok(conn)
+        }
         Some(v) => bail!(
             "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}",
             path.display()
