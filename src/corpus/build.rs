@@ -16,10 +16,11 @@ use serde::Serialize;
 
 use super::checkpoint::{Checkpointer, Nudger};
 use super::extract::{FileResult, analyse_file, sha256_hex};
+use super::finish::finish;
 use super::funnel::{Funnel, funnel};
-use super::schema::{get_meta, index_metrics, open_rw, set_meta};
+use super::schema::{get_meta, open_rw, set_meta};
 use super::walk::{Discovery, Shard, SourceFile, discover};
-use super::{derived, dups, writer};
+use super::writer;
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -73,7 +74,8 @@ pub struct Quiet;
 impl BuildProgress for Quiet {}
 
 enum Msg {
-    Analysed(Box<FileResult>),
+    /// With whether the store has rows of this path to replace.
+    Analysed(Box<FileResult>, bool),
     /// Same bytes, new timestamp.
     Unchanged(String, i64),
 }
@@ -137,11 +139,8 @@ pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Resul
         let threshold = get_meta(&conn, "near_threshold")?
             .and_then(|t| t.parse().ok())
             .unwrap_or(opts.near_threshold);
-        progress.phase("duplicate clusters");
-        dups::compute_clusters(&mut conn, threshold)?;
-        derived::count_derived(&mut conn)?;
-        progress.phase("indexes");
-        index_metrics(&conn)?;
+        progress.phase("duplicate clusters and indexes");
+        finish(&mut conn, &opts.out, threshold)?;
         set_meta(&conn, "finalized", "1")?;
     }
     let funnel = funnel(&conn)?;
@@ -222,7 +221,7 @@ fn analyse_all(
                 let project = discovery.top_names.get(&f.repo).unwrap_or(&empty);
                 let prior = known.get(&f.path).map(|k| k.2.as_str());
                 let msg = analyse_or_skip(f, prior, max, project);
-                if let Msg::Analysed(r) = &msg {
+                if let Msg::Analysed(r, _) = &msg {
                     progress.file(r.classes.len() as u64);
                 } else {
                     progress.file(0);
@@ -251,7 +250,10 @@ fn analyse_or_skip(
     {
         return Msg::Unchanged(f.path.clone(), f.mtime_ns);
     }
-    Msg::Analysed(Box::new(analyse_file(f.clone(), max, project)))
+    Msg::Analysed(
+        Box::new(analyse_file(f.clone(), max, project)),
+        prior.is_some(),
+    )
 }
 
 fn write_loop(conn: Connection, rx: Receiver<Msg>, nudger: Nudger) -> anyhow::Result<Connection> {
@@ -262,7 +264,7 @@ fn write_loop(conn: Connection, rx: Receiver<Msg>, nudger: Nudger) -> anyhow::Re
     let mut out = writer::Streaming::new();
     let write = |out: &mut writer::Streaming, msg: Msg| -> rusqlite::Result<()> {
         match msg {
-            Msg::Analysed(r) => out.file(&conn, &r)?,
+            Msg::Analysed(r, known) => out.file(&conn, &r, known)?,
             Msg::Unchanged(path, mtime) => out.touch(&conn, &path, mtime)?,
         }
         if out.files >= COMMIT_FILES || out.classes >= COMMIT_CLASSES {

@@ -9,6 +9,13 @@ use rusqlite::{Connection, params};
 
 /// Recount `CountClassDerived`; returns how many rows changed.
 pub fn count_derived(conn: &mut Connection) -> rusqlite::Result<usize> {
+    let changes = plan(conn)?;
+    apply(conn, &changes)?;
+    Ok(changes.len())
+}
+
+/// The rows whose count changes, with their new count; reads only (any connection).
+pub fn plan(conn: &Connection) -> rusqlite::Result<Vec<(i64, f64)>> {
     let mut derived: HashMap<(String, String), u32> = HashMap::new();
     let mut rows: Vec<(i64, String, String, f64)> = Vec::new();
     {
@@ -30,19 +37,24 @@ pub fn count_derived(conn: &mut Connection) -> rusqlite::Result<usize> {
             rows.push((r.get(0)?, repo, r.get(2)?, r.get(3)?));
         }
     }
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, repo, name, old)| {
+            let n = f64::from(derived.get(&(repo, name)).copied().unwrap_or(0));
+            (n != old).then_some((id, n))
+        })
+        .collect())
+}
+
+/// Write what [`plan`] found.
+pub fn apply(conn: &mut Connection, changes: &[(i64, f64)]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    let mut changed = 0;
     {
         let mut update =
             tx.prepare("UPDATE classes SET \"CountClassDerived\" = ?2 WHERE id = ?1")?;
-        for (id, repo, name, old) in rows {
-            let n = derived.get(&(repo, name)).copied().unwrap_or(0);
-            if f64::from(n) != old {
-                update.execute(params![id, f64::from(n)])?;
-                changed += 1;
-            }
+        for (id, n) in changes {
+            update.execute(params![id, n])?;
         }
     }
-    tx.commit()?;
-    Ok(changed)
+    tx.commit()
 }

@@ -17,9 +17,20 @@ struct Row {
     unique: bool,
 }
 
+/// The rows whose `dup_cluster`, `near_dup_cluster` or `is_unique` change: (id, dup, near,
+/// unique).
+pub type Changes = Vec<(i64, Option<i64>, Option<i64>, bool)>;
+
 /// Assign `dup_cluster`, `near_dup_cluster` and `is_unique` to every class; only rows whose
 /// values change are written.
 pub fn compute_clusters(conn: &mut Connection, threshold: f64) -> rusqlite::Result<usize> {
+    let changes = plan(conn, threshold)?;
+    apply(conn, &changes)?;
+    Ok(changes.len())
+}
+
+/// What [`compute_clusters`] would write; reads only (any connection).
+pub fn plan(conn: &Connection, threshold: f64) -> rusqlite::Result<Changes> {
     let rows: Vec<Row> = conn
         .prepare(
             "SELECT id, exact_hash, dup_cluster, near_dup_cluster, is_unique FROM classes
@@ -82,26 +93,32 @@ pub fn compute_clusters(conn: &mut Connection, threshold: f64) -> rusqlite::Resu
         let cluster = (near_count[&root] > 1).then(|| rows[reps[first]].id);
         near_of_rep.insert(i, (cluster, first == k));
     }
+    let mut changes = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let first = first_of[&r.exact];
+        let dup = (size[&r.exact] > 1).then(|| rows[first].id);
+        let (near, near_rep) = near_of_rep.get(&first).copied().unwrap_or((None, true));
+        let unique = first == i && near_rep;
+        if (dup, near, unique) != (r.dup, r.near, r.unique) {
+            changes.push((r.id, dup, near, unique));
+        }
+    }
+    Ok(changes)
+}
+
+/// Write what [`plan`] found.
+pub fn apply(conn: &mut Connection, changes: &Changes) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    let mut changed = 0;
     {
         let mut update = tx.prepare(
             "UPDATE classes SET dup_cluster = ?2, near_dup_cluster = ?3, is_unique = ?4
              WHERE id = ?1",
         )?;
-        for (i, r) in rows.iter().enumerate() {
-            let first = first_of[&r.exact];
-            let dup = (size[&r.exact] > 1).then(|| rows[first].id);
-            let (near, near_rep) = near_of_rep.get(&first).copied().unwrap_or((None, true));
-            let unique = first == i && near_rep;
-            if (dup, near, unique) != (r.dup, r.near, r.unique) {
-                update.execute(params![r.id, dup, near, unique])?;
-                changed += 1;
-            }
+        for (id, dup, near, unique) in changes {
+            update.execute(params![id, dup, near, unique])?;
         }
     }
-    tx.commit()?;
-    Ok(changed)
+    tx.commit()
 }
 
 fn load_signatures(

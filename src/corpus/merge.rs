@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use rusqlite::params;
 
-use super::dups;
 use super::funnel::{Funnel, funnel};
-use super::schema::{get_meta, index_metrics, open_ro, open_rw, set_meta};
+use super::schema::{get_meta, open_ro, open_rw, set_meta};
 
 const TABLES: &[&str] = &["files", "classes", "class_text", "methods"];
 
@@ -56,9 +55,7 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
     }
     let threshold = threshold.unwrap_or(0.8);
     set_meta(&conn, "near_threshold", &threshold.to_string())?;
-    dups::compute_clusters(&mut conn, threshold)?;
-    super::derived::count_derived(&mut conn)?;
-    index_metrics(&conn)?;
+    super::finish::finish(&mut conn, out, threshold)?;
     set_meta(&conn, "finalized", "1")?;
     let f = funnel(&conn)?;
     let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");

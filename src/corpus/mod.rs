@@ -12,6 +12,7 @@ pub mod dups;
 pub mod export;
 pub mod extract;
 pub mod filter;
+mod finish;
 pub mod funnel;
 pub mod merge;
 pub mod query;

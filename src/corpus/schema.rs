@@ -214,17 +214,27 @@ pub fn get_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>
 /// Indexes on every metric column, made once the bulk load is done (cheaper than keeping
 /// them up to date row by row); later incremental writes maintain them.
 pub fn index_metrics(conn: &Connection) -> rusqlite::Result<()> {
-    let mut sql = String::new();
-    for m in
-        METRIC_NAMES
-            .iter()
-            .chain(&["total_program_units", "total_doc_str", "doc", "n_methods"])
-    {
-        sql.push_str(&format!(
-            "CREATE INDEX IF NOT EXISTS \"m_{m}\" ON classes(\"{m}\");\n"
-        ));
-    }
-    sql.push_str("CREATE INDEX IF NOT EXISTS classes_dup ON classes(dup_cluster);\n");
-    sql.push_str("CREATE INDEX IF NOT EXISTS classes_near ON classes(near_dup_cluster);\n");
+    index_metrics_except(conn, &[])
+}
+
+/// The indexes over what the final passes update (`CountClassDerived`, the two clusters).
+pub const RECOUNTED_INDEXES: &[&str] = &["m_CountClassDerived", "classes_dup", "classes_near"];
+
+/// [`index_metrics`] without the indexes named in `skip`.
+pub fn index_metrics_except(conn: &Connection, skip: &[&str]) -> rusqlite::Result<()> {
+    let mut indexes: Vec<(String, String)> = METRIC_NAMES
+        .iter()
+        .chain(&["total_program_units", "total_doc_str", "doc", "n_methods"])
+        .map(|m| (format!("m_{m}"), format!("\"{m}\"")))
+        .collect();
+    indexes.push(("classes_dup".into(), "dup_cluster".into()));
+    indexes.push(("classes_near".into(), "near_dup_cluster".into()));
+    let sql: String = indexes
+        .iter()
+        .filter(|(name, _)| !skip.contains(&name.as_str()))
+        .map(|(name, column)| {
+            format!("CREATE INDEX IF NOT EXISTS \"{name}\" ON classes({column});\n")
+        })
+        .collect();
     conn.execute_batch(&sql)
 }

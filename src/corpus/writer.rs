@@ -26,7 +26,7 @@ fn insert_class_sql() -> String {
 pub fn write_batch(conn: &Connection, batch: &[FileResult]) -> rusqlite::Result<()> {
     let mut out = Streaming::new();
     for f in batch {
-        out.file(conn, f)?;
+        out.file(conn, f, true)?;
     }
     out.commit(conn)
 }
@@ -73,9 +73,13 @@ impl Streaming {
         Ok(())
     }
 
-    /// One analysed file, whole.
-    pub fn file(&mut self, conn: &Connection, f: &FileResult) -> rusqlite::Result<()> {
+    /// One analysed file, whole; `known`: the store may have rows of its path to replace (a
+    /// path it has no `files` row for has no rows at all: both are committed together).
+    pub fn file(&mut self, conn: &Connection, f: &FileResult, known: bool) -> rusqlite::Result<()> {
         self.begin(conn)?;
+        if known {
+            delete_file(conn, &f.file.path)?;
+        }
         write_file(conn, &self.insert_sql, f, &mut self.fts)?;
         if self.fts.len() >= FTS_RUN {
             self.index_text(conn)?;
@@ -125,18 +129,24 @@ impl Default for Streaming {
     }
 }
 
-/// Plain `INSERT`s after explicit deletes, never `INSERT OR REPLACE`: a statement that may
-/// delete rows opens a statement savepoint, and every savepoint makes FTS5 flush its pending
-/// index to disk as a new segment; per class, that was most of the writer's time.
+/// A file's rows, and its `files` row.
+fn delete_file(conn: &Connection, path: &str) -> rusqlite::Result<()> {
+    delete_classes_of(conn, path)?;
+    conn.prepare_cached("DELETE FROM files WHERE path = ?1")?
+        .execute(params![path])?;
+    Ok(())
+}
+
+/// Plain `INSERT`s (after [`delete_file`] when the path had rows), never `INSERT OR REPLACE`: a
+/// statement that may delete rows opens a statement savepoint, and every savepoint makes FTS5
+/// flush its pending index to disk as a new segment; per class, that was most of the writer's
+/// time.
 fn write_file(
     conn: &Connection,
     insert_sql: &str,
     f: &FileResult,
     fts: &mut Vec<FtsDoc>,
 ) -> rusqlite::Result<()> {
-    delete_classes_of(conn, &f.file.path)?;
-    conn.prepare_cached("DELETE FROM files WHERE path = ?1")?
-        .execute(params![f.file.path])?;
     for c in &f.classes {
         fts.push(insert_class(conn, insert_sql, f, c)?);
     }
@@ -163,9 +173,7 @@ fn write_file(
 pub fn delete_files(conn: &mut Connection, paths: &[String]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
     for p in paths {
-        delete_classes_of(&tx, p)?;
-        tx.prepare_cached("DELETE FROM files WHERE path = ?1")?
-            .execute(params![p])?;
+        delete_file(&tx, p)?;
     }
     tx.commit()
 }
