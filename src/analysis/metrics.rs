@@ -15,7 +15,8 @@ mod tree;
 
 use crate::analysis::parse::text;
 pub(crate) use statements::Line;
-use statements::{Bind, Kind, Walk, bindings, decisions, mark_tokens, nesting, walk_block};
+use statements::{Bind, bindings, decisions, mark_tokens, nesting, walk_block};
+pub(crate) use statements::{Kind, Tally};
 pub(crate) use tree::BUILTIN_TYPES;
 use tree::{bases_of, coupled_classes, decorator_names, header_end_row, named, unwrap_decorated};
 pub use tree::{docstring_node, preorder};
@@ -107,17 +108,7 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
         outer.end_byte(),
         last_row - first_row + 1,
     );
-    let mut w = Walk {
-        src,
-        lines,
-        first_row,
-        decl: 1,
-        exe: 0,
-        both: 0,
-        depth: 0,
-        instance_vars: BTreeSet::new(),
-        class_names: BTreeSet::new(),
-    };
+    let mut w = Tally::new(lines, first_row);
     mark_tokens(outer, &mut w);
     w.mark(
         class.start_position().row,
@@ -146,7 +137,7 @@ pub fn class_metrics(source: &str, class: Node<'_>, outer: Node<'_>) -> ClassMet
                 methods.push((name.to_string(), def, outer_def, !is_static));
             }
         }
-        walk_block(body, &mut w, None);
+        walk_block(body, src, &mut w, None);
     }
     let mut per_method = Vec::new();
     for (name, def, outer_def, instance) in &methods {

@@ -24,7 +24,7 @@ use rustpython_ruff_text_size::{Ranged, TextRange};
 use super::tokens::{Fingerprint, from_leaf_hashes};
 use super::walk::fnv64;
 use crate::analysis::metrics::{
-    BUILTIN_TYPES, ClassMetrics, ClassParts, Line, MethodParts, blank_lines, finish,
+    BUILTIN_TYPES, ClassMetrics, ClassParts, Kind, MethodParts, Tally, blank_lines, finish,
 };
 use crate::analysis::parse::{Class, MethodDef, Module, doctests_of, string_value, unmangle};
 
@@ -778,17 +778,10 @@ impl<'s> RuffModule<'s> {
     pub fn class_metrics(&self, c: &RuffClass<'_>, facts: &Facts<'_, '_>) -> ClassMetrics {
         let first_row = self.row(c.start);
         let last_row = self.row(c.end);
-        let mut w = MWalk {
-            m: self,
-            lines: blank_lines(self.src, c.start, c.end, last_row - first_row + 1),
+        let mut w = Tally::new(
+            blank_lines(self.src, c.start, c.end, last_row - first_row + 1),
             first_row,
-            decl: 1,
-            exe: 0,
-            both: 0,
-            depth: 0,
-            instance_vars: BTreeSet::new(),
-            class_names: BTreeSet::new(),
-        };
+        );
         // Code and comment lines.
         self.leaves(c.start, c.end, &facts.docs, |s, e, k| {
             let comment = k == TokenKind::Comment;
@@ -806,7 +799,7 @@ impl<'s> RuffModule<'s> {
         w.mark(
             self.row(c.header),
             self.header_end_row(c.header, body),
-            true,
+            Kind::Decl,
         );
         for stmt in body {
             for (local, name) in bindings(stmt) {
@@ -881,12 +874,7 @@ impl<'s> RuffModule<'s> {
         }
     }
 
-    fn walk_block(
-        &self,
-        body: &[Stmt],
-        w: &mut MWalk<'_, '_>,
-        mut scope: Option<&mut BTreeSet<String>>,
-    ) {
+    fn walk_block(&self, body: &[Stmt], w: &mut Tally, mut scope: Option<&mut BTreeSet<String>>) {
         if w.depth > 200 {
             return;
         }
@@ -906,7 +894,7 @@ impl<'s> RuffModule<'s> {
                     w.mark(
                         self.row(us(f.start())),
                         self.header_end_row(def, &f.body),
-                        true,
+                        Kind::Decl,
                     );
                     let mut params = param_names(&f.parameters);
                     self.walk_block(&f.body, w, Some(&mut params));
@@ -919,7 +907,7 @@ impl<'s> RuffModule<'s> {
                     w.mark(
                         self.row(us(c.start())),
                         self.header_end_row(head, &c.body),
-                        true,
+                        Kind::Decl,
                     );
                     self.walk_block(&c.body, w, None);
                     continue;
@@ -941,7 +929,7 @@ impl<'s> RuffModule<'s> {
                     _ => start_row,
                 }
             };
-            w.mark(start_row, exe_to, false);
+            w.mark(start_row, exe_to, Kind::Exe);
             let mut new = false;
             for (local, name) in bindings(stmt) {
                 match (local, scope.as_deref_mut()) {
@@ -957,11 +945,11 @@ impl<'s> RuffModule<'s> {
             if new {
                 w.decl += 1;
                 w.both += 1;
-                w.mark(start_row, exe_to, true);
+                w.mark(start_row, exe_to, Kind::Decl);
             }
             for (counts, clause_row, block) in blocks {
                 if let Some(row) = clause_row {
-                    w.mark(row, row, false);
+                    w.mark(row, row, Kind::Exe);
                 }
                 if counts {
                     w.exe += 1;
@@ -1213,33 +1201,6 @@ fn nesting(m: &RuffModule<'_>, body: &[Stmt], depth: u32) -> u32 {
         }
     }
     max
-}
-
-struct MWalk<'m, 's> {
-    m: &'m RuffModule<'s>,
-    lines: Vec<Line>,
-    first_row: usize,
-    decl: u32,
-    exe: u32,
-    both: u32,
-    depth: u32,
-    instance_vars: BTreeSet<String>,
-    class_names: BTreeSet<String>,
-}
-
-impl MWalk<'_, '_> {
-    fn mark(&mut self, from: usize, to: usize, decl: bool) {
-        let _ = self.m;
-        for row in from..=to {
-            if let Some(l) = self.lines.get_mut(row.wrapping_sub(self.first_row)) {
-                if decl {
-                    l.decl = true;
-                } else {
-                    l.exe = true;
-                }
-            }
-        }
-    }
 }
 
 /// Per-class facts from one walk of its AST.

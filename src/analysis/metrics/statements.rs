@@ -18,27 +18,42 @@ pub(crate) struct Line {
     pub(crate) exe: bool,
 }
 
-pub(super) struct Walk<'s> {
-    pub(super) src: &'s [u8],
-    pub(super) lines: Vec<Line>,
-    pub(super) first_row: usize,
-    pub(super) decl: u32,
-    pub(super) exe: u32,
+/// What a statement walk counts over a class's rows; both front ends (tree-sitter here, ruff
+/// in `corpus::ruff`) fill one.
+pub(crate) struct Tally {
+    pub(crate) lines: Vec<Line>,
+    pub(crate) first_row: usize,
+    pub(crate) decl: u32,
+    pub(crate) exe: u32,
     /// Statements that both declare and execute (`x = 1` binding a new name).
-    pub(super) both: u32,
-    pub(super) depth: u32,
-    pub(super) instance_vars: BTreeSet<String>,
-    pub(super) class_names: BTreeSet<String>,
+    pub(crate) both: u32,
+    pub(crate) depth: u32,
+    pub(crate) instance_vars: BTreeSet<String>,
+    pub(crate) class_names: BTreeSet<String>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     Decl,
     Exe,
 }
 
-impl Walk<'_> {
-    pub(super) fn mark(&mut self, from: usize, to: usize, kind: Kind) {
+impl Tally {
+    /// Over `lines` from `first_row`; the class itself is the first declaration.
+    pub(crate) fn new(lines: Vec<Line>, first_row: usize) -> Self {
+        Tally {
+            lines,
+            first_row,
+            decl: 1,
+            exe: 0,
+            both: 0,
+            depth: 0,
+            instance_vars: BTreeSet::new(),
+            class_names: BTreeSet::new(),
+        }
+    }
+
+    pub(crate) fn mark(&mut self, from: usize, to: usize, kind: Kind) {
         for row in from..=to {
             if let Some(l) = self.lines.get_mut(row.wrapping_sub(self.first_row)) {
                 match kind {
@@ -51,7 +66,7 @@ impl Walk<'_> {
 }
 
 /// Marks code and comment lines: comments and docstrings are comment, other tokens code.
-pub(super) fn mark_tokens(root: Node<'_>, w: &mut Walk<'_>) {
+pub(super) fn mark_tokens(root: Node<'_>, w: &mut Tally) {
     let mut docstrings = BTreeSet::new();
     let first_row = w.first_row;
     let lines = &mut w.lines;
@@ -144,7 +159,8 @@ pub(super) fn bindings(stmt: Node<'_>, src: &[u8]) -> Vec<(Bind, String)> {
 /// where every binding declares a class attribute).
 pub(super) fn walk_block(
     block: Node<'_>,
-    w: &mut Walk<'_>,
+    src: &[u8],
+    w: &mut Tally,
     mut scope: Option<&mut BTreeSet<String>>,
 ) {
     // Python itself stops at 100 levels; deeper input is hostile and not worth a stack.
@@ -164,10 +180,10 @@ pub(super) fn walk_block(
                 w.mark(outer.start_position().row, header_end_row(def), Kind::Decl);
                 let mut params = def
                     .child_by_field_name("parameters")
-                    .map(|p| param_names(p, w.src))
+                    .map(|p| param_names(p, src))
                     .unwrap_or_default();
                 if let Some(body) = def.child_by_field_name("body") {
-                    walk_block(body, w, Some(&mut params));
+                    walk_block(body, src, w, Some(&mut params));
                 }
                 continue;
             }
@@ -175,7 +191,7 @@ pub(super) fn walk_block(
                 w.decl += 1;
                 w.mark(outer.start_position().row, header_end_row(def), Kind::Decl);
                 if let Some(body) = def.child_by_field_name("body") {
-                    walk_block(body, w, None);
+                    walk_block(body, src, w, None);
                 }
                 continue;
             }
@@ -190,7 +206,7 @@ pub(super) fn walk_block(
         };
         w.mark(stmt.start_position().row, exe_to, Kind::Exe);
         let mut new = false;
-        for (k, name) in bindings(stmt, w.src) {
+        for (k, name) in bindings(stmt, src) {
             match (k, scope.as_deref_mut()) {
                 (Bind::Local, None) => new = true,
                 (Bind::Local, Some(s)) => new |= s.insert(name),
@@ -217,7 +233,7 @@ pub(super) fn walk_block(
             if counts {
                 w.exe += 1;
             }
-            walk_block(block, w, scope.as_deref_mut());
+            walk_block(block, src, w, scope.as_deref_mut());
         }
     }
     w.depth -= 1;
