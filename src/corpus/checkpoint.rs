@@ -22,7 +22,7 @@ impl Nudger {
 }
 
 pub struct Checkpointer {
-    nudge: Option<Sender<()>>,
+    nudger: Nudger,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -31,7 +31,7 @@ impl Checkpointer {
     pub fn start(path: &Path) -> Self {
         let Ok(conn) = Connection::open(path) else {
             return Checkpointer {
-                nudge: None,
+                nudger: Nudger(None),
                 thread: None,
             };
         };
@@ -48,24 +48,25 @@ impl Checkpointer {
             })
             .ok();
         Checkpointer {
-            nudge: thread.as_ref().map(|_| tx),
+            nudger: Nudger(thread.as_ref().map(|_| tx)),
             thread,
         }
     }
 
     /// Something was committed: copy it back when the thread is free.
     pub fn nudge(&self) {
-        self.nudger().nudge();
+        self.nudger.nudge();
     }
 
     /// A handle another thread (the writer) nudges with.
     pub fn nudger(&self) -> Nudger {
-        Nudger(self.nudge.clone())
+        self.nudger.clone()
     }
 
     /// Wait for the checkpoint under way, if any, and stop.
     pub fn finish(&mut self) {
-        self.nudge = None;
+        // The thread stops once every sender is gone (the writer's went with it).
+        self.nudger = Nudger(None);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }

@@ -110,7 +110,7 @@ pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "cache_size", -65536)?;
-    // A build checkpoints from a thread of its own (`build::Checkpointer`); the writer's own
+    // A build checkpoints from a thread of its own (`checkpoint::Checkpointer`); the writer's own
     // checkpoint is a safety net for when that falls behind (~256 MB of WAL).
     conn.pragma_update(None, "wal_autocheckpoint", (256 << 20) / PAGE_SIZE)?;
     conn.busy_timeout(std::time::Duration::from_secs(30))?;

@@ -36,9 +36,10 @@ pub fn write_batch(conn: &Connection, batch: &[FileResult]) -> rusqlite::Result<
 pub struct Streaming {
     insert_sql: String,
     open: bool,
-    /// Full-text rows of the open transaction, indexed at commit in rowid order: FTS5 flushes
-    /// its pending index whenever a rowid is not above the previous one, and class ids are
-    /// hashes, so inserting them as they come flushed (and later merged) a segment per class.
+    /// Full-text rows not yet indexed; indexed in rowid order every [`FTS_RUN`] rows and at
+    /// commit. FTS5 flushes its pending index whenever a rowid is not above the previous one,
+    /// and class ids are hashes, so inserting them as they came flushed (and later merged) a
+    /// segment per class.
     fts: Vec<FtsDoc>,
     pub classes: usize,
     pub files: usize,
