@@ -228,18 +228,8 @@ fn the_fingerprint_panel_fills_in_as_events_arrive() {
 /// counted as differing.
 #[test]
 fn comparison_with_a_stopped_session_is_on_the_tasks_both_finished() {
-    let (mut app, mut fake) = sessions_app((120, 40));
     // Row 0 is the stopped CodeLlama run, row 2 the finished GPT-4-Turbo one.
-    fake.run(
-        &mut app,
-        [
-            Action::Top,
-            Action::ToggleMark,
-            Action::Down,
-            Action::ToggleMark,
-            Action::Compare,
-        ],
-    );
+    let (app, _fake) = first_two_compared();
     assert_eq!(app.screen(), ScreenId::Compare);
     let c = app.sh.ev.compare.as_ref().unwrap();
     let done: Vec<usize> = c.sessions.iter().map(|s| s.state.progress().0).collect();
@@ -336,21 +326,11 @@ fn the_test_detail_says_why_a_name_error_failed() {
     assert!(!screen(&app).contains("cause:"), "{}", screen(&app));
 }
 
-/// The grid and the paired view through the app: `g` on the comparison shows the task ×
+/// The grid and the paired view through the app: `m` on the comparison shows the task ×
 /// session grid, two cells of a row open the paired view, Esc walks back.
 #[test]
 fn the_comparison_opens_the_grid_and_two_cells_the_paired_view() {
-    let (mut app, mut fake) = sessions_app((120, 40));
-    fake.run(
-        &mut app,
-        [
-            Action::Top,
-            Action::ToggleMark,
-            Action::Down,
-            Action::ToggleMark,
-            Action::Compare,
-        ],
-    );
+    let (mut app, mut fake) = first_two_compared();
     assert_eq!(app.screen(), ScreenId::Compare);
     fake.run(&mut app, [Action::ShowGrid]);
     assert_eq!(app.screen(), ScreenId::Grid);
@@ -383,4 +363,20 @@ fn the_grid_without_compared_sessions_says_how_to_compare() {
         .map(|s| s.text.as_str())
         .unwrap_or("");
     assert!(status.contains("compare sessions first"), "{status}");
+}
+
+/// The sessions list at 120×40 with its first two sessions marked and compared.
+fn first_two_compared() -> (App, Fake) {
+    let (mut app, mut fake) = sessions_app((120, 40));
+    fake.run(
+        &mut app,
+        [
+            Action::Top,
+            Action::ToggleMark,
+            Action::Down,
+            Action::ToggleMark,
+            Action::Compare,
+        ],
+    );
+    (app, fake)
 }
