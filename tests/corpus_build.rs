@@ -162,6 +162,9 @@ fn shards_merge_into_the_whole() {
     let f = classlab::corpus::merge::merge(&merged, &parts).unwrap();
     assert_eq!(f.files_seen, 12);
     assert_eq!(dump(&merged), dump(&whole));
+    // A shard merged again replaces its files' rows rather than adding to them.
+    classlab::corpus::merge::merge(&merged, &parts[1..2]).unwrap();
+    assert_eq!(dump(&merged), dump(&whole));
 }
 
 fn bin() -> PathBuf {

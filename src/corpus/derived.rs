@@ -3,24 +3,16 @@
 //! subclasses are counted among the classes of its repository that name it as a base (by its
 //! last dotted component; two classes of one name in a repository share their count).
 
-use std::collections::HashMap;
-
 use rusqlite::{Connection, params};
+use rustc_hash::FxHashMap;
 
-/// Recount `CountClassDerived`; returns how many rows changed.
-pub fn count_derived(conn: &mut Connection) -> rusqlite::Result<usize> {
-    let changes = plan(conn)?;
-    apply(conn, &changes)?;
-    Ok(changes.len())
-}
-
-/// The rows whose count changes, with their new count; reads only (any connection).
+/// The rows (`seq`) whose count changes, with their new count; reads only (any connection).
 pub fn plan(conn: &Connection) -> rusqlite::Result<Vec<(i64, f64)>> {
-    let mut derived: HashMap<(String, String), u32> = HashMap::new();
+    let mut derived: FxHashMap<(String, String), u32> = FxHashMap::default();
     let mut rows: Vec<(i64, String, String, f64)> = Vec::new();
     {
         let mut stmt =
-            conn.prepare("SELECT id, repo, name, \"CountClassDerived\", bases FROM classes")?;
+            conn.prepare("SELECT seq, repo, name, \"CountClassDerived\", bases FROM classes")?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {
             let repo: String = r.get(1)?;
@@ -39,22 +31,19 @@ pub fn plan(conn: &Connection) -> rusqlite::Result<Vec<(i64, f64)>> {
     }
     Ok(rows
         .into_iter()
-        .filter_map(|(id, repo, name, old)| {
+        .filter_map(|(seq, repo, name, old)| {
             let n = f64::from(derived.get(&(repo, name)).copied().unwrap_or(0));
-            (n != old).then_some((id, n))
+            (n != old).then_some((seq, n))
         })
         .collect())
 }
 
-/// Write what [`plan`] found.
-pub fn apply(conn: &mut Connection, changes: &[(i64, f64)]) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    {
-        let mut update =
-            tx.prepare("UPDATE classes SET \"CountClassDerived\" = ?2 WHERE id = ?1")?;
-        for (id, n) in changes {
-            update.execute(params![id, n])?;
-        }
+/// Write what [`plan`] found (in the caller's transaction).
+pub fn apply(conn: &Connection, changes: &[(i64, f64)]) -> rusqlite::Result<()> {
+    let mut update =
+        conn.prepare("UPDATE classes SET \"CountClassDerived\" = ?2 WHERE seq = ?1")?;
+    for (seq, n) in changes {
+        update.execute(params![seq, n])?;
     }
-    tx.commit()
+    Ok(())
 }

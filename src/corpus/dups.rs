@@ -3,13 +3,13 @@
 //! A cluster's id is the id of its first member in (path, line) order, so every build of the
 //! same tree gives the same ids.
 
-use std::collections::HashMap;
-
 use rusqlite::{Connection, params};
+use rustc_hash::FxHashMap;
 
 use super::tokens::{BANDS, BINS, band_hash, from_blob, similarity};
 
 struct Row {
+    seq: i64,
     id: i64,
     exact: i64,
     dup: Option<i64>,
@@ -17,49 +17,46 @@ struct Row {
     unique: bool,
 }
 
-/// The rows whose `dup_cluster`, `near_dup_cluster` or `is_unique` change: (id, dup, near,
+/// The rows whose `dup_cluster`, `near_dup_cluster` or `is_unique` change: (seq, dup, near,
 /// unique).
 pub type Changes = Vec<(i64, Option<i64>, Option<i64>, bool)>;
 
-/// Assign `dup_cluster`, `near_dup_cluster` and `is_unique` to every class; only rows whose
-/// values change are written.
-pub fn compute_clusters(conn: &mut Connection, threshold: f64) -> rusqlite::Result<usize> {
-    let changes = plan(conn, threshold)?;
-    apply(conn, &changes)?;
-    Ok(changes.len())
-}
-
-/// What [`compute_clusters`] would write; reads only (any connection).
+/// Which rows' `dup_cluster`, `near_dup_cluster` and `is_unique` change, over every class of
+/// the store; reads only (any connection), in one pass in (path, line) order.
 pub fn plan(conn: &Connection, threshold: f64) -> rusqlite::Result<Changes> {
-    let rows: Vec<Row> = conn
-        .prepare(
-            "SELECT id, exact_hash, dup_cluster, near_dup_cluster, is_unique FROM classes
-             ORDER BY path, line, id",
-        )?
-        .query_map([], |r| {
-            Ok(Row {
-                id: r.get(0)?,
-                exact: r.get(1)?,
-                dup: r.get(2)?,
-                near: r.get(3)?,
-                unique: r.get::<_, i64>(4)? != 0,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
+    let mut rows: Vec<Row> = Vec::new();
     // Exact groups: index of the first member, and group sizes.
-    let mut first_of: HashMap<i64, usize> = HashMap::with_capacity(rows.len());
-    let mut size: HashMap<i64, u32> = HashMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        first_of.entry(r.exact).or_insert(i);
-        *size.entry(r.exact).or_default() += 1;
+    let mut first_of: FxHashMap<i64, usize> = FxHashMap::default();
+    let mut size: FxHashMap<i64, u32> = FxHashMap::default();
+    // Representatives (first of their exact group) and their MinHash signatures.
+    let mut reps: Vec<usize> = Vec::new();
+    let mut sigs: Vec<Option<[u32; BINS]>> = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT id, exact_hash, dup_cluster, near_dup_cluster, is_unique, minhash, seq
+         FROM classes ORDER BY path, line, id",
+    )?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        let i = rows.len();
+        let exact: i64 = r.get(1)?;
+        *size.entry(exact).or_default() += 1;
+        if let std::collections::hash_map::Entry::Vacant(e) = first_of.entry(exact) {
+            e.insert(i);
+            reps.push(i);
+            sigs.push(r.get_ref(5)?.as_blob().ok().and_then(from_blob));
+        }
+        rows.push(Row {
+            seq: r.get(6)?,
+            id: r.get(0)?,
+            exact,
+            dup: r.get(2)?,
+            near: r.get(3)?,
+            unique: r.get::<_, i64>(4)? != 0,
+        });
     }
-    let reps: Vec<usize> = (0..rows.len())
-        .filter(|i| first_of[&rows[*i].exact] == *i)
-        .collect();
-    let sigs = load_signatures(conn, reps.iter().map(|i| rows[*i].id))?;
     // Near: union-find over representatives, bucketed by LSH bands.
     let mut parent: Vec<usize> = (0..reps.len()).collect();
-    let mut buckets: Vec<HashMap<u64, usize>> = vec![HashMap::new(); BANDS];
+    let mut buckets: Vec<FxHashMap<u64, usize>> = vec![FxHashMap::default(); BANDS];
     for (k, sig) in sigs.iter().enumerate() {
         let Some(sig) = sig else { continue };
         for (band, bucket) in buckets.iter_mut().enumerate() {
@@ -79,14 +76,14 @@ pub fn plan(conn: &Connection, threshold: f64) -> rusqlite::Result<Changes> {
         }
     }
     // Root → (first representative in order, members).
-    let mut near_first: HashMap<usize, usize> = HashMap::new();
-    let mut near_count: HashMap<usize, u32> = HashMap::new();
+    let mut near_first: FxHashMap<usize, usize> = FxHashMap::default();
+    let mut near_count: FxHashMap<usize, u32> = FxHashMap::default();
     for k in 0..reps.len() {
         let root = find(&mut parent, k);
         near_first.entry(root).or_insert(k);
         *near_count.entry(root).or_default() += 1;
     }
-    let mut near_of_rep: HashMap<usize, (Option<i64>, bool)> = HashMap::new();
+    let mut near_of_rep: FxHashMap<usize, (Option<i64>, bool)> = FxHashMap::default();
     for (k, &i) in reps.iter().enumerate() {
         let root = find(&mut parent, k);
         let first = near_first[&root];
@@ -100,43 +97,22 @@ pub fn plan(conn: &Connection, threshold: f64) -> rusqlite::Result<Changes> {
         let (near, near_rep) = near_of_rep.get(&first).copied().unwrap_or((None, true));
         let unique = first == i && near_rep;
         if (dup, near, unique) != (r.dup, r.near, r.unique) {
-            changes.push((r.id, dup, near, unique));
+            changes.push((r.seq, dup, near, unique));
         }
     }
     Ok(changes)
 }
 
-/// Write what [`plan`] found.
-pub fn apply(conn: &mut Connection, changes: &Changes) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    {
-        let mut update = tx.prepare(
-            "UPDATE classes SET dup_cluster = ?2, near_dup_cluster = ?3, is_unique = ?4
-             WHERE id = ?1",
-        )?;
-        for (id, dup, near, unique) in changes {
-            update.execute(params![id, dup, near, unique])?;
-        }
+/// Write what [`plan`] found (in the caller's transaction).
+pub fn apply(conn: &Connection, changes: &Changes) -> rusqlite::Result<()> {
+    let mut update = conn.prepare(
+        "UPDATE classes SET dup_cluster = ?2, near_dup_cluster = ?3, is_unique = ?4
+         WHERE seq = ?1",
+    )?;
+    for (seq, dup, near, unique) in changes {
+        update.execute(params![seq, dup, near, unique])?;
     }
-    tx.commit()
-}
-
-fn load_signatures(
-    conn: &Connection,
-    ids: impl Iterator<Item = i64>,
-) -> rusqlite::Result<Vec<Option<[u32; BINS]>>> {
-    let mut stmt = conn.prepare_cached("SELECT minhash FROM classes WHERE id = ?1")?;
-    ids.map(|id| {
-        let blob: Option<Vec<u8>> = stmt
-            .query_row(params![id], |r| r.get(0))
-            .map(Some)
-            .or_else(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => Ok(None),
-                e => Err(e),
-            })?;
-        Ok(blob.and_then(|b| from_blob(&b)))
-    })
-    .collect()
+    Ok(())
 }
 
 fn find(parent: &mut [usize], mut x: usize) -> usize {

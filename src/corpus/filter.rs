@@ -302,7 +302,9 @@ impl Parser<'_> {
             // One FTS5 phrase: the words in order, quotes doubled.
             self.params
                 .push(Value::Text(format!("\"{}\"", q.replace('"', "\"\""))));
-            return Ok("c.id IN (SELECT rowid FROM class_fts WHERE class_fts MATCH ?)".to_string());
+            return Ok(
+                "c.seq IN (SELECT rowid FROM class_fts WHERE class_fts MATCH ?)".to_string(),
+            );
         }
         if let Some((_, sql)) = FLAGS.iter().find(|(f, _)| *f == t.text) {
             return Ok(sql.to_string());
@@ -367,7 +369,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             f.sql,
-            "(c.\"CountDeclMethod\" >= ? AND c.\"SumCyclomatic\" < ? AND c.doc >= ? AND c.is_unique = 1 AND c.self_contained = 1 AND c.id IN (SELECT rowid FROM class_fts WHERE class_fts MATCH ?))"
+            "(c.\"CountDeclMethod\" >= ? AND c.\"SumCyclomatic\" < ? AND c.doc >= ? AND c.is_unique = 1 AND c.self_contained = 1 AND c.seq IN (SELECT rowid FROM class_fts WHERE class_fts MATCH ?))"
         );
         assert_eq!(f.params.len(), 4);
         assert_eq!(f.params[3], Value::Text("\"cache\"".into()));

@@ -1,7 +1,7 @@
 //! The passes after the files are in (a build or a merge): duplicate clusters, subclass
-//! counts, indexes. The two recounts read on a connection of their own while the store's
-//! connection builds the indexes their updates do not touch, so on two cores their time is
-//! mostly hidden; then their updates are written and the last indexes built.
+//! counts, indexes. The two recounts read on connections of their own, in parallel, while the
+//! store's connection builds the indexes their updates do not touch; then their updates and the
+//! last indexes are written in one transaction.
 
 use std::path::Path;
 
@@ -13,22 +13,26 @@ use super::{derived, dups};
 
 /// Cluster, recount and index the store at `path`, open for writing as `conn`.
 pub fn finish(conn: &mut Connection, path: &Path, threshold: f64) -> anyhow::Result<()> {
-    let (planned, indexed) = std::thread::scope(|s| {
-        let planner = s.spawn(|| -> anyhow::Result<(dups::Changes, Vec<(i64, f64)>)> {
-            let ro = open_ro(path)?;
-            Ok((dups::plan(&ro, threshold)?, derived::plan(&ro)?))
+    let (clusters, counts, indexed) = std::thread::scope(|s| {
+        let clusters = s.spawn(|| -> anyhow::Result<dups::Changes> {
+            Ok(dups::plan(&open_ro(path)?, threshold)?)
         });
+        let counts =
+            s.spawn(|| -> anyhow::Result<Vec<(i64, f64)>> { Ok(derived::plan(&open_ro(path)?)?) });
         let indexed = index_metrics_except(conn, RECOUNTED_INDEXES);
-        let planned = match planner.join() {
-            Ok(r) => r,
-            Err(_) => Err(anyhow::anyhow!("the duplicate-cluster pass panicked")),
-        };
-        (planned, indexed)
+        (joined(clusters.join()), joined(counts.join()), indexed)
     });
     indexed.context("indexing the corpus store")?;
-    let (clusters, counts) = planned.context("computing duplicate clusters")?;
-    dups::apply(conn, &clusters).context("writing duplicate clusters")?;
-    derived::apply(conn, &counts).context("writing subclass counts")?;
-    index_metrics(conn).context("indexing the corpus store")?;
+    let clusters = clusters.context("computing duplicate clusters")?;
+    let counts = counts.context("counting subclasses")?;
+    let tx = conn.transaction()?;
+    dups::apply(&tx, &clusters).context("writing duplicate clusters")?;
+    derived::apply(&tx, &counts).context("writing subclass counts")?;
+    index_metrics(&tx).context("indexing the corpus store")?;
+    tx.commit().context("writing the final passes")?;
     Ok(())
+}
+
+fn joined<T>(r: std::thread::Result<anyhow::Result<T>>) -> anyhow::Result<T> {
+    r.unwrap_or_else(|_| Err(anyhow::anyhow!("a final pass over the store panicked")))
 }

@@ -4,15 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use rusqlite::params;
+use rusqlite::{Connection, params};
 
 use super::funnel::{Funnel, funnel};
 use super::schema::{get_meta, open_ro, open_rw, set_meta};
 
-const TABLES: &[&str] = &["files", "classes", "class_text", "methods"];
-
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
     let mut conn = open_rw(out)?;
+    let sql = copy_sql(&conn)?;
     let mut threshold: Option<f64> = None;
     for input in inputs {
         // Checks the version before attaching.
@@ -27,29 +26,8 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
         )
         .with_context(|| format!("{}: cannot attach", input.display()))?;
         let tx = conn.transaction()?;
-        tx.execute_batch(
-            "DELETE FROM class_fts WHERE rowid IN (SELECT id FROM src.classes);
-             DELETE FROM edges WHERE class_id IN (SELECT id FROM src.classes);",
-        )?;
-        for t in TABLES {
-            tx.execute_batch(&format!(
-                "INSERT OR REPLACE INTO main.{t} SELECT * FROM src.{t};"
-            ))
-            .with_context(|| format!("{}: copying {t}", input.display()))?;
-        }
-        tx.execute_batch(
-            "INSERT INTO main.edges SELECT * FROM src.edges;
-             INSERT INTO class_fts (rowid, names, docstrings, code)
-             SELECT c.id,
-                    c.qualname || coalesce((SELECT ' ' || group_concat(m.name, ' ')
-                                            FROM src.methods m WHERE m.class_id = c.id), ''),
-                    coalesce(t.docstring, '') ||
-                    coalesce((SELECT char(10) || group_concat(m.docstring, char(10))
-                              FROM src.methods m
-                              WHERE m.class_id = c.id AND m.docstring IS NOT NULL), ''),
-                    t.code
-             FROM src.classes c JOIN src.class_text t ON t.id = c.id;",
-        )?;
+        tx.execute_batch(&sql)
+            .with_context(|| format!("{}: copying its rows", input.display()))?;
         tx.commit()?;
         conn.execute("DETACH DATABASE src", [])?;
     }
@@ -60,4 +38,65 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
     let f = funnel(&conn)?;
     let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
     Ok(f)
+}
+
+/// The columns of `table` but `seq`, comma-separated, each prefixed with `prefix`.
+fn columns(conn: &Connection, table: &str, prefix: &str) -> rusqlite::Result<String> {
+    let names: Vec<String> = conn
+        .prepare(&format!(
+            "SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
+        ))?
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(names
+        .iter()
+        .filter(|n| *n != "seq")
+        .map(|n| format!("{prefix}\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", "))
+}
+
+/// Copies the attached store `src` into `main`: the files it holds replace main's rows of the
+/// same paths; its classes are appended (new `seq`s, in its order) and their rows follow them
+/// by the stable class id.
+fn copy_sql(conn: &Connection) -> rusqlite::Result<String> {
+    let classes = columns(conn, "classes", "")?;
+    let src_classes = columns(conn, "classes", "s.")?;
+    let text = columns(conn, "class_text", "")?;
+    let src_text = columns(conn, "class_text", "t.")?;
+    let methods = columns(conn, "methods", "")?;
+    let src_methods = columns(conn, "methods", "x.")?;
+    // `src` rows joined to the `seq` their class got in `main`.
+    let mapped = "JOIN src.classes s ON s.seq = x.seq JOIN main.classes m ON m.id = s.id";
+    Ok(format!(
+        "CREATE TEMP TABLE replaced AS
+             SELECT seq FROM main.classes WHERE path IN (SELECT path FROM src.files);
+         DELETE FROM class_fts WHERE rowid IN (SELECT seq FROM replaced);
+         DELETE FROM main.class_text WHERE seq IN (SELECT seq FROM replaced);
+         DELETE FROM main.methods WHERE seq IN (SELECT seq FROM replaced);
+         DELETE FROM main.edges WHERE seq IN (SELECT seq FROM replaced);
+         DELETE FROM main.classes WHERE seq IN (SELECT seq FROM replaced);
+         DROP TABLE replaced;
+         DELETE FROM main.files WHERE path IN (SELECT path FROM src.files);
+         INSERT INTO main.files SELECT * FROM src.files;
+         INSERT INTO main.classes ({classes}) SELECT {src_classes} FROM src.classes s ORDER BY s.seq;
+         INSERT INTO main.class_text (seq, {text})
+             SELECT m.seq, {src_text} FROM src.class_text t
+             JOIN src.classes s ON s.seq = t.seq JOIN main.classes m ON m.id = s.id ORDER BY m.seq;
+         INSERT INTO main.methods (seq, {methods})
+             SELECT m.seq, {src_methods} FROM src.methods x {mapped} ORDER BY m.seq, x.idx;
+         INSERT INTO main.edges (seq, src, dst)
+             SELECT m.seq, x.src, x.dst FROM src.edges x {mapped} ORDER BY m.seq;
+         INSERT INTO class_fts (rowid, names, docstrings, code)
+             SELECT m.seq,
+                    s.qualname || coalesce((SELECT ' ' || group_concat(x.name, ' ')
+                                            FROM src.methods x WHERE x.seq = s.seq), ''),
+                    coalesce(t.docstring, '') ||
+                    coalesce((SELECT char(10) || group_concat(x.docstring, char(10))
+                              FROM src.methods x
+                              WHERE x.seq = s.seq AND x.docstring IS NOT NULL), ''),
+                    t.code
+             FROM src.classes s JOIN src.class_text t ON t.seq = s.seq
+             JOIN main.classes m ON m.id = s.id ORDER BY m.seq;"
+    ))
 }

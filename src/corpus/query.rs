@@ -76,7 +76,7 @@ fn select_line() -> String {
         "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line,
                 t.methods, t.edges, c.total_program_units, c.total_doc_str, c.self_contained,
                 t.deps, c.dup_cluster, c.near_dup_cluster, {}
-         FROM classes c JOIN class_text t ON t.id = c.id",
+         FROM classes c JOIN class_text t ON t.seq = c.seq",
         metrics.join(", ")
     )
 }
@@ -169,9 +169,10 @@ impl Store {
     }
 
     pub fn text(&self, id: i64) -> anyhow::Result<Option<ClassText>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT code, skeleton, docstring FROM class_text WHERE id = ?1")?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT t.code, t.skeleton, t.docstring
+             FROM classes c JOIN class_text t ON t.seq = c.seq WHERE c.id = ?1",
+        )?;
         let mut rows = stmt.query(params![id])?;
         Ok(match rows.next()? {
             Some(r) => Some(ClassText {

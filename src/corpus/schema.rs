@@ -8,7 +8,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::analysis::metrics::METRIC_NAMES;
 
 /// Bumped on any incompatible change; readers refuse other versions.
-pub const SCHEMA_VERSION: i64 = 1;
+/// Version 2: rows are keyed by `seq` (insertion order) rather than by the hashed class id.
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Metric columns as SQL (`"AvgCountLine" REAL, …`).
 fn metric_columns() -> String {
@@ -34,9 +35,12 @@ CREATE TABLE IF NOT EXISTS files (
     classes INTEGER NOT NULL DEFAULT 0,
     classes_dropped INTEGER NOT NULL DEFAULT 0
 );
--- Narrow rows (metrics first, text elsewhere) keep scans and metric filters fast.
+-- Narrow rows (metrics first, text elsewhere) keep scans and metric filters fast. Every table
+-- is keyed by `seq`, the order rows were written in, so a build appends to its B-trees; keyed
+-- by the hashed `id`, each commit rewrote leaf pages all over them.
 CREATE TABLE IF NOT EXISTS classes (
-    id INTEGER PRIMARY KEY,
+    seq INTEGER PRIMARY KEY,
+    id INTEGER NOT NULL UNIQUE,
     path TEXT NOT NULL,
     repo TEXT NOT NULL,
     qualname TEXT NOT NULL,
@@ -62,7 +66,7 @@ CREATE INDEX IF NOT EXISTS classes_path ON classes(path, line);
 CREATE INDEX IF NOT EXISTS classes_exact ON classes(exact_hash);
 -- Small columns first, code last: reading them never touches the code's overflow pages.
 CREATE TABLE IF NOT EXISTS class_text (
-    id INTEGER PRIMARY KEY,
+    seq INTEGER PRIMARY KEY,
     methods TEXT NOT NULL,
     edges TEXT NOT NULL,
     imports TEXT NOT NULL,
@@ -73,7 +77,7 @@ CREATE TABLE IF NOT EXISTS class_text (
     code TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS methods (
-    class_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
     idx INTEGER NOT NULL,
     name TEXT NOT NULL,
     signature TEXT NOT NULL,
@@ -81,14 +85,15 @@ CREATE TABLE IF NOT EXISTS methods (
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     decorators TEXT NOT NULL,
-    PRIMARY KEY (class_id, idx)
+    PRIMARY KEY (seq, idx)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS edges (
-    class_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
     src TEXT NOT NULL,
     dst TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS edges_class ON edges(class_id);
+CREATE INDEX IF NOT EXISTS edges_seq ON edges(seq);
+-- rowid = classes.seq
 CREATE VIRTUAL TABLE IF NOT EXISTS class_fts USING fts5(
     names, docstrings, code, content='', contentless_delete=1
 );",
@@ -126,7 +131,8 @@ pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
         }
         Some(v) if v == SCHEMA_VERSION => {}
         Some(v) => bail!(
-            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}",
+            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}; \
+             build the store again (`classlab corpus build PATH... --out FILE`)",
             path.display()
         ),
     }
@@ -153,7 +159,8 @@ pub fn open_ro(path: &Path) -> anyhow::Result<Connection> {
             Ok(conn)
         }
         Some(v) => bail!(
-            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}",
+            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}; \
+             build the store again (`classlab corpus build PATH... --out FILE`)",
             path.display()
         ),
         None => bail!("{}: not a classlab corpus store", path.display()),
@@ -211,8 +218,14 @@ pub fn get_meta(conn: &Connection, key: &str) -> rusqlite::Result<Option<String>
     .optional()
 }
 
+/// A store gets its metric indexes from this many classes on. Below it a full scan answers a
+/// sorted page in a few milliseconds (6 ms at 13k classes, measured), so the indexes' build
+/// time (0.15 s at 13k, a tenth of a stdlib build) and space would buy nothing. Once made,
+/// SQLite keeps them up to date, whatever the store's size later.
+pub const INDEXED_FROM: i64 = 50_000;
+
 /// Indexes on every metric column, made once the bulk load is done (cheaper than keeping
-/// them up to date row by row); later incremental writes maintain them.
+/// them up to date row by row) and only on a store of [`INDEXED_FROM`] classes or more.
 pub fn index_metrics(conn: &Connection) -> rusqlite::Result<()> {
     index_metrics_except(conn, &[])
 }
@@ -222,6 +235,10 @@ pub const RECOUNTED_INDEXES: &[&str] = &["m_CountClassDerived", "classes_dup", "
 
 /// [`index_metrics`] without the indexes named in `skip`.
 pub fn index_metrics_except(conn: &Connection, skip: &[&str]) -> rusqlite::Result<()> {
+    let classes: i64 = conn.query_row("SELECT count(*) FROM classes", [], |r| r.get(0))?;
+    if classes < INDEXED_FROM {
+        return Ok(());
+    }
     let mut indexes: Vec<(String, String)> = METRIC_NAMES
         .iter()
         .chain(&["total_program_units", "total_doc_str", "doc", "n_methods"])

@@ -36,23 +36,8 @@ pub fn write_batch(conn: &Connection, batch: &[FileResult]) -> rusqlite::Result<
 pub struct Streaming {
     insert_sql: String,
     open: bool,
-    /// Full-text rows not yet indexed; indexed in rowid order every [`FTS_RUN`] rows and at
-    /// commit. FTS5 flushes its pending index whenever a rowid is not above the previous one,
-    /// and class ids are hashes, so inserting them as they came flushed (and later merged) a
-    /// segment per class.
-    fts: Vec<FtsDoc>,
     pub classes: usize,
     pub files: usize,
-}
-
-/// Full-text rows buffered before they are indexed as one run (one FTS5 segment).
-const FTS_RUN: usize = 2000;
-
-struct FtsDoc {
-    id: i64,
-    names: String,
-    docstrings: String,
-    code: String,
 }
 
 impl Streaming {
@@ -60,7 +45,6 @@ impl Streaming {
         Streaming {
             insert_sql: insert_class_sql(),
             open: false,
-            fts: Vec::new(),
             classes: 0,
             files: 0,
         }
@@ -81,10 +65,7 @@ impl Streaming {
         if known {
             delete_file(conn, &f.file.path)?;
         }
-        write_file(conn, &self.insert_sql, f, &mut self.fts)?;
-        if self.fts.len() >= FTS_RUN {
-            self.index_text(conn)?;
-        }
+        write_file(conn, &self.insert_sql, f)?;
         self.classes += f.classes.len();
         self.files += 1;
         Ok(())
@@ -99,22 +80,9 @@ impl Streaming {
         Ok(())
     }
 
-    /// The buffered full-text rows, in rowid order: one FTS5 segment.
-    fn index_text(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        self.fts.sort_unstable_by_key(|d| d.id);
-        for d in self.fts.drain(..) {
-            conn.prepare_cached(
-                "INSERT INTO class_fts (rowid, names, docstrings, code) VALUES (?1,?2,?3,?4)",
-            )?
-            .execute(params![d.id, d.names, d.docstrings, d.code])?;
-        }
-        Ok(())
-    }
-
     /// Make what was written so far durable.
     pub fn commit(&mut self, conn: &Connection) -> rusqlite::Result<()> {
         if self.open {
-            self.index_text(conn)?;
             conn.execute_batch("COMMIT")?;
             self.open = false;
         }
@@ -141,15 +109,10 @@ fn delete_file(conn: &Connection, path: &str) -> rusqlite::Result<()> {
 /// Plain `INSERT`s (after [`delete_file`] when the path had rows), never `INSERT OR REPLACE`: a
 /// statement that may delete rows opens a statement savepoint, and every savepoint makes FTS5
 /// flush its pending index to disk as a new segment; per class, that was most of the writer's
-/// time.
-fn write_file(
-    conn: &Connection,
-    insert_sql: &str,
-    f: &FileResult,
-    fts: &mut Vec<FtsDoc>,
-) -> rusqlite::Result<()> {
+/// time. (FTS5 also flushes when a rowid is not above the previous one: `seq` only grows.)
+fn write_file(conn: &Connection, insert_sql: &str, f: &FileResult) -> rusqlite::Result<()> {
     for c in &f.classes {
-        fts.push(insert_class(conn, insert_sql, f, c)?);
+        insert_class(conn, insert_sql, f, c)?;
     }
     conn.prepare_cached(
         "INSERT INTO files (path, repo, size, mtime_ns, hash, reason, detail,
@@ -180,19 +143,19 @@ pub fn delete_files(conn: &mut Connection, paths: &[String]) -> rusqlite::Result
 }
 
 fn delete_classes_of(tx: &Connection, path: &str) -> rusqlite::Result<()> {
-    let ids: Vec<i64> = tx
-        .prepare_cached("SELECT id FROM classes WHERE path = ?1")?
+    let seqs: Vec<i64> = tx
+        .prepare_cached("SELECT seq FROM classes WHERE path = ?1")?
         .query_map(params![path], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    for id in ids {
+    for seq in seqs {
         for sql in [
-            "DELETE FROM class_text WHERE id = ?1",
-            "DELETE FROM methods WHERE class_id = ?1",
-            "DELETE FROM edges WHERE class_id = ?1",
+            "DELETE FROM class_text WHERE seq = ?1",
+            "DELETE FROM methods WHERE seq = ?1",
+            "DELETE FROM edges WHERE seq = ?1",
             "DELETE FROM class_fts WHERE rowid = ?1",
-            "DELETE FROM classes WHERE id = ?1",
+            "DELETE FROM classes WHERE seq = ?1",
         ] {
-            tx.prepare_cached(sql)?.execute(params![id])?;
+            tx.prepare_cached(sql)?.execute(params![seq])?;
         }
     }
     Ok(())
@@ -202,12 +165,8 @@ fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
-fn insert_class(
-    tx: &Connection,
-    sql: &str,
-    f: &FileResult,
-    c: &ClassRow,
-) -> rusqlite::Result<FtsDoc> {
+/// A class's rows; its `seq` is the next rowid of `classes`, so every table grows at its end.
+fn insert_class(tx: &Connection, sql: &str, f: &FileResult, c: &ClassRow) -> rusqlite::Result<()> {
     let m = &c.metrics;
     let doc = f64::from(m.total_doc_str) / f64::from(m.total_program_units.max(1));
     let mut values: Vec<rusqlite::types::Value> = vec![
@@ -230,17 +189,18 @@ fn insert_class(
     ];
     values.extend(m.values.iter().map(|v| rusqlite::types::Value::Real(*v)));
     tx.prepare_cached(sql)?.execute(params_from_iter(values))?;
+    let seq = tx.last_insert_rowid();
     let methods: Vec<serde_json::Value> = c
         .methods
         .iter()
         .map(|mm| serde_json::json!({"name": mm.name, "signature": mm.signature, "line": mm.line}))
         .collect();
     tx.prepare_cached(
-        "INSERT INTO class_text (id, code, skeleton, docstring, methods, edges,
+        "INSERT INTO class_text (seq, code, skeleton, docstring, methods, edges,
          imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
     )?
     .execute(params![
-        c.id,
+        seq,
         c.code,
         c.skeleton,
         c.docstring,
@@ -260,11 +220,11 @@ fn insert_class(
             docs.push_str(d);
         }
         tx.prepare_cached(
-            "INSERT INTO methods (class_id, idx, name, signature, docstring, line,
+            "INSERT INTO methods (seq, idx, name, signature, docstring, line,
              end_line, decorators) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
         )?
         .execute(params![
-            c.id,
+            seq,
             i as i64,
             mm.name,
             mm.signature,
@@ -275,13 +235,12 @@ fn insert_class(
         ])?;
     }
     for [a, b] in &c.edges {
-        tx.prepare_cached("INSERT INTO edges (class_id, src, dst) VALUES (?1, ?2, ?3)")?
-            .execute(params![c.id, a, b])?;
+        tx.prepare_cached("INSERT INTO edges (seq, src, dst) VALUES (?1, ?2, ?3)")?
+            .execute(params![seq, a, b])?;
     }
-    Ok(FtsDoc {
-        id: c.id,
-        names,
-        docstrings: docs,
-        code: c.code.clone(),
-    })
+    tx.prepare_cached(
+        "INSERT INTO class_fts (rowid, names, docstrings, code) VALUES (?1,?2,?3,?4)",
+    )?
+    .execute(params![seq, names, docs, c.code])?;
+    Ok(())
 }

@@ -30,6 +30,25 @@ pub fn stdlib() -> Option<PathBuf> {
     p.join("os.py").is_file().then_some(p)
 }
 
+/// A table's columns but `seq`, as `x."name", …`.
+fn columns_but_seq(conn: &rusqlite::Connection, table: &str) -> String {
+    let names: Vec<String> = conn
+        .prepare(&format!(
+            "SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
+        ))
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    names
+        .iter()
+        .filter(|n| *n != "seq")
+        .map(|n| format!("x.\"{n}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Every row of every table (timestamps of files left out: copies differ in them), sorted,
 /// plus what full-text search finds: equal dumps mean equal stores.
 pub fn dump(db: &Path) -> String {
@@ -37,21 +56,45 @@ pub fn dump(db: &Path) -> String {
         rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
     let mut out = String::new();
-    for (table, cols, order) in [
+    // Rows are compared by the stable class id: `seq` is only the order rows were written in.
+    for (table, sql) in [
         (
             "files",
-            "path, repo, size, hash, reason, detail, syntax_errors, classes, classes_dropped",
-            "path",
+            "SELECT path, repo, size, hash, reason, detail, syntax_errors, classes, classes_dropped
+             FROM files ORDER BY path"
+                .to_string(),
         ),
-        ("classes", "*", "id"),
-        ("class_text", "*", "id"),
-        ("methods", "*", "class_id, idx"),
-        ("edges", "*", "class_id, src, dst"),
-        ("meta", "*", "key"),
+        (
+            "classes",
+            format!(
+                "SELECT {} FROM classes x ORDER BY x.id",
+                columns_but_seq(&conn, "classes")
+            ),
+        ),
+        (
+            "class_text",
+            format!(
+                "SELECT c.id, {} FROM class_text x JOIN classes c ON c.seq = x.seq ORDER BY c.id",
+                columns_but_seq(&conn, "class_text")
+            ),
+        ),
+        (
+            "methods",
+            format!(
+                "SELECT c.id, {} FROM methods x JOIN classes c ON c.seq = x.seq
+                 ORDER BY c.id, x.idx",
+                columns_but_seq(&conn, "methods")
+            ),
+        ),
+        (
+            "edges",
+            "SELECT c.id, x.src, x.dst FROM edges x JOIN classes c ON c.seq = x.seq
+             ORDER BY c.id, x.src, x.dst"
+                .to_string(),
+        ),
+        ("meta", "SELECT * FROM meta ORDER BY key".to_string()),
     ] {
-        let mut stmt = conn
-            .prepare(&format!("SELECT {cols} FROM {table} ORDER BY {order}"))
-            .unwrap();
+        let mut stmt = conn.prepare(&sql).unwrap();
         let n = stmt.column_count();
         let mut rows = stmt.query([]).unwrap();
         writeln!(out, "[{table}]").unwrap();
@@ -71,7 +114,10 @@ pub fn dump(db: &Path) -> String {
     }
     for word in ["self", "return", "def", "Good"] {
         let mut stmt = conn
-            .prepare("SELECT rowid FROM class_fts WHERE class_fts MATCH ?1 ORDER BY rowid")
+            .prepare(
+                "SELECT c.id FROM class_fts f JOIN classes c ON c.seq = f.rowid
+                 WHERE class_fts MATCH ?1 ORDER BY c.id",
+            )
             .unwrap();
         let ids: Vec<i64> = stmt
             .query_map([word], |r| r.get(0))

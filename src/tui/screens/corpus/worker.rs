@@ -571,7 +571,7 @@ impl Worker {
         let conn = self.store.connection();
         let mut stmt = conn.prepare_cached(
             "SELECT name, signature, line, docstring IS NOT NULL AND docstring != ''
-             FROM methods WHERE class_id = ?1 ORDER BY idx",
+             FROM methods WHERE seq = (SELECT seq FROM classes WHERE id = ?1) ORDER BY idx",
         )?;
         let methods = stmt
             .query_map(params![id], |r| {
