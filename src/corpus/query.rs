@@ -74,7 +74,9 @@ fn select_line() -> String {
     let metrics: Vec<String> = METRIC_NAMES.iter().map(|m| format!("c.\"{m}\"")).collect();
     format!(
         "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line,
-                t.methods, t.edges, c.total_program_units, c.total_doc_str, c.self_contained,
+                (SELECT json_group_array(m.name ORDER BY m.idx) FROM methods m
+                 WHERE m.seq = c.seq),
+                t.edges, c.total_program_units, c.total_doc_str, c.self_contained,
                 t.deps, c.dup_cluster, c.near_dup_cluster, {}
          FROM classes c JOIN class_text t ON t.seq = c.seq",
         metrics.join(", ")
@@ -280,14 +282,7 @@ fn parse_json(text: &str) -> Json {
 }
 
 fn line_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClassLine> {
-    let methods: Vec<String> = parse_json(&r.get::<_, String>(7)?)
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| m.get("name").and_then(Json::as_str).map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
+    let methods: Vec<String> = serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or_default();
     let mut metrics = Map::new();
     for (i, m) in METRIC_NAMES.iter().enumerate() {
         let v: f64 = r.get(15 + i)?;

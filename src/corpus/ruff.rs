@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashSet;
 use rustpython_ruff_python_ast::token::{Token, TokenKind};
 use rustpython_ruff_python_ast::visitor::{self, Visitor};
 use rustpython_ruff_python_ast::{self as ast, Expr, Stmt};
@@ -122,6 +123,22 @@ impl<'s> RuffModule<'s> {
     /// 0-based row of a byte (rows end at `\n`, as tree-sitter counts them).
     pub fn row(&self, byte: usize) -> usize {
         self.line_starts.partition_point(|&s| s <= byte) - 1
+    }
+
+    /// [`Self::row`] for bytes asked in increasing order (a class's leaves): each step moves a
+    /// cursor forward instead of searching every line start again.
+    fn rows_from(&self, byte: usize) -> impl FnMut(usize) -> usize + '_ {
+        let starts = &self.line_starts;
+        let mut at = self.row(byte);
+        move |b| {
+            if b < starts[at] {
+                at = starts.partition_point(|&s| s <= b) - 1;
+            }
+            while at + 1 < starts.len() && starts[at + 1] <= b {
+                at += 1;
+            }
+            at
+        }
     }
 
     fn text(&self, r: TextRange) -> &'s str {
@@ -745,7 +762,9 @@ impl<'s> RuffModule<'s> {
     /// The duplicate-detection fingerprint of a class (`tokens.rs`'s, over the same leaves).
     pub fn fingerprint(&self, c: &RuffClass<'_>, facts: &Facts<'_, '_>) -> Fingerprint {
         let mut hashes = Vec::new();
-        let mut names = BTreeSet::new();
+        // Borrowed and hashed while walking (a class names `self` hundreds of times); sorted
+        // and owned once at the end.
+        let mut names: FxHashSet<&str> = FxHashSet::default();
         let bytes = self.src.as_bytes();
         let mut prev = TokenKind::Unknown;
         let mut imp = 0;
@@ -761,14 +780,14 @@ impl<'s> RuffModule<'s> {
                 }
                 let in_import = facts.imports.get(imp).is_some_and(|r| r.0 <= s);
                 if prev != TokenKind::Dot || in_import {
-                    names.insert(self.src[s..e].to_string());
+                    names.insert(&self.src[s..e]);
                 }
             }
             if k != TokenKind::Unknown {
                 prev = k;
             }
         });
-        from_leaf_hashes(hashes, names)
+        from_leaf_hashes(hashes, names.into_iter().map(str::to_string).collect())
     }
 
     // -----------------------------------------------------------------------------------
@@ -783,9 +802,10 @@ impl<'s> RuffModule<'s> {
             first_row,
         );
         // Code and comment lines.
+        let mut row = self.rows_from(c.start);
         self.leaves(c.start, c.end, &facts.docs, |s, e, k| {
             let comment = k == TokenKind::Comment;
-            for row in self.row(s)..=self.row(e) {
+            for row in row(s)..=row(e) {
                 if let Some(l) = w.lines.get_mut(row.wrapping_sub(first_row)) {
                     if comment {
                         l.comment = true;

@@ -67,7 +67,6 @@ CREATE INDEX IF NOT EXISTS classes_exact ON classes(exact_hash);
 -- Small columns first, code last: reading them never touches the code's overflow pages.
 CREATE TABLE IF NOT EXISTS class_text (
     seq INTEGER PRIMARY KEY,
-    methods TEXT NOT NULL,
     edges TEXT NOT NULL,
     imports TEXT NOT NULL,
     module_names TEXT NOT NULL,

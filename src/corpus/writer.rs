@@ -190,21 +190,15 @@ fn insert_class(tx: &Connection, sql: &str, f: &FileResult, c: &ClassRow) -> rus
     values.extend(m.values.iter().map(|v| rusqlite::types::Value::Real(*v)));
     tx.prepare_cached(sql)?.execute(params_from_iter(values))?;
     let seq = tx.last_insert_rowid();
-    let methods: Vec<serde_json::Value> = c
-        .methods
-        .iter()
-        .map(|mm| serde_json::json!({"name": mm.name, "signature": mm.signature, "line": mm.line}))
-        .collect();
     tx.prepare_cached(
-        "INSERT INTO class_text (seq, code, skeleton, docstring, methods, edges,
-         imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9)",
+        "INSERT INTO class_text (seq, code, skeleton, docstring, edges,
+         imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
     )?
     .execute(params![
         seq,
         c.code,
         c.skeleton,
         c.docstring,
-        json(&methods),
         json(&c.edges),
         json(&c.imports),
         json(&c.module_names),
