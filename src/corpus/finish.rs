@@ -15,7 +15,7 @@ use super::{derived, dups};
 pub fn finish(conn: &mut Connection, path: &Path, threshold: f64) -> anyhow::Result<()> {
     let (clusters, counts, indexed) = std::thread::scope(|s| {
         let clusters = s.spawn(|| -> anyhow::Result<dups::Changes> {
-            Ok(dups::plan(&open_ro(path)?, threshold)?)
+            Ok(dups::plan(&reader(path)?, threshold)?)
         });
         let counts =
             s.spawn(|| -> anyhow::Result<Vec<(i64, f64)>> { Ok(derived::plan(&open_ro(path)?)?) });
@@ -31,6 +31,15 @@ pub fn finish(conn: &mut Connection, path: &Path, threshold: f64) -> anyhow::Res
     index_metrics(&tx).context("indexing the corpus store")?;
     tx.commit().context("writing the final passes")?;
     Ok(())
+}
+
+/// A read connection for a pass that scans the whole store once: through SQLite's small page
+/// cache rather than mapped (`open_ro` maps the store for the browser's random lookups), so the
+/// scan does not count the store's pages as the build's memory.
+fn reader(path: &Path) -> anyhow::Result<Connection> {
+    let conn = open_ro(path)?;
+    conn.pragma_update(None, "mmap_size", 0)?;
+    Ok(conn)
 }
 
 fn joined<T>(r: std::thread::Result<anyhow::Result<T>>) -> anyhow::Result<T> {
