@@ -18,7 +18,7 @@ pub fn finish(conn: &mut Connection, path: &Path, threshold: f64) -> anyhow::Res
             Ok(dups::plan(&reader(path)?, threshold)?)
         });
         let counts =
-            s.spawn(|| -> anyhow::Result<Vec<(i64, f64)>> { Ok(derived::plan(&open_ro(path)?)?) });
+            s.spawn(|| -> anyhow::Result<Vec<(i64, f64)>> { Ok(derived::plan(&reader(path)?)?) });
         let indexed = index_metrics_except(conn, RECOUNTED_INDEXES);
         (joined(clusters.join()), joined(counts.join()), indexed)
     });

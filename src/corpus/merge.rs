@@ -8,6 +8,7 @@ use rusqlite::{Connection, params};
 
 use super::funnel::{Funnel, funnel};
 use super::schema::{get_meta, open_ro, open_rw, set_meta};
+use super::writer;
 
 pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
     let mut conn = open_rw(out)?;
@@ -26,6 +27,14 @@ pub fn merge(out: &Path, inputs: &[PathBuf]) -> anyhow::Result<Funnel> {
         )
         .with_context(|| format!("{}: cannot attach", input.display()))?;
         let tx = conn.transaction()?;
+        // The files it holds replace main's rows of the same paths.
+        let replaced: Vec<String> = tx
+            .prepare("SELECT path FROM src.files WHERE path IN (SELECT path FROM main.files)")?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for path in &replaced {
+            writer::delete_file(&tx, path)?;
+        }
         tx.execute_batch(&sql)
             .with_context(|| format!("{}: copying its rows", input.display()))?;
         tx.commit()?;
@@ -56,47 +65,35 @@ fn columns(conn: &Connection, table: &str, prefix: &str) -> rusqlite::Result<Str
         .join(", "))
 }
 
-/// Copies the attached store `src` into `main`: the files it holds replace main's rows of the
-/// same paths; its classes are appended (new `seq`s, in its order) and their rows follow them
-/// by the stable class id.
+/// Copies the attached store `src` into `main` (whose rows of its files are gone): its classes
+/// are appended (new `seq`s, in its order) and their rows follow them by the stable class id.
 fn copy_sql(conn: &Connection) -> rusqlite::Result<String> {
     let classes = columns(conn, "classes", "")?;
     let src_classes = columns(conn, "classes", "s.")?;
     let text = columns(conn, "class_text", "")?;
-    let src_text = columns(conn, "class_text", "t.")?;
+    let src_text = columns(conn, "class_text", "x.")?;
     let methods = columns(conn, "methods", "")?;
     let src_methods = columns(conn, "methods", "x.")?;
-    // `src` rows joined to the `seq` their class got in `main`.
+    // A `src` row `x` with its class `s` and the `seq` (`m.seq`) that class got in `main`.
     let mapped = "JOIN src.classes s ON s.seq = x.seq JOIN main.classes m ON m.id = s.id";
     Ok(format!(
-        "CREATE TEMP TABLE replaced AS
-             SELECT seq FROM main.classes WHERE path IN (SELECT path FROM src.files);
-         DELETE FROM class_fts WHERE rowid IN (SELECT seq FROM replaced);
-         DELETE FROM main.class_text WHERE seq IN (SELECT seq FROM replaced);
-         DELETE FROM main.methods WHERE seq IN (SELECT seq FROM replaced);
-         DELETE FROM main.edges WHERE seq IN (SELECT seq FROM replaced);
-         DELETE FROM main.classes WHERE seq IN (SELECT seq FROM replaced);
-         DROP TABLE replaced;
-         DELETE FROM main.files WHERE path IN (SELECT path FROM src.files);
-         INSERT INTO main.files SELECT * FROM src.files;
+        "INSERT INTO main.files SELECT * FROM src.files;
          INSERT INTO main.classes ({classes}) SELECT {src_classes} FROM src.classes s ORDER BY s.seq;
          INSERT INTO main.class_text (seq, {text})
-             SELECT m.seq, {src_text} FROM src.class_text t
-             JOIN src.classes s ON s.seq = t.seq JOIN main.classes m ON m.id = s.id ORDER BY m.seq;
+             SELECT m.seq, {src_text} FROM src.class_text x {mapped} ORDER BY m.seq;
          INSERT INTO main.methods (seq, {methods})
              SELECT m.seq, {src_methods} FROM src.methods x {mapped} ORDER BY m.seq, x.idx;
          INSERT INTO main.edges (seq, src, dst)
              SELECT m.seq, x.src, x.dst FROM src.edges x {mapped} ORDER BY m.seq;
          INSERT INTO class_fts (rowid, names, docstrings, code)
              SELECT m.seq,
-                    s.qualname || coalesce((SELECT ' ' || group_concat(x.name, ' ')
-                                            FROM src.methods x WHERE x.seq = s.seq), ''),
-                    coalesce(t.docstring, '') ||
-                    coalesce((SELECT char(10) || group_concat(x.docstring, char(10))
-                              FROM src.methods x
-                              WHERE x.seq = s.seq AND x.docstring IS NOT NULL), ''),
-                    t.code
-             FROM src.classes s JOIN src.class_text t ON t.seq = s.seq
-             JOIN main.classes m ON m.id = s.id ORDER BY m.seq;"
+                    s.qualname || coalesce((SELECT ' ' || group_concat(y.name, ' ')
+                                            FROM src.methods y WHERE y.seq = s.seq), ''),
+                    coalesce(x.docstring, '') ||
+                    coalesce((SELECT char(10) || group_concat(y.docstring, char(10))
+                              FROM src.methods y
+                              WHERE y.seq = s.seq AND y.docstring IS NOT NULL), ''),
+                    x.code
+             FROM src.class_text x {mapped} ORDER BY m.seq;"
     ))
 }

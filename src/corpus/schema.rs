@@ -129,11 +129,7 @@ pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
             )?;
         }
         Some(v) if v == SCHEMA_VERSION => {}
-        Some(v) => bail!(
-            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}; \
-             build the store again (`classlab corpus build PATH... --out FILE`)",
-            path.display()
-        ),
+        Some(v) => return Err(other_version(path, v)),
     }
     Ok(conn)
 }
@@ -157,13 +153,17 @@ pub fn open_ro(path: &Path) -> anyhow::Result<Connection> {
             conn.pragma_update(None, "mmap_size", 1i64 << 31)?;
             Ok(conn)
         }
-        Some(v) => bail!(
-            "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}; \
-             build the store again (`classlab corpus build PATH... --out FILE`)",
-            path.display()
-        ),
+        Some(v) => Err(other_version(path, v)),
         None => bail!("{}: not a classlab corpus store", path.display()),
     }
+}
+
+fn other_version(path: &Path, v: i64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: corpus schema version {v}, this classlab reads version {SCHEMA_VERSION}; \
+         build the store again (`classlab corpus build PATH... --out FILE`)",
+        path.display()
+    )
 }
 
 /// Is this file a corpus store (for `--dataset` detection)?

@@ -99,7 +99,7 @@ impl Default for Streaming {
 }
 
 /// A file's rows, and its `files` row.
-fn delete_file(conn: &Connection, path: &str) -> rusqlite::Result<()> {
+pub(super) fn delete_file(conn: &Connection, path: &str) -> rusqlite::Result<()> {
     delete_classes_of(conn, path)?;
     conn.prepare_cached("DELETE FROM files WHERE path = ?1")?
         .execute(params![path])?;
