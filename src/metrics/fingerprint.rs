@@ -358,15 +358,23 @@ pub fn classify_tests(
         return tampered_verdict(tests);
     }
     let unfinished = tests.is_empty() || tests.iter().any(|t| t.outcome == Outcome::NotRun);
+    // A suite cut short still ran some tests: its verdict counts them (`15/21 tests`, not
+    // `0/0` when the last test class timed out).
+    let ran = |bucket: Bucket| {
+        let (passed, judged) = tests_that_ran(tests);
+        Classified {
+            passed,
+            judged,
+            ..Classified::bucket(bucket)
+        }
+    };
     match failure {
         Some(f @ SuiteFailure::Import { exc_type, .. }) => return import_bucket(f, exc_type, ctx),
-        Some(SuiteFailure::Timeout { .. }) if unfinished => {
-            return Classified::bucket(Bucket::Timeout);
-        }
+        Some(SuiteFailure::Timeout { .. }) if unfinished => return ran(Bucket::Timeout),
         Some(
             SuiteFailure::Memory | SuiteFailure::Crashed { .. } | SuiteFailure::Protocol { .. },
         ) if unfinished => {
-            return Classified::bucket(Bucket::RuntimeErr);
+            return ran(Bucket::RuntimeErr);
         }
         _ => {}
     }
@@ -374,11 +382,11 @@ pub fn classify_tests(
     if let Some(cause) = failing.iter().find_map(|t| test_env_cause(t, ctx)) {
         return Classified {
             env_cause: Some(cause),
-            ..Classified::bucket(Bucket::EnvErr)
+            ..ran(Bucket::EnvErr)
         };
     }
     if failing.iter().any(|t| test_exc_kind(t) == ExcKind::Timeout) {
-        return Classified::bucket(Bucket::Timeout);
+        return ran(Bucket::Timeout);
     }
     let judged: Vec<&&TestResult> = tests
         .iter()
@@ -409,6 +417,20 @@ pub fn classify_tests(
         judged: judged.len(),
         env_cause: None,
     }
+}
+
+/// (passed, judged) over the tests that ran to a verdict: neither skipped nor cut off
+/// before they ran; a test that timed out ran (and failed).
+fn tests_that_ran(tests: &[&TestResult]) -> (usize, usize) {
+    let judged = tests
+        .iter()
+        .filter(|t| !matches!(t.outcome, Outcome::Skip | Outcome::NotRun))
+        .count();
+    let passed = tests
+        .iter()
+        .filter(|t| matches!(t.outcome, Outcome::Pass | Outcome::Xfail))
+        .count();
+    (passed, judged)
 }
 
 /// The verdict on tampered tests: the model's, nothing passed.

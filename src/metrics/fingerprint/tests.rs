@@ -991,3 +991,39 @@ fn tampering_is_the_models_failure() {
     );
     assert!(!is_tampered(&rate_suite(3, 1)));
 }
+
+/// Issue 21 item 8: a suite whose last test class timed out ran 21 tests (15 passed) before
+/// it; the verdict counts them instead of `0/0`.
+#[test]
+fn a_timed_out_suite_counts_the_tests_that_ran() {
+    use Outcome::*;
+    let mut tests = Vec::new();
+    for i in 0..15 {
+        tests.push(t(&format!("A.test_p{i}"), Pass, None, ""));
+    }
+    for i in 0..6 {
+        tests.push(t(&format!("A.test_f{i}"), Fail, Some("AssertionError"), ""));
+    }
+    tests.push(t("B.test_slow", Error, Some("Timeout"), ""));
+    tests.push(t("B.test_next", NotRun, None, ""));
+    tests.push(t("C.test_skip", Skip, None, ""));
+    let cut_short = suite(tests.clone(), Some(SuiteFailure::Timeout { limit_s: 5.0 }));
+    let c = classify_suite(&cut_short, &ctx(), &Thresholds::default());
+    assert_eq!(c.bucket, Some(Bucket::Timeout));
+    assert_eq!((c.passed, c.judged), (15, 22));
+    // A test that timed out inside a suite that ended normally: the same count.
+    tests.retain(|t| t.outcome != NotRun);
+    let c = classify_suite(&suite(tests, None), &ctx(), &Thresholds::default());
+    assert_eq!(c.bucket, Some(Bucket::Timeout));
+    assert_eq!((c.passed, c.judged), (15, 22));
+    // A crash before anything ran still counts nothing.
+    let c = classify_suite(
+        &suite(
+            vec![t("A.test_a", NotRun, None, "")],
+            Some(SuiteFailure::Memory),
+        ),
+        &ctx(),
+        &Thresholds::default(),
+    );
+    assert_eq!((c.bucket, c.passed, c.judged), (Some(Bucket::RuntimeErr), 0, 0));
+}
