@@ -565,3 +565,44 @@ fn long_lists_filter_in_the_background_newest_request_wins() {
     let task = app.sh.list.selected_task().unwrap();
     assert_eq!(app.sh.data.rows[task].class, "WordFrequencyReport");
 }
+
+/// Issue 21 item 14: a task id, class name or dataset name holding an OSC sequence, a
+/// newline or a bidi override never reaches the terminal raw, on any screen of a task.
+#[test]
+fn hostile_names_draw_no_control_characters() {
+    let id = "Evil\u{1b}]0;pwned\u{7}\u{202e}_1\nClassEval_0 Perfect";
+    let class = "A\u{2066}B\u{9b}31m";
+    let task = serde_json::json!([{
+        "task_id": id, "class_name": class,
+        "skeleton": "class A:\n    def f(self):\n        \"\"\"f\u{202e}x\"\"\"\n",
+        "solution_code": "class A:\n    def f(self):\n        return 1\n",
+        "test": "import unittest\nclass ATestF(unittest.TestCase):\n    def test_f(self):\n        pass\n",
+        "methods_info": []
+    }]);
+    let ds = dataset::parse_text("evil\u{1b}[2J.json", &task.to_string()).unwrap();
+    for size in [(80, 24), (160, 48)] {
+        let mut app = app_for(ds.clone(), size);
+        let mut frames = vec![render_buffer(&app)];
+        press(&mut app, KeyCode::Enter);
+        for _ in 0..5 {
+            frames.push(render_buffer(&app));
+            press(&mut app, KeyCode::Tab);
+        }
+        for f in frames {
+            for cell in f.content() {
+                assert!(
+                    !cell.symbol().chars().any(classlab::text::needs_escape),
+                    "{:?} drawn raw",
+                    cell.symbol()
+                );
+            }
+        }
+    }
+}
+
+fn render_buffer(app: &App) -> ratatui::buffer::Buffer {
+    let (w, h) = app.sh.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| views::render(app, f)).unwrap();
+    terminal.backend().buffer().clone()
+}

@@ -189,7 +189,11 @@ pub(crate) fn warn_all(problems: &[Problem]) -> usize {
     let stderr = std::io::stderr();
     let mut err = stderr.lock();
     for p in problems {
-        let _ = writeln!(err, "classlab: warning: {p}");
+        let _ = writeln!(
+            err,
+            "classlab: warning: {}",
+            crate::text::escape_control(&p.to_string())
+        );
     }
     problems.len()
 }
@@ -261,11 +265,11 @@ pub fn main() -> ExitCode {
         Ok(outcome) if outcome.problems > 0 => ExitCode::from(3),
         Ok(_) => ExitCode::SUCCESS,
         Err(err) if err.downcast_ref::<Interrupted>().is_some() => {
-            eprintln!("classlab: {err}");
+            eprintln!("classlab: {}", crate::text::Escaped(&err.to_string()));
             ExitCode::from(130)
         }
         Err(err) => {
-            eprintln!("classlab: error: {}", error_line(&err));
+            eprintln!("classlab: error: {}", crate::text::Escaped(&error_line(&err)));
             ExitCode::from(1)
         }
     }

@@ -40,8 +40,10 @@ impl Progress {
         }
     }
 
-    /// A line on stderr: above the bar when it is drawn.
+    /// A line on stderr: above the bar when it is drawn. Its text comes from the input (task
+    /// ids, messages): control characters are escaped, so it stays one line and inert.
     pub fn line(&self, text: &str) {
+        let text = &*crate::text::escape_control(text);
         match &self.0 {
             Some(bar) => bar.println(text),
             None => eprintln!("{text}"),

@@ -7,6 +7,7 @@ use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, SessionLog};
+use crate::text::Escaped;
 
 #[derive(Debug, clap::Args)]
 pub struct SessionsArgs {
@@ -43,7 +44,7 @@ fn remove(ctx: &Context, ids: &[String]) -> anyhow::Result<Outcome> {
         store::remove(dir)?;
         removed.push(dir.display().to_string());
         if ctx.output == Output::Human {
-            println!("deleted {}", dir.display());
+            println!("deleted {}", Escaped(&dir.display().to_string()));
         }
     }
     if ctx.output == Output::Json {
@@ -102,7 +103,11 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
                 ]);
             }
             print!("{}", t.render());
-            println!("{} sessions in {}", rows.len(), root.display());
+            println!(
+                "{} sessions in {}",
+                rows.len(),
+                Escaped(&root.display().to_string())
+            );
         }
     }
     Ok(Outcome::clean())

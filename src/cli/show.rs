@@ -6,6 +6,7 @@ use super::table::{Table, list};
 use super::{Context, Outcome, Output, print_json};
 use crate::analysis::{TaskAnalysis, analyze_task};
 use crate::model::Task;
+use crate::text::Escaped;
 
 #[derive(Serialize)]
 struct MethodOut<'a> {
@@ -132,15 +133,25 @@ pub(crate) fn run(ctx: &Context, task_id: &str) -> anyhow::Result<Outcome> {
 }
 
 fn print_human(s: &ShowOut) {
-    println!("{}  {}  ({})", s.task_id, s.class_name, s.source);
+    // Everything here is the dataset's text: control characters are escaped (a multi-line
+    // description line by line).
+    println!(
+        "{}  {}  ({})",
+        Escaped(s.task_id),
+        Escaped(s.class_name),
+        Escaped(s.source)
+    );
     if !s.description.is_empty() {
-        println!("\n{}", s.description);
+        println!();
+        for line in s.description.lines() {
+            println!("{}", Escaped(line));
+        }
     }
     if !s.imports.is_empty() {
-        println!("\nimports: {}", s.imports.join("; "));
+        println!("\nimports: {}", Escaped(&s.imports.join("; ")));
     }
     if !s.fields.is_empty() {
-        println!("fields:  {}", s.fields.join(", "));
+        println!("fields:  {}", Escaped(&s.fields.join(", ")));
     }
     println!();
     let mut t = Table::new(&[
@@ -173,27 +184,30 @@ fn print_human(s: &ShowOut) {
         ]);
     }
     print!("{}", t.render());
-    println!("\norder (dependencies first): {}", list(s.order));
+    println!(
+        "\norder (dependencies first): {}",
+        Escaped(&list(s.order))
+    );
     for c in s.cycles {
-        println!("cycle: {}", c.join(" -> "));
+        println!("cycle: {}", Escaped(&c.join(" -> ")));
     }
     println!(
         "tests: {}",
-        list(
+        Escaped(&list(
             s.test_classes
                 .iter()
                 .map(|t| format!("{} ({})", t.name, t.tests))
-        )
+        ))
     );
     let m = &s.skeleton_mismatch;
     if !m.only_in_solution.is_empty() || !m.only_in_skeleton.is_empty() {
         println!(
             "skeleton mismatch: only in solution: {}; only in skeleton: {}",
-            list(&m.only_in_solution),
-            list(&m.only_in_skeleton)
+            Escaped(&list(&m.only_in_solution)),
+            Escaped(&list(&m.only_in_skeleton))
         );
     }
     for n in s.notes {
-        println!("note: {n}");
+        println!("note: {}", Escaped(n));
     }
 }

@@ -1,6 +1,11 @@
-//! Plain aligned text tables for human output (no colours: output is often piped).
+//! Plain aligned text tables for human output (no colours: output is often piped). Every
+//! cell is input text somewhere (task ids, model names, file names): control characters and
+//! bidi overrides are written as visible escapes ([`crate::text::escape_control`]), so a table
+//! can neither drive the terminal nor forge a row.
 
 use unicode_width::UnicodeWidthStr;
+
+use crate::text::escape_control;
 
 pub(crate) struct Table {
     header: Vec<String>,
@@ -12,7 +17,7 @@ pub(crate) struct Table {
 impl Table {
     pub fn new(header: &[&str]) -> Self {
         Table {
-            header: header.iter().map(|s| s.to_string()).collect(),
+            header: header.iter().map(|s| escape_control(s).into_owned()).collect(),
             rows: Vec::new(),
             right: vec![false; header.len()],
         }
@@ -29,6 +34,13 @@ impl Table {
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
+        let cells = cells
+            .into_iter()
+            .map(|c| match escape_control(&c) {
+                std::borrow::Cow::Borrowed(_) => c,
+                std::borrow::Cow::Owned(e) => e,
+            })
+            .collect();
         self.rows.push(cells);
     }
 
@@ -91,5 +103,17 @@ mod tests {
         t.row(vec!["a".into(), "10".into()]);
         t.row(vec!["bbb".into(), "2".into()]);
         assert_eq!(t.render(), "id    n\n---  --\na    10\nbbb   2\n");
+    }
+
+    /// Issue 21 item 14: a task id with a newline cannot forge a row, an OSC sequence in a
+    /// model name cannot reach the terminal.
+    #[test]
+    fn cells_cannot_carry_control_characters() {
+        let mut t = Table::new(&["id", "model\u{202e}"]);
+        t.row(vec!["x\nClassEval_1".into(), "m\u{1b}]0;pwned\u{7}".into()]);
+        let out = t.render();
+        assert_eq!(out.lines().count(), 3, "{out}");
+        assert!(!out.chars().any(|c| c != '\n' && crate::text::needs_escape(c)), "{out:?}");
+        assert!(out.contains("x\\nClassEval_1"), "{out}");
     }
 }

@@ -54,7 +54,7 @@ pub(crate) fn run(ctx: &Context) -> anyhow::Result<Outcome> {
                 rows.len(),
                 rows.iter().map(|r| r.methods.len()).sum::<usize>(),
                 rows.iter().map(|r| r.edges).sum::<usize>(),
-                dataset.origin
+                crate::text::Escaped(&dataset.origin)
             );
         }
     }

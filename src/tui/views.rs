@@ -49,6 +49,23 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     for id in app.layers() {
         app.screens.get(id).render(sh, area, buf);
     }
+    inert(area, buf);
+}
+
+/// The last word on what reaches the terminal: a cell whose symbol holds a control character,
+/// a bidi override or a line separator (from a task id, a model name, a file name) shows `�`.
+/// ratatui drops C0/C1 controls when it writes a string, but not bidi overrides, and a widget
+/// may set a cell's symbol directly. Costs one look per cell of the frame.
+pub fn inert(area: Rect, buf: &mut Buffer) {
+    let area = area.intersection(buf.area);
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let cell = &mut buf[(x, y)];
+            if cell.symbol().chars().any(crate::text::needs_escape) {
+                cell.set_symbol("\u{fffd}");
+            }
+        }
+    }
 }
 
 /// Every key binding of the screen under any layer, by section (what `?` shows).
