@@ -212,7 +212,7 @@ fn a_truncated_event_log_is_reported_and_resumed_without_loss() {
         .filter(|e| e.body.kind() == "task_finished")
         .count();
     assert_eq!(finished, 8, "each task finished once");
-    assert_eq!(state.metrics().class_success, 1.0);
+    assert_eq!(state.metrics().class_success, Some(1.0));
 }
 
 #[test]

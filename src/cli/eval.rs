@@ -21,6 +21,7 @@ use crate::dataset::{self, outputs};
 use crate::pipeline::eval::{self, EvalRequest, compare};
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
+use crate::text::Escaped;
 use output::{UNJUDGED, labels, print_table, print_tampered, session_json};
 pub(crate) use output::{pct_env, print_human};
 
@@ -198,6 +199,8 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     let human = ctx.output == Output::Human;
     // The bar (a terminal only) also with --json: it is on stderr.
     let bar = Progress::new(outs.samples.len(), "tasks");
+    // Run-level notices said as they happen, so not said again at the end.
+    let mut said: Vec<String> = Vec::new();
     let result = eval::run(&req, &exec, &cancel, &mut |event, state| {
         let (done, total) = state.progress();
         bar.set(done, total);
@@ -216,18 +219,28 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
             EventBody::Error {
                 task_id: None,
                 message,
-            } => bar.line(&format!("classlab: warning: {message}")),
+            } => {
+                bar.line(&format!("classlab: warning: {message}"));
+                said.push(message.clone());
+            }
             _ => {}
         }
     })?;
     drop(bar);
-    problems += warn_all(&result.problems);
+    let unsaid: Vec<crate::dataset::Problem> = result
+        .problems
+        .iter()
+        .filter(|p| !said.contains(&p.to_string()))
+        .cloned()
+        .collect();
+    warn_all(&unsaid);
+    problems += result.problems.len();
     let log = SessionLog::open(&result.dir)?;
     match ctx.output {
         Output::Json => print_json(&session_json(&log, &result.state, true))?,
         Output::Human => {
             print_human(&[(&log, &result.state)]);
-            println!("session: {}", result.dir.display());
+            println!("session: {}", Escaped(&result.dir.display().to_string()));
         }
     }
     if result.state.cancelled {
@@ -255,14 +268,14 @@ pub(crate) fn load_folded(
         let dir = resolve_session(&root, s)?;
         let log = SessionLog::open(&dir)?;
         for p in &log.problems {
-            eprintln!("classlab: warning: {p}");
+            eprintln!("classlab: warning: {}", Escaped(&p.to_string()));
             problems += 1;
         }
         let state = EvalState::from_events(&log.events);
         if !state.finished {
             eprintln!(
                 "classlab: warning: {}: not finished ({} of {} tasks done): only finished tasks are counted",
-                log.meta.id,
+                Escaped(&log.meta.id),
                 state.progress().0,
                 state.progress().1
             );
@@ -298,7 +311,7 @@ pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<
     match ctx.output {
         Output::Json => print_json(&comparison_json(&logs, &cmp, &names))?,
         Output::Human => {
-            println!("Compared {}.", cmp.scope(&names));
+            println!("Compared {}.", Escaped(&cmp.scope(&names)));
             let refs: Vec<(&SessionLog, &EvalState)> = logs
                 .iter()
                 .zip(&cmp.states)

@@ -21,6 +21,7 @@ use crate::pipeline::schedule::ScheduleMode;
 use crate::session::report::report;
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
+use crate::text::Escaped;
 
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
@@ -263,6 +264,17 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     let result = generate::run(&req, &exec, &cancel, &on_update);
     drop(bar);
     let result = result?;
+    let mut problems = problems;
+    if !result.without_tests.is_empty() {
+        eprintln!(
+            "classlab: warning: {}",
+            Escaped(&crate::pipeline::testless::skipped_warning(
+                &result.without_tests,
+                planned
+            ))
+        );
+        problems += 1;
+    }
     let log = SessionLog::open(&result.dir)?;
     let r = report(&log.meta, &result.state);
     let missing = r.not_generated.len();
@@ -271,14 +283,19 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         Output::Json => print_json(&json!({ "sessions": [r] }))?,
         Output::Human => {
             print_reports(&[(&log, &result.state, &r)]);
-            println!("session: {}", result.dir.display());
+            println!("session: {}", Escaped(&result.dir.display().to_string()));
             if !r.public_tests_left_out.is_empty() {
                 println!(
                     "public tests left out (the reference does not pass them): {}",
                     r.public_tests_left_out.len()
                 );
                 for t in &r.public_tests_left_out {
-                    println!("  {} {}: {}", t.task_id, t.test, t.reason);
+                    println!(
+                        "  {} {}: {}",
+                        Escaped(&t.task_id),
+                        Escaped(&t.test),
+                        Escaped(&t.reason)
+                    );
                 }
             }
             if !r.not_generated.is_empty() {
@@ -288,7 +305,7 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
                     if missing == 1 { "" } else { "s" }
                 );
                 for t in &r.not_generated {
-                    println!("  {}: {}", t.task_id, t.reason);
+                    println!("  {}: {}", Escaped(&t.task_id), Escaped(&t.reason));
                 }
             }
             if result.state.cancelled {

@@ -18,6 +18,8 @@ use super::{Context, Outcome, Output, print_json};
 use crate::curate::validate::{self, Summary, TaskValidation, ValidateOptions};
 use crate::curate::{edited_task, record_validations, store};
 use crate::model::{Task, TaskIndex};
+use crate::pipeline::testless;
+use crate::text::Escaped;
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
@@ -45,17 +47,35 @@ pub struct ValidateArgs {
 }
 
 pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
-    let (dataset, problems) = ctx.dataset()?;
+    let (dataset, mut problems) = ctx.dataset()?;
     let missing = TaskIndex::of(&dataset.tasks).missing(&args.tasks);
     if !missing.is_empty() {
         bail!("no such task(s) in the dataset: {}", missing.join(", "));
     }
     let wanted: std::collections::HashSet<&String> = args.tasks.iter().collect();
-    let originals: Vec<&Task> = dataset
+    let selected = dataset
         .tasks
         .iter()
-        .filter(|t| wanted.is_empty() || wanted.contains(&t.id))
-        .collect();
+        .filter(|t| wanted.is_empty() || wanted.contains(&t.id));
+    // A reference with no test to pass has not passed anything: tasks without tests are not
+    // validated (none at all is refused, nothing recorded).
+    let (originals, without_tests) = testless::split(selected);
+    if originals.is_empty() && !without_tests.is_empty() {
+        bail!(
+            "{}",
+            testless::none_has_tests(&without_tests, "validate", "nothing was recorded")
+        );
+    }
+    if !without_tests.is_empty() {
+        eprintln!(
+            "classlab: warning: {}",
+            Escaped(&testless::skipped_warning(
+                &without_tests,
+                originals.len() + without_tests.len()
+            ))
+        );
+        problems += 1;
+    }
     // With a curation store, the tasks as edited there are what the gate asks about.
     // The store is classlab's own (the data directory, or the sessions directory for the
     // sample) unless --store says otherwise: the results are always recorded there.
@@ -106,10 +126,16 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
     if let Some(path) = &store_path {
         let stale = record_validations(path, &originals, &edited, &results)?;
         for id in stale {
-            eprintln!("classlab: warning: {id} was edited while it was validated: not recorded");
+            eprintln!(
+                "classlab: warning: {} was edited while it was validated: not recorded",
+                Escaped(&id)
+            );
         }
         if human {
-            eprintln!("validation recorded in {}", path.display());
+            eprintln!(
+                "validation recorded in {}",
+                Escaped(&path.display().to_string())
+            );
         }
     }
     match ctx.output {
@@ -169,7 +195,7 @@ fn progress_line(v: &TaskValidation) -> String {
 fn print_task(v: &TaskValidation) {
     println!(
         "{} — reference (tests passed in both runs): {}; runs {}; class coverage {}",
-        v.task_id,
+        Escaped(&v.task_id),
         counts(v),
         agree(v),
         pct(v.coverage.class)
@@ -204,7 +230,7 @@ fn print_task(v: &TaskValidation) {
         print!("{}", f.render());
     }
     for n in &v.notes {
-        println!("note: {n}");
+        println!("note: {}", Escaped(n));
     }
     println!();
 }
@@ -237,6 +263,6 @@ fn print_summary(s: &Summary) {
         s.coverage_measured
     );
     for n in &s.notes {
-        println!("note: {n}");
+        println!("note: {}", Escaped(n));
     }
 }

@@ -22,8 +22,8 @@
 //!
 //! Deliberate choices where the official code has no answer (it would crash or never meets
 //! the case): a task with no test classes counts as a task that never succeeds (the official
-//! `evaluate` raises a KeyError); an empty run gives 0.0 for every rate instead of a
-//! ZeroDivisionError; a test class named twice in one sample counts once, the last entry
+//! `evaluate` raises a KeyError); a rate over nothing (no task, no test class) is `None` —
+//! `n/a`, JSON `null` — never 0, where the official code would raise a ZeroDivisionError; a test class named twice in one sample counts once, the last entry
 //! winning (a Python dict); test classes missing from some samples count as not succeeding in
 //! those samples.
 
@@ -161,13 +161,14 @@ pub struct TaskCounts {
     pub samples: Vec<SampleCounts>,
 }
 
-/// ClassEval's four headline metrics, with the counts behind them.
+/// ClassEval's four headline metrics, with the counts behind them. A rate over zero items
+/// (no test class, no task) is `None`: there is nothing it measures (`n/a`, JSON `null`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionalMetrics {
-    pub fun_success: f64,
-    pub fun_partial_success: f64,
-    pub class_success: f64,
-    pub class_partial_success: f64,
+    pub fun_success: Option<f64>,
+    pub fun_partial_success: Option<f64>,
+    pub class_success: Option<f64>,
+    pub class_partial_success: Option<f64>,
     /// The k of pass@k.
     pub k: usize,
     pub tasks: usize,
@@ -182,13 +183,13 @@ pub struct FunctionalMetrics {
 }
 
 impl FunctionalMetrics {
-    /// Nothing counted yet, for pass@`k`: every count, sum and rate zero.
+    /// Nothing counted yet, for pass@`k`: every count and sum zero, no rate.
     pub(crate) fn zero(k: usize) -> Self {
         FunctionalMetrics {
-            fun_success: 0.0,
-            fun_partial_success: 0.0,
-            class_success: 0.0,
-            class_partial_success: 0.0,
+            fun_success: None,
+            fun_partial_success: None,
+            class_success: None,
+            class_partial_success: None,
             k,
             tasks: 0,
             test_classes: 0,
@@ -201,9 +202,9 @@ impl FunctionalMetrics {
     }
 
     /// The four rates from their sums: the `fun_*` ones over the test classes, the `class_*`
-    /// ones over the tasks (0 when there are none).
+    /// ones over the tasks (`None` when there are none).
     pub(crate) fn set_rates_from_sums(&mut self) {
-        let rate = |sum: f64, count: usize| if count == 0 { 0.0 } else { sum / count as f64 };
+        let rate = |sum: f64, count: usize| (count > 0).then(|| sum / count as f64);
         self.fun_success = rate(self.fun_success_sum, self.test_classes);
         self.fun_partial_success = rate(self.fun_partial_success_sum, self.test_classes);
         self.class_success = rate(self.class_success_sum, self.tasks);

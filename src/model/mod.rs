@@ -196,6 +196,12 @@ impl Task {
         self.methods.iter().map(|m| m.name.as_str()).collect()
     }
 
+    /// Whether the task has a test to run (a `def test…` in its test module): a class exported
+    /// from a corpus has none, and nothing can judge code written for it.
+    pub fn has_tests(&self) -> bool {
+        !self.test_module.trim().is_empty() && self.test_count() > 0
+    }
+
     /// Number of test methods (`def test…`) in the test module, counted textually so it needs
     /// no parse; analysis gives the exact per-class numbers.
     pub fn test_count(&self) -> usize {

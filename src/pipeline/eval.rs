@@ -178,13 +178,14 @@ pub fn run(
 ) -> Result<EvalOutcome, EvalError> {
     let sandbox = sandbox_of(exec)?;
     let python = sandbox.isolation().python.executable.clone();
-    let (items, problems) = prepare(req.dataset, req.outputs);
+    let (items, mut problems) = prepare(req.dataset, req.outputs);
     if items.is_empty() {
         return Err(EvalError::Mismatch(no_task_matches(
             req.dataset,
             req.outputs,
         )));
     }
+    let items = with_tests(req, items, &mut problems)?;
     let samples = req.outputs.samples_per_task().max(1);
     let inputs = inputs(req, &sandbox);
     let mut warnings = Vec::new();
@@ -392,6 +393,44 @@ pub fn run(
         state,
         problems,
     })
+}
+
+/// The items whose task has tests. Tasks without tests are in no metric: when none of the
+/// outputs' tasks has tests the evaluation is refused (no session), otherwise those without
+/// are left out and named in one problem (the command's exit code 3).
+fn with_tests(
+    req: &EvalRequest<'_>,
+    items: Vec<Item>,
+    problems: &mut Vec<Problem>,
+) -> Result<Vec<Item>, EvalError> {
+    let mut seen = TaskIndex::default();
+    let selected: Vec<&crate::model::Task> = items
+        .iter()
+        .map(|i| &req.dataset.tasks[i.task])
+        .filter(|t| seen.insert(&t.id, 0))
+        .collect();
+    let (_, testless) = super::testless::split(selected.iter().copied());
+    if testless.is_empty() {
+        return Ok(items);
+    }
+    if testless.len() == selected.len() {
+        return Err(EvalError::Mismatch(super::testless::none_has_tests(
+            &testless,
+            "evaluate",
+            "no session was created",
+        )));
+    }
+    problems.push(Problem {
+        file: req.outputs.file.clone(),
+        task: None,
+        field: None,
+        message: super::testless::skipped_warning(&testless, selected.len()),
+    });
+    let left_out: BTreeSet<&String> = testless.iter().collect();
+    Ok(items
+        .into_iter()
+        .filter(|i| !left_out.contains(&req.dataset.tasks[i.task].id))
+        .collect())
 }
 
 /// Why outputs none of whose tasks is in the dataset are refused (a forgotten `--dataset`,

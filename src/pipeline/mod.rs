@@ -12,3 +12,4 @@ pub mod schedule;
 pub mod strategy;
 pub mod task_io;
 pub mod tdd;
+pub mod testless;

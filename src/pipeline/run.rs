@@ -108,6 +108,8 @@ pub enum Update<'e> {
 pub struct RunOutcome {
     pub dir: PathBuf,
     pub state: EvalState,
+    /// Selected tasks left out because they have no tests (in no metric; the caller says so).
+    pub without_tests: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -281,6 +283,27 @@ pub fn run(
     on_update: &(dyn Fn(Update<'_>) + Sync),
 ) -> Result<RunOutcome, RunError> {
     let sandbox = super::eval::sandbox_of(exec)?;
+    // Tasks without tests are in no metric: none with tests is refused before anything is
+    // created (or asked of a model); the others are left out and named by the caller.
+    let without_tests = match &req.resume {
+        Some(_) => Vec::new(),
+        None => {
+            let selected = selected_tasks(req)?;
+            let positions = TaskIndex::of(&req.dataset.tasks);
+            let tasks = selected
+                .iter()
+                .filter_map(|id| positions.get(&req.dataset.tasks, id));
+            let (tested, testless) = super::testless::split(tasks);
+            if tested.is_empty() && !testless.is_empty() {
+                return Err(RunError::Invalid(super::testless::none_has_tests(
+                    &testless,
+                    "generate and judge",
+                    "no session was created",
+                )));
+            }
+            testless
+        }
+    };
     // A dead endpoint is refused before anything is started (or resumed).
     req.provider.reachable().map_err(RunError::Unreachable)?;
     let inputs = inputs(req, &sandbox)?;
@@ -319,7 +342,11 @@ pub fn run(
         })?;
         remaining
     } else {
-        let tasks = selected_tasks(req)?;
+        let left_out: BTreeSet<&String> = without_tests.iter().collect();
+        let tasks: Vec<String> = selected_tasks(req)?
+            .into_iter()
+            .filter(|id| !left_out.contains(id))
+            .collect();
         let mut config = config_json(req);
         config["session_dir"] = json!(dir);
         sink.emit(EventBody::RunStarted {
@@ -399,6 +426,7 @@ pub fn run(
     Ok(RunOutcome {
         dir,
         state: sink.into_state(),
+        without_tests,
     })
 }
 

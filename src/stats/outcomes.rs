@@ -335,7 +335,7 @@ mod tests {
             m.fun_partial_success,
         ];
         for (g, w) in got.iter().zip(want) {
-            assert!((g - w).abs() < 1e-12, "{got:?} vs {want:?}");
+            assert!((g - w.unwrap()).abs() < 1e-12, "{got:?} vs {want:?}");
         }
         let fun = metric_interval(&o, "fun_success").unwrap();
         assert_eq!((fun.clusters, fun.n), (Some(3), 5));

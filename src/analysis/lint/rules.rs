@@ -277,6 +277,13 @@ pub static RULES: &[Rule] = &[
         "The method is only tested through others, if at all.",
     ),
     r(
+        "T15",
+        Error,
+        "task without tests",
+        "The task has no test module, or its test module defines no test (a class exported from a corpus has none).",
+        "Nothing can judge generated code for it: `eval`, `run` and `validate` leave it out, and no metric may count it as a failure.",
+    ),
+    r(
         "DEP",
         Warning,
         "annotation differs from the call graph",

@@ -9,6 +9,15 @@ use super::testnames::{TestClass, class_of, test_classes};
 use super::{At, Ctx, Part};
 
 pub(super) fn check(ctx: &mut Ctx<'_>) {
+    if !ctx.task.has_tests() {
+        ctx.emit(
+            "T15",
+            At::new(Part::Tests, None, None),
+            "the task has no tests: nothing can judge code written for it".into(),
+            None,
+        );
+        return;
+    }
     super::testnames::check(ctx);
     let Some(tree) = ctx.test_tree.clone() else {
         return;

@@ -10,6 +10,7 @@ use crate::metrics::fingerprint::{Bucket, ExcKind};
 use crate::metrics::functional::{FunctionalMetrics, answer};
 use crate::session::reduce::FingerprintView;
 use crate::session::{EnvErrCount, EvalState, SessionLog};
+use crate::text::Escaped;
 
 /// `eval --json`'s outcome of a task whose suite ran but judged no test.
 pub(super) const UNJUDGED: &str = "Unjudged";
@@ -119,8 +120,9 @@ pub(super) fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool
     v
 }
 
-pub(crate) fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
+/// A rate as a percentage; a rate over nothing (no task, no test class) is `n/a`, never 0 %.
+pub(crate) fn pct(x: Option<f64>) -> String {
+    x.map_or_else(|| "n/a".into(), |x| format!("{:.1}%", 100.0 * x))
 }
 
 /// `--json`'s metrics: ClassEval's, the environment's failures left out of every
@@ -132,7 +134,7 @@ pub(crate) fn metrics_json(state: &EvalState) -> Value {
 }
 
 /// A rate with what the environment kept out of its denominator beside it.
-pub(crate) fn pct_env(x: f64, left_out: usize) -> String {
+pub(crate) fn pct_env(x: Option<f64>, left_out: usize) -> String {
     if left_out == 0 {
         pct(x)
     } else {
@@ -248,7 +250,7 @@ pub(super) fn print_tampered(sessions: &[(&SessionLog, &EvalState)]) {
         let multi = state.samples > 1;
         println!(
             "\nTAMPERED with in {} ({} task{}, counted as failures):",
-            log.meta.model.as_deref().unwrap_or(&log.meta.id),
+            Escaped(log.meta.model.as_deref().unwrap_or(&log.meta.id)),
             tampered.len(),
             if tampered.len() == 1 { "" } else { "s" }
         );
@@ -258,7 +260,7 @@ pub(super) fn print_tampered(sessions: &[(&SessionLog, &EvalState)]) {
             } else {
                 t.task_id
             };
-            println!("  {id}: {}", t.detail);
+            println!("  {}: {}", Escaped(&id), Escaped(&t.detail));
         }
     }
 }
@@ -267,7 +269,8 @@ pub(super) fn print_tampered(sessions: &[(&SessionLog, &EvalState)]) {
 mod tests {
     #[test]
     fn a_rate_says_what_the_environment_kept_out_of_it() {
-        assert_eq!(super::pct_env(0.25, 0), "25.0%");
-        assert_eq!(super::pct_env(0.125, 4), "12.5% (4 EnvErr left out)");
+        assert_eq!(super::pct_env(Some(0.25), 0), "25.0%");
+        assert_eq!(super::pct_env(Some(0.125), 4), "12.5% (4 EnvErr left out)");
+        assert_eq!(super::pct_env(None, 0), "n/a");
     }
 }

@@ -66,9 +66,10 @@ pub fn html(doc: &ReportDoc) -> String {
     for m in METRICS {
         let mut r = vec![m.to_string()];
         r.extend(doc.sessions.iter().map(|s| {
+            // A metric over nothing (no task, no test class) has no value: `n/a`, not 0.
             s.intervals
                 .get(m)
-                .map_or("-".into(), |i| match (i.se, i.design_effect) {
+                .map_or("n/a".into(), |i| match (i.se, i.design_effect) {
                     (Some(se), d) => format!(
                         "{} (se {:.1}, deff {})",
                         with_ci(i),

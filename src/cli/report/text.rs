@@ -42,7 +42,8 @@ fn interval_rows(doc: &ReportDoc, cell: &dyn Fn(&Interval) -> String) -> Vec<Vec
             row.extend(
                 doc.sessions
                     .iter()
-                    .map(|s| s.intervals.get(m).map_or_else(|| "-".into(), cell)),
+                    // Over nothing (no task, no test class): `n/a`, never 0.
+                    .map(|s| s.intervals.get(m).map_or_else(|| "n/a".into(), cell)),
             );
             row
         })
@@ -182,7 +183,7 @@ pub fn slice_table(s: &crate::stats::slices::Slices) -> Rows {
         row.extend(
             METRICS
                 .iter()
-                .map(|m| b.metrics.get(m).map_or("-".into(), with_ci)),
+                .map(|m| b.metrics.get(m).map_or("n/a".into(), with_ci)),
         );
         t.row(row);
     }

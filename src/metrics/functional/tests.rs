@@ -119,14 +119,33 @@ fn greedy_metrics() {
     ];
     let m = classeval_metrics(&tasks, 1);
     assert_eq!((m.tasks, m.test_classes), (4, 5));
-    assert_eq!(m.fun_success, 3.0 / 5.0);
-    assert_eq!(m.fun_partial_success, 4.0 / 5.0);
-    assert_eq!(m.class_success, 1.0 / 4.0);
-    assert_eq!(m.class_partial_success, 2.0 / 4.0);
+    assert_eq!(m.fun_success, Some(3.0 / 5.0));
+    assert_eq!(m.fun_partial_success, Some(4.0 / 5.0));
+    assert_eq!(m.class_success, Some(1.0 / 4.0));
+    assert_eq!(m.class_partial_success, Some(2.0 / 4.0));
     assert!(m.skipped.is_empty());
+}
 
+/// Issue 21 item 1: a rate over zero items is not 0 %: it is `None` (`n/a`, JSON `null`).
+#[test]
+fn a_rate_over_nothing_is_none_not_zero() {
     let empty = classeval_metrics(&[], 1);
-    assert_eq!((empty.fun_success, empty.class_success), (0.0, 0.0));
+    assert_eq!((empty.fun_success, empty.class_success), (None, None));
+    assert_eq!(
+        (empty.fun_partial_success, empty.class_partial_success),
+        (None, None)
+    );
+    let json = serde_json::to_value(&empty).unwrap();
+    assert!(json["class_success"].is_null() && json["fun_success"].is_null());
+    // A task whose only sample has no test class: one task (it never succeeds), no test class.
+    let m = classeval_metrics(
+        &[TaskCounts {
+            task_id: "D".into(),
+            samples: vec![vec![]],
+        }],
+        1,
+    );
+    assert_eq!((m.class_success, m.fun_success), (Some(0.0), None));
 }
 
 #[test]
@@ -141,10 +160,10 @@ fn sampled_metrics_and_dict_semantics() {
     };
     let m = classeval_metrics(std::slice::from_ref(&task), 1);
     assert_eq!(m.test_classes, 2);
-    assert!((m.fun_success - 0.75).abs() < 1e-12); // (1/2 + 2/2) / 2
-    assert!((m.class_success - 0.5).abs() < 1e-12);
+    assert!((m.fun_success.unwrap() - 0.75).abs() < 1e-12); // (1/2 + 2/2) / 2
+    assert!((m.class_success.unwrap() - 0.5).abs() < 1e-12);
     let m2 = classeval_metrics(std::slice::from_ref(&task), 2);
-    assert!((m2.fun_success - 1.0).abs() < 1e-12);
+    assert!((m2.fun_success.unwrap() - 1.0).abs() < 1e-12);
     // k larger than the number of samples: undefined, reported.
     let m3 = classeval_metrics(std::slice::from_ref(&task), 3);
     assert_eq!(m3.skipped, vec!["A".to_string()]);

@@ -128,8 +128,8 @@ pub struct SessionRow {
     pub done: usize,
     pub total: usize,
     pub status: RunStatus,
-    pub class_success: f64,
-    pub fun_success: f64,
+    pub class_success: Option<f64>,
+    pub fun_success: Option<f64>,
     /// Lines of the log that could not be used (a torn tail, unknown kinds).
     pub problems: usize,
     /// The log could not be read at all.
@@ -160,8 +160,8 @@ impl SessionRow {
                 done: 0,
                 total: 0,
                 status: RunStatus::Unfinished,
-                class_success: 0.0,
-                fun_success: 0.0,
+                class_success: None,
+                fun_success: None,
                 problems: 0,
                 error: Some(e),
             },

@@ -27,8 +27,9 @@ pub struct CompareTaskView<'a> {
     pub sh: &'a Shared,
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
+fn pct(x: Option<f64>) -> String {
+    // A rate over nothing (no task, no test class) is not 0 %.
+    x.map_or_else(|| "n/a".into(), |x| format!("{:.1}", 100.0 * x))
 }
 
 /// `1 GPT-4-Turbo`: a session's number and name, cut to `width`.

@@ -39,8 +39,9 @@ impl Widget for &EvalView<'_> {
     }
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
+fn pct(x: Option<f64>) -> String {
+    // A rate over nothing (no task, no test class) is not 0 %.
+    x.map_or_else(|| "n/a".into(), |x| format!("{:.1}%", 100.0 * x))
 }
 
 /// `[29–48]`: a 95 % interval in whole percents.

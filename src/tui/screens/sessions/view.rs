@@ -18,8 +18,9 @@ pub struct SessionsView<'a> {
 /// From this width the table shows the dataset and the full date.
 const WIDE: u16 = 110;
 
-fn pct(x: f64) -> String {
-    format!("{:.1}", 100.0 * x)
+fn pct(x: Option<f64>) -> String {
+    // A rate over nothing (no task, no test class) is not 0 %.
+    x.map_or_else(|| "n/a".into(), |x| format!("{:.1}", 100.0 * x))
 }
 
 /// The status, with `⚠` when some lines of the log could not be used.
@@ -46,7 +47,7 @@ fn cells(
     info: &SessionInfo,
     progress: String,
     status: Span<'static>,
-    metrics: Option<(f64, f64)>,
+    metrics: Option<(Option<f64>, Option<f64>)>,
 ) -> Row<'static> {
     let date = short_date(&info.created);
     let date = if wide {
