@@ -89,8 +89,10 @@ fn refuse_if_nothing_to_score(
 }
 
 fn metrics_row(label: &str, m: &Metrics) -> Vec<String> {
-    let f = |x: f64| format!("{x:.3}");
-    let p = |x: f64| format!("{x:.1}");
+    // Over no method (a regime nothing falls in, every reply unreadable): `n/a`, not 0.
+    let na = |s: String| if m.scored() { s } else { "n/a".into() };
+    let f = |x: f64| na(format!("{x:.3}"));
+    let p = |x: f64| na(format!("{x:.1}"));
     vec![
         label.into(),
         m.methods.to_string(),

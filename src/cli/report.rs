@@ -87,9 +87,16 @@ pub(crate) fn report_cmd(ctx: &Context, args: &ReportArgs) -> anyhow::Result<Out
     Ok(Outcome { problems })
 }
 
-/// A dependency figure of a TDD run (`None` for other strategies).
+/// A dependency figure of a TDD run (`None` for other strategies); `n/a` when no method was
+/// scored (every reply unreadable: unscored, not perfect).
 fn dep(r: &RunReport, f: fn(&crate::metrics::deps::Metrics) -> String) -> Option<String> {
-    r.dependency.as_ref().map(|d| f(&d.report.metrics))
+    r.dependency.as_ref().map(|d| {
+        if d.report.metrics.scored() {
+            f(&d.report.metrics)
+        } else {
+            "n/a".into()
+        }
+    })
 }
 
 fn pct(x: f64) -> String {
@@ -114,7 +121,17 @@ pub(crate) fn print_reports(rows: &[(&SessionLog, &EvalState, &RunReport)]) {
         r.provider.clone().unwrap_or_else(|| "-".into())
     }));
     type Cell = fn(&RunReport) -> Option<String>;
-    let cells: [(&str, Cell); 16] = [
+    let cells: [(&str, Cell); 17] = [
+        ("deps scored tasks", |r| {
+            r.dependency.as_ref().map(|d| {
+                let unscored = d.report.unscored_tasks.len();
+                let scored = d.report.metrics.tasks;
+                match unscored {
+                    0 => scored.to_string(),
+                    n => format!("{scored} ({n} unreadable, unscored)"),
+                }
+            })
+        }),
         ("deps exact", |r| dep(r, |m| pct(m.exact_pct / 100.0))),
         ("deps macro F1", |r| {
             dep(r, |m| format!("{:.3}", m.macro_avg.f1))

@@ -9,9 +9,10 @@
 //!   real extra edges. Non-target names are additionally listed in [`DepReport::unknown_names`].
 //! * A task whose prediction is missing (`predicted == None`) is never scored as "predicted
 //!   nothing": it is listed in [`DepReport::unscored_tasks`] and left out of every metric.
-//! * When a set of methods is empty (no methods in scope), every rate and average is reported as
-//!   `0.0` rather than NaN, so the report always serialises to valid JSON. The "1 when empty"
-//!   rules for precision/recall apply per method and to micro sums over at least one method.
+//! * When a set of methods is empty (no methods in scope), every rate and average is a metric
+//!   over nothing: it is `0.0` in the struct (never NaN) but serialises as `null` and is shown
+//!   as `n/a` ([`Metrics::scored`] tells). The "1 when empty" rules for precision/recall apply
+//!   per method and to micro sums over at least one method.
 //! * Duplicate names in `TaskInput::methods` are scored once (first occurrence).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -66,8 +67,9 @@ pub struct ByRegime {
     pub no_deps: Metrics,
 }
 
-/// Aggregate metrics over the methods in scope.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Aggregate metrics over the methods in scope. Serialised with every rate `null` when no
+/// method is in scope (see [`Metrics::scored`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Metrics {
     /// Tasks with at least one method in scope (the denominator of `class_accuracy`).
     pub tasks: usize,
@@ -82,8 +84,7 @@ pub struct Metrics {
     pub extra_only_pct: f64,
     pub wrong_pct: f64,
     /// Per-method precision/recall/F1, each averaged over methods (F1 is the mean of the
-    /// per-method F1s, not the harmonic mean of the averaged P and R).
-    #[serde(rename = "macro")]
+    /// per-method F1s, not the harmonic mean of the averaged P and R). JSON: `macro`.
     pub macro_avg: Prf,
     /// Edge-level: Σ|P∩G| / Σ|P|, Σ|P∩G| / Σ|G|, F1 their harmonic mean.
     pub micro: Prf,
@@ -93,6 +94,56 @@ pub struct Metrics {
     pub fully_correct_tasks: usize,
     /// Tasks with at least one violated ground-truth edge (regime entries repeat the overall count).
     pub tasks_with_violations: usize,
+}
+
+impl Metrics {
+    /// Whether any method was scored: otherwise every rate is over nothing (`n/a`).
+    pub fn scored(&self) -> bool {
+        self.methods > 0
+    }
+}
+
+impl Serialize for Metrics {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            tasks: usize,
+            methods: usize,
+            edges_truth: usize,
+            edges_predicted: usize,
+            edges_correct: usize,
+            counts: &'a CategoryCounts,
+            exact_pct: Option<f64>,
+            missing_only_pct: Option<f64>,
+            extra_only_pct: Option<f64>,
+            wrong_pct: Option<f64>,
+            #[serde(rename = "macro")]
+            macro_avg: Option<Prf>,
+            micro: Option<Prf>,
+            class_accuracy: Option<f64>,
+            fully_correct_tasks: usize,
+            tasks_with_violations: usize,
+        }
+        let on = |x: f64| self.scored().then_some(x);
+        Out {
+            tasks: self.tasks,
+            methods: self.methods,
+            edges_truth: self.edges_truth,
+            edges_predicted: self.edges_predicted,
+            edges_correct: self.edges_correct,
+            counts: &self.counts,
+            exact_pct: on(self.exact_pct),
+            missing_only_pct: on(self.missing_only_pct),
+            extra_only_pct: on(self.extra_only_pct),
+            wrong_pct: on(self.wrong_pct),
+            macro_avg: self.scored().then_some(self.macro_avg),
+            micro: self.scored().then_some(self.micro),
+            class_accuracy: on(self.class_accuracy),
+            fully_correct_tasks: self.fully_correct_tasks,
+            tasks_with_violations: self.tasks_with_violations,
+        }
+        .serialize(s)
+    }
 }
 
 /// Number of methods in each category.

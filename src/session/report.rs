@@ -201,7 +201,9 @@ pub fn tampered_tasks(state: &EvalState) -> Vec<TamperedTask> {
     out
 }
 
-/// Scored over the tasks whose prediction was recorded, in the run's task order.
+/// Scored over the tasks whose prediction was recorded, in the run's task order. A reply no
+/// graph could be read from (`parsed: false`) is unscored (`unscored_tasks`), as `depcheck`
+/// has it — never scored as "no dependencies", which would make every method without one exact.
 fn dependency(state: &EvalState) -> Option<DependencyReport> {
     let inputs: Vec<TaskInput> = state
         .task_ids
@@ -212,7 +214,7 @@ fn dependency(state: &EvalState) -> Option<DependencyReport> {
                 task_id: id.clone(),
                 methods: p.methods.clone(),
                 truth: p.truth.clone(),
-                predicted: Some(Prediction {
+                predicted: p.parsed.then(|| Prediction {
                     deps: p.graph.clone(),
                     order: Some(p.order.clone()),
                 }),

@@ -47,6 +47,9 @@ fn num(x: f64) -> String {
 /// regime's tasks for fully correct ones, all scored tasks (`all`) for violations, which are
 /// counted per task whatever the regime.
 fn columns(m: &Metrics, all: usize) -> Vec<(&'static str, String)> {
+    // Over no method: `n/a`, not 0.
+    let pct = |x: f64| if m.scored() { pct(x) } else { "n/a".into() };
+    let num = |x: f64| if m.scored() { num(x) } else { "n/a".into() };
     vec![
         ("methods", m.methods.to_string()),
         ("exact %", pct(m.exact_pct)),
