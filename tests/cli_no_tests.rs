@@ -20,11 +20,17 @@ fn classlab(dir: &Path) -> Command {
 /// The bundled sample with the tests of its first `testless` tasks removed, as a corpus
 /// export leaves every task.
 fn sample_without_tests(dir: &Path, testless: usize) -> PathBuf {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sample/sample.json"))
-            .unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/sample/sample.json"),
+    )
+    .unwrap();
     let mut ds: Value = serde_json::from_str(&text).unwrap();
-    for task in ds["tasks"].as_array_mut().unwrap().iter_mut().take(testless) {
+    for task in ds["tasks"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .take(testless)
+    {
         task["test"] = "".into();
         task["test_classes"] = serde_json::json!([]);
         for m in task["methods_info"].as_array_mut().unwrap() {
@@ -65,7 +71,10 @@ fn eval_run_and_validate_refuse_when_no_task_has_tests() {
     let export = sample_without_tests(dir.path(), 8);
     let outputs = reference_outputs(dir.path());
     let runs: [(&str, Vec<&str>); 3] = [
-        ("eval", vec!["eval", "--predictions", outputs.to_str().unwrap()]),
+        (
+            "eval",
+            vec!["eval", "--predictions", outputs.to_str().unwrap()],
+        ),
         (
             "run",
             vec!["run", "--strategy", "holistic", "--provider", "reference"],
@@ -133,7 +142,10 @@ fn tasks_with_tests_run_and_those_without_are_named_with_exit_3() {
         "{err}"
     );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("tasks done") && text.contains("5/5"), "{text}");
+    assert!(
+        text.contains("tasks done") && text.contains("5/5"),
+        "{text}"
+    );
 }
 
 #[test]

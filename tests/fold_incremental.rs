@@ -407,9 +407,7 @@ fn env_err_is_out_of_the_denominators_and_counted() {
     assert!(
         (official.class_success.unwrap() - want["class_success"].as_f64().unwrap()).abs() < 1e-12
     );
-    assert!(
-        (official.fun_success.unwrap() - want["fun_success"].as_f64().unwrap()).abs() < 1e-12
-    );
+    assert!((official.fun_success.unwrap() - want["fun_success"].as_f64().unwrap()).abs() < 1e-12);
     assert_eq!(official.tasks, 100);
     let env = state.env_err();
     assert!(

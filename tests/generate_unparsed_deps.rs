@@ -31,17 +31,30 @@ fn an_unreadable_dependency_reply_is_unscored_in_run_and_report() {
     let sessions = tempfile::tempdir().unwrap();
     let classlab = || {
         let mut c = Command::cargo_bin("classlab").unwrap();
-        c.env("NO_COLOR", "1").arg("--sessions").arg(sessions.path());
+        c.env("NO_COLOR", "1")
+            .arg("--sessions")
+            .arg(sessions.path());
         c
     };
     let out = classlab()
-        .args(["run", "--strategy", "tdd", "--provider", "openai", "--no-stream"])
+        .args([
+            "run",
+            "--strategy",
+            "tdd",
+            "--provider",
+            "openai",
+            "--no-stream",
+        ])
         .args(["--base-url", &mock.base_url(), "--model", "prose"])
         .args(["--tasks", "Sample_0,Sample_1"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let row = |label: &str| {
         text.lines()
             .find(|l| l.starts_with(label))
@@ -49,7 +62,11 @@ fn an_unreadable_dependency_reply_is_unscored_in_run_and_report() {
             .to_string()
     };
     assert!(row("deps exact").ends_with("n/a"), "{}", row("deps exact"));
-    assert!(row("deps macro F1").ends_with("n/a"), "{}", row("deps macro F1"));
+    assert!(
+        row("deps macro F1").ends_with("n/a"),
+        "{}",
+        row("deps macro F1")
+    );
     assert!(
         row("deps scored tasks").contains("0 (2 unreadable, unscored)"),
         "{}",
@@ -62,10 +79,17 @@ fn an_unreadable_dependency_reply_is_unscored_in_run_and_report() {
         .arg(&session)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let dep = &report["sessions"][0]["dependency"];
-    assert_eq!(dep["unscored_tasks"], serde_json::json!(["Sample_0", "Sample_1"]));
+    assert_eq!(
+        dep["unscored_tasks"],
+        serde_json::json!(["Sample_0", "Sample_1"])
+    );
     let m = &dep["metrics"];
     assert_eq!(m["methods"], 0);
     for key in ["exact_pct", "class_accuracy", "macro", "micro"] {

@@ -269,7 +269,10 @@ pub fn main() -> ExitCode {
             ExitCode::from(130)
         }
         Err(err) => {
-            eprintln!("classlab: error: {}", crate::text::Escaped(&error_line(&err)));
+            eprintln!(
+                "classlab: error: {}",
+                crate::text::Escaped(&error_line(&err))
+            );
             ExitCode::from(1)
         }
     }

@@ -184,10 +184,7 @@ fn print_human(s: &ShowOut) {
         ]);
     }
     print!("{}", t.render());
-    println!(
-        "\norder (dependencies first): {}",
-        Escaped(&list(s.order))
-    );
+    println!("\norder (dependencies first): {}", Escaped(&list(s.order)));
     for c in s.cycles {
         println!("cycle: {}", Escaped(&c.join(" -> ")));
     }

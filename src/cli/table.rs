@@ -17,7 +17,10 @@ pub(crate) struct Table {
 impl Table {
     pub fn new(header: &[&str]) -> Self {
         Table {
-            header: header.iter().map(|s| escape_control(s).into_owned()).collect(),
+            header: header
+                .iter()
+                .map(|s| escape_control(s).into_owned())
+                .collect(),
             rows: Vec::new(),
             right: vec![false; header.len()],
         }
@@ -113,7 +116,11 @@ mod tests {
         t.row(vec!["x\nClassEval_1".into(), "m\u{1b}]0;pwned\u{7}".into()]);
         let out = t.render();
         assert_eq!(out.lines().count(), 3, "{out}");
-        assert!(!out.chars().any(|c| c != '\n' && crate::text::needs_escape(c)), "{out:?}");
+        assert!(
+            !out.chars()
+                .any(|c| c != '\n' && crate::text::needs_escape(c)),
+            "{out:?}"
+        );
         assert!(out.contains("x\\nClassEval_1"), "{out}");
     }
 }

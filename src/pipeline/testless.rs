@@ -75,7 +75,8 @@ mod tests {
 
     #[test]
     fn a_task_has_tests_when_its_module_defines_one() {
-        let with = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n";
+        let with =
+            "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        pass\n";
         assert!(has_tests(&task("a", with)));
         assert!(has_tests(&task("p", "def test_x():\n    assert 1\n")));
         assert!(!has_tests(&task("b", "")));
@@ -91,7 +92,10 @@ mod tests {
         let ids: Vec<String> = (0..13).map(|i| format!("T_{i}")).collect();
         assert!(named(&ids).ends_with("T_9 and 3 more"));
         let e = none_has_tests(&ids[..2], "evaluate", "no session was created");
-        assert!(e.starts_with("none of the 2 selected tasks has tests (T_0, T_1)"), "{e}");
+        assert!(
+            e.starts_with("none of the 2 selected tasks has tests (T_0, T_1)"),
+            "{e}"
+        );
         assert!(e.contains("no session was created"));
         assert_eq!(
             skipped_warning(&ids[..1], 4),

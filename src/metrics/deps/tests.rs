@@ -88,8 +88,8 @@ fn assert_json_clean(value: &serde_json::Value, path: &str) {
             }
         }
         serde_json::Value::Object(map) => {
-            let over_nothing = map.get("methods") == Some(&serde_json::json!(0))
-                && map.contains_key("exact_pct");
+            let over_nothing =
+                map.get("methods") == Some(&serde_json::json!(0)) && map.contains_key("exact_pct");
             for (k, v) in map {
                 if over_nothing && RATES.contains(&k.as_str()) {
                     assert!(v.is_null(), "{path}.{k}: a rate over no method is null");

@@ -1025,5 +1025,8 @@ fn a_timed_out_suite_counts_the_tests_that_ran() {
         &ctx(),
         &Thresholds::default(),
     );
-    assert_eq!((c.bucket, c.passed, c.judged), (Some(Bucket::RuntimeErr), 0, 0));
+    assert_eq!(
+        (c.bucket, c.passed, c.judged),
+        (Some(Bucket::RuntimeErr), 0, 0)
+    );
 }

@@ -20,7 +20,11 @@ pub fn editor_command() -> String {
 /// component ([`file_component`]), so the file is always inside the fresh directory.
 pub fn edit_with(editor: &str, text: &str, name: &str) -> Result<String, String> {
     let dir = fresh_dir()?;
-    let result = run_on(editor, text, &dir.join(format!("{}.py", file_component(name))));
+    let result = run_on(
+        editor,
+        text,
+        &dir.join(format!("{}.py", file_component(name))),
+    );
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
@@ -98,14 +102,31 @@ mod tests {
 
     #[test]
     fn a_hostile_task_id_names_a_file_inside_the_directory() {
-        for hostile in ["../../x-skeleton", "/etc/passwd", "..", "a/../../b", "x\n\u{1b}[2J", ""] {
+        for hostile in [
+            "../../x-skeleton",
+            "/etc/passwd",
+            "..",
+            "a/../../b",
+            "x\n\u{1b}[2J",
+            "",
+        ] {
             let c = file_component(hostile);
             assert!(!c.is_empty() && !c.starts_with('.'), "{hostile:?} -> {c:?}");
-            assert!(!c.contains('/') && !c.contains('\\'), "{hostile:?} -> {c:?}");
+            assert!(
+                !c.contains('/') && !c.contains('\\'),
+                "{hostile:?} -> {c:?}"
+            );
             let p = std::path::Path::new("/tmp/d").join(format!("{c}.py"));
-            assert_eq!(p.parent(), Some(std::path::Path::new("/tmp/d")), "{hostile:?}");
+            assert_eq!(
+                p.parent(),
+                Some(std::path::Path::new("/tmp/d")),
+                "{hostile:?}"
+            );
         }
-        assert_eq!(file_component("ClassEval_3-skeleton"), "ClassEval_3-skeleton");
+        assert_eq!(
+            file_component("ClassEval_3-skeleton"),
+            "ClassEval_3-skeleton"
+        );
         assert_eq!(file_component("../../x-skeleton"), "_._.._x-skeleton");
     }
 
@@ -124,7 +145,12 @@ mod tests {
         let used = std::path::Path::new(used.trim());
         assert!(used.starts_with(std::env::temp_dir()), "{used:?}");
         assert!(
-            used.parent().unwrap().file_name().unwrap().to_string_lossy().starts_with("classlab-edit-"),
+            used.parent()
+                .unwrap()
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("classlab-edit-"),
             "{used:?}"
         );
         assert!(!marker.exists());
