@@ -2,11 +2,14 @@
 //! environment's failure, not the model's (issue 12, A4): the TDD loop ends the method as
 //! `env_err` without a repair round, and such a test is not "left out" as a wrong test.
 //! ClassEval_48's skeleton imports `netifaces`, which the project's ClassEval environment (like
-//! the official evaluator's) lacks.
+//! the official evaluator's) lacks. The model answers like the reference through the mock
+//! server: a model keeps the skeleton's imports (the reference provider writes its own class,
+//! whose imports lack `netifaces`, so it cannot show this).
 
 mod common;
 
-use common::reference_model::{reference_tdd_run, report_and_events};
+use common::mock_llm::MockLlm;
+use common::reference_model::{ReferenceModel, report_and_events};
 use serde_json::Value;
 
 #[test]
@@ -20,9 +23,17 @@ fn a_missing_module_ends_the_method_as_env_err_without_repair() {
         !probe.status.success(),
         "this test needs an environment without netifaces"
     );
+    let dataset = classlab::dataset::load_path(&common::classeval_json()).unwrap();
+    let model = ReferenceModel::new(&dataset);
+    let mock = MockLlm::start(move |req| model.reply(req));
     let sessions = tempfile::tempdir().unwrap();
     let (report, events) = report_and_events(
-        reference_tdd_run(sessions.path())
+        assert_cmd::Command::cargo_bin("classlab")
+            .unwrap()
+            .args(["run", "--json", "--strategy", "tdd", "--no-stream"])
+            .args(["--base-url", &mock.base_url(), "--model", "reference-like"])
+            .arg("--sessions")
+            .arg(sessions.path())
             .args(["--public-tests", "split:1", "--tasks", "ClassEval_48"])
             .arg("--dataset")
             .arg(common::classeval_json())

@@ -155,7 +155,10 @@ fn plan(task: &Task, budget: Duration) -> (Vec<Planned>, Vec<String>) {
         match public_tests(task, &m.name, PublicTestsMode::Dataset) {
             Some(p) => {
                 // TDD's 5 s class budget, widened as for the private tests.
-                let spec = public_suite(&task.solution, &p);
+                let spec = public_suite(
+                    &crate::pipeline::prepare::runnable(task, &task.solution),
+                    &p,
+                );
                 let cpu = budget + Duration::from_secs(5);
                 let limits = Limits {
                     class_timeout: Some(budget),

@@ -3,6 +3,7 @@
 pub mod docstrings;
 pub mod envcheck;
 pub mod eval;
+pub mod prepare;
 pub mod prompts;
 pub mod providers;
 pub mod public_tests;

@@ -11,8 +11,11 @@ use crate::session::TaskSummary;
 
 /// The suite for one task's code, laid out the way its tests expect. `budget` is the time
 /// each test class gets (ClassEval's evaluator: 5 s); the suite's own CPU and wall limits grow
-/// with the number of classes so that a slow class cannot starve the others.
+/// with the number of classes so that a slow class cannot starve the others. The code runs
+/// as [`crate::pipeline::prepare::runnable`] makes it — the one preparation `eval`, `run`
+/// and `validate` share.
 pub fn suite_for(task: &Task, code: &str, budget: Duration, hash_seed: Option<u32>) -> SuiteSpec {
+    let code = &crate::pipeline::prepare::runnable(task, code);
     // Real-world classes import heavy libraries: allow for that before the first test.
     let (spec, units, import_allowance) = match &task.test_layout {
         TestLayout::Concatenated => (

@@ -28,7 +28,7 @@ pub(super) fn check_against_reference(
         // Nothing to check against: used as given.
         return Ok(Some(Some(tests)));
     }
-    let reference = splice::merge_imports(&io.task.solution, &io.task.imports);
+    let reference = crate::pipeline::prepare::runnable(io.task, &io.task.solution);
     let spec = public_suite(&reference, &tests);
     let mut runs = Vec::new();
     for round in 0..2 {
@@ -59,7 +59,7 @@ pub(super) fn check_against_reference(
             .filter(|id| !failing.contains(id.as_str()))
             .collect();
         if !passing.is_empty() {
-            let spec = public_suite(&splice::merge_imports(so_far, &io.task.imports), &tests);
+            let spec = public_suite(&crate::pipeline::prepare::runnable(io.task, so_far), &tests);
             let Some(result) = io.run_suite(&spec, Scope::Reference, Some(method), Some(2))? else {
                 return Ok(None);
             };
