@@ -53,14 +53,8 @@ pub(crate) fn run(ctx: &Context, ids: &[String]) -> anyhow::Result<Outcome> {
 }
 
 fn print_one(c: &crate::stats::compare::Comparison, holm: bool) {
-    println!(
-        "Paired on {} task{}; {} dropped.",
-        c.tasks,
-        if c.tasks == 1 { "" } else { "s" },
-        c.dropped.len()
-    );
-    for d in &c.dropped {
-        println!("  dropped {}: {}", d.task_id, d.reason);
+    for line in super::report::text::pairing_lines(c) {
+        println!("{line}");
     }
     print!("{}", pair_table(c, holm).render());
     for (m, r) in METRICS.iter().filter_map(|m| Some((m, c.metrics.get(m)?))) {

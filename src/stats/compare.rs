@@ -20,11 +20,14 @@ pub struct SessionData {
     pub outcomes: Vec<TaskOutcome>,
 }
 
-/// A task left out of the pairing, and why.
+/// A task left out of the pairing — of every metric (not finished on a side) or of some
+/// (`EnvErr` on a side: the environment's, in no denominator) — and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Dropped {
     pub task_id: String,
     pub reason: String,
+    /// The metrics it is left out of (all four when it was not finished on a side).
+    pub metrics: Vec<&'static str>,
 }
 
 /// One metric compared. Class-level metrics carry `only_a`/`only_b` (McNemar), test-class
@@ -35,8 +38,9 @@ pub struct MetricComparison {
     pub b: f64,
     /// b − a.
     pub diff: f64,
-    /// Observations paired: tasks (class-level; those EnvErr on a side left out) or test
-    /// classes.
+    /// Observations paired: tasks (class-level; those EnvErr on a side left out, see
+    /// [`Comparison::dropped`]) or test classes (those the environment failed on a side left
+    /// out). `a` and `b` are over these n, so they can differ from a session's own figure.
     pub n: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub se: Option<f64>,
@@ -63,8 +67,9 @@ pub struct Effect {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Comparison {
-    /// Tasks paired.
+    /// Tasks both sessions finished (each metric's `n` says how many of them it pairs).
     pub tasks: usize,
+    /// Every task left out of some metric, with the metrics and why.
     pub dropped: Vec<Dropped>,
     #[serde(serialize_with = "crate::stats::outcomes::in_metric_order")]
     pub metrics: BTreeMap<&'static str, MetricComparison>,
@@ -111,10 +116,12 @@ pub fn compare(a: &SessionData, b: &SessionData) -> Comparison {
                 dropped.push(Dropped {
                     task_id: id.to_string(),
                     reason: reasons.join("; "),
+                    metrics: METRICS.to_vec(),
                 });
             }
         }
     }
+    dropped.extend(pairs.iter().filter_map(|(x, y)| env_dropped(a, b, x, y)));
     let mut metrics = BTreeMap::new();
     for metric in METRICS {
         let m = if metric.starts_with("class_") {
@@ -131,6 +138,56 @@ pub fn compare(a: &SessionData, b: &SessionData) -> Comparison {
         dropped,
         metrics,
     }
+}
+
+/// A finished task the environment kept out of some metric on a side: its class verdict
+/// (`EnvErr`: no class-level value) or some of its test classes (those of a method the
+/// environment failed).
+fn env_dropped(
+    a: &SessionData,
+    b: &SessionData,
+    x: &TaskOutcome,
+    y: &TaskOutcome,
+) -> Option<Dropped> {
+    fn names(t: &TaskOutcome) -> BTreeSet<&str> {
+        t.test_classes.iter().map(|c| c.name.as_str()).collect()
+    }
+    let (nx, ny) = (names(x), names(y));
+    let mut sides = Vec::new();
+    let mut metrics: Vec<&'static str> = Vec::new();
+    for (s, t, own, other) in [(a, x, &nx, &ny), (b, y, &ny, &nx)] {
+        let class_out = t.class_value("class_success").is_none();
+        let fun_out = other.iter().any(|n| !own.contains(n));
+        if class_out || fun_out {
+            sides.push(format!("EnvErr in {}", s.id));
+        }
+        if class_out {
+            metrics.extend(["class_success", "class_partial_success"]);
+        }
+        if fun_out {
+            metrics.extend(["fun_success", "fun_partial_success"]);
+        }
+    }
+    if sides.is_empty() {
+        return None;
+    }
+    metrics.sort_by_key(|m| METRICS.iter().position(|x| x == m));
+    metrics.dedup();
+    let what = if metrics.len() == METRICS.len() {
+        "every metric".to_string()
+    } else if metrics.iter().all(|m| m.starts_with("class_")) {
+        "the class-level metrics".to_string()
+    } else {
+        "the test-class metrics (the test classes the environment failed)".to_string()
+    };
+    Some(Dropped {
+        task_id: x.task_id.clone(),
+        reason: format!(
+            "{} (the environment's, not the model's): out of {what}",
+            sides.join("; ")
+        ),
+        metrics,
+    })
 }
 
 fn by_id(s: &SessionData) -> BTreeMap<String, &TaskOutcome> {
@@ -172,18 +229,13 @@ fn fun_metric(pairs: &[(&TaskOutcome, &TaskOutcome)], metric: &str) -> Option<Me
     let mut obs: Vec<(&str, f64, f64)> = Vec::new();
     for (x, y) in pairs {
         let (vx, vy) = (x.fun_values(metric), y.fun_values(metric));
-        // Test classes by name; one missing on a side counts as not succeeding there.
-        let mut names: Vec<&String> = vx.iter().map(|v| &v.0).collect();
-        names.extend(
-            vy.iter()
-                .map(|v| &v.0)
-                .filter(|n| !vx.iter().any(|v| &v.0 == *n)),
-        );
-        let get = |v: &[(String, f64)], n: &String| {
-            v.iter().find(|(k, _)| k == n).map_or(0.0, |(_, x)| *x)
-        };
-        for n in names {
-            obs.push((x.task_id.as_str(), get(&vx, n), get(&vy, n)));
+        // Test classes by name, on both sides: one absent on a side is one the environment
+        // failed there (no verdict on the model): out of the pair as out of the metric.
+        let other: BTreeMap<&str, f64> = vy.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        for (n, v) in &vx {
+            if let Some(w) = other.get(n.as_str()) {
+                obs.push((x.task_id.as_str(), *v, *w));
+            }
         }
     }
     let r = paired_mean(&obs)?;

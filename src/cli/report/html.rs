@@ -128,14 +128,21 @@ pub fn html(doc: &ReportDoc) -> String {
         out += &grid_chart(g);
     }
     for pair in &doc.pairs {
+        let lines = super::text::pairing_lines(&pair.comparison);
         let _ = write!(
             out,
-            "<h2>{} vs {}</h2><p>Paired on {} tasks ({} dropped).</p>",
+            "<h2>{} vs {}</h2><p>{}</p>",
             esc(&pair.a),
             esc(&pair.b),
-            pair.comparison.tasks,
-            pair.comparison.dropped.len()
+            esc(lines.first().map_or("", String::as_str))
         );
+        if lines.len() > 1 {
+            out += "<ul>";
+            for l in &lines[1..] {
+                let _ = write!(out, "<li>{}</li>", esc(l.trim_start()));
+            }
+            out += "</ul>";
+        }
         out += &table(&pair_table(&pair.comparison, doc.pairs.len() > 1));
     }
     for (i, (label, s)) in doc.labels.iter().zip(&doc.slices).enumerate() {

@@ -4,11 +4,15 @@
 
 use std::fmt::Write as _;
 
-/// Escape text for XML/HTML content and attribute values.
+/// Escape text for XML/HTML content and attribute values; control characters and bidi
+/// overrides from the input are written as visible escapes (they are not valid XML).
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
+            c if crate::text::needs_escape(c) => {
+                out.push_str(&crate::text::escape_control(c.encode_utf8(&mut [0; 4])))
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),

@@ -123,12 +123,13 @@ pub fn print_extras(doc: &ReportDoc) {
     for pair in &doc.pairs {
         println!();
         println!(
-            "{} vs {}: paired on {} tasks ({} dropped)",
-            pair.a,
-            pair.b,
-            pair.comparison.tasks,
-            pair.comparison.dropped.len()
+            "{} vs {}",
+            crate::text::Escaped(&pair.a),
+            crate::text::Escaped(&pair.b)
         );
+        for line in pairing_lines(&pair.comparison) {
+            println!("{line}");
+        }
         print!(
             "{}",
             pair_table(&pair.comparison, doc.pairs.len() > 1).render()
@@ -144,17 +145,52 @@ pub fn print_extras(doc: &ReportDoc) {
     }
 }
 
+/// What a comparison paired and what it left out, as lines: the tasks both sessions
+/// finished, then each task left out of some metric with the metrics and the reason
+/// (not finished, `EnvErr` on a side).
+pub fn pairing_lines(c: &crate::stats::compare::Comparison) -> Vec<String> {
+    let mut out = vec![format!(
+        "Paired on the {} task{} both finished; each row pairs n of them (A and B are over \
+         those n); {} task{} left out of some metric:",
+        c.tasks,
+        if c.tasks == 1 { "" } else { "s" },
+        c.dropped.len(),
+        if c.dropped.len() == 1 { "" } else { "s" },
+    )];
+    if c.dropped.is_empty() {
+        if let Some(l) = out.first_mut() {
+            l.pop();
+            l.push('.');
+        }
+    }
+    out.extend(
+        c.dropped
+            .iter()
+            .map(|d| format!("  {}: {}", crate::text::Escaped(&d.task_id), d.reason)),
+    );
+    out
+}
+
 /// The metrics of one comparison (B − A).
+/// One comparison's rows: each with its n (tasks or test classes paired), A and B over those
+/// n — so a row's A or B can differ from the session's own figure, which is over all of its
+/// tasks; the pairing lines say which tasks each metric left out and why.
 pub fn pair_table(c: &crate::stats::compare::Comparison, holm: bool) -> Rows {
-    let mut cols = vec!["metric", "A", "B", "B−A", "95% CI", "p"];
+    let mut cols = vec!["metric", "n", "A", "B", "B−A", "95% CI", "p"];
     if holm {
         cols.push("p (Holm)");
     }
     cols.extend(["test", "effect"]);
     let mut t = Rows::new(cols.iter().map(|c| c.to_string()).collect());
     for (m, r) in METRICS.iter().filter_map(|m| Some((m, c.metrics.get(m)?))) {
+        let unit = if m.starts_with("class_") {
+            "tasks"
+        } else {
+            "test classes"
+        };
         let mut row = vec![
             m.to_string(),
+            format!("{} {unit}", r.n),
             p1(r.a),
             p1(r.b),
             format!("{:+.1}", 100.0 * r.diff),
@@ -197,8 +233,13 @@ pub fn slice_table(s: &crate::stats::slices::Slices) -> Rows {
     t
 }
 
+/// Input text for Markdown: control characters escaped (it may be read in a terminal).
+fn md_text(s: &str) -> String {
+    crate::text::escape_control(s).into_owned()
+}
+
 fn md_table(header: &[String], rows: &[Vec<String>]) -> String {
-    let esc = |s: &String| s.replace('|', "\\|");
+    let esc = |s: &String| md_text(s).replace('|', "\\|");
     let mut out = format!(
         "| {} |\n",
         header.iter().map(esc).collect::<Vec<_>>().join(" | ")
@@ -282,11 +323,17 @@ pub fn markdown(doc: &ReportDoc) -> String {
     }
     for pair in &doc.pairs {
         out += &format!(
-            "\n## {} vs {}\n\nPaired on {} tasks ({} dropped).\n\n",
-            pair.a,
-            pair.b,
-            pair.comparison.tasks,
-            pair.comparison.dropped.len()
+            "\n## {} vs {}\n\n{}\n\n",
+            md_text(&pair.a),
+            md_text(&pair.b),
+            pairing_lines(&pair.comparison)
+                .iter()
+                .map(|l| match l.strip_prefix("  ") {
+                    Some(item) => format!("- {}", md_text(item)),
+                    None => format!("{}\n", md_text(l)),
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
         );
         out += &table_md(&pair_table(&pair.comparison, doc.pairs.len() > 1));
     }
@@ -414,7 +461,8 @@ pub fn csv(doc: &ReportDoc) -> anyhow::Result<String> {
 }
 
 fn tex(s: &str) -> String {
-    s.replace('\\', "\\textbackslash{}")
+    crate::text::escape_control(s)
+        .replace('\\', "\\textbackslash{}")
         .replace('_', "\\_")
         .replace('%', "\\%")
         .replace('&', "\\&")
@@ -491,7 +539,8 @@ fn latex_pair(pair: &crate::stats::compare::PairComparison, holm: bool) -> Strin
     }
     out += "\\bottomrule\n\\end{tabular}\n";
     out += &format!(
-        "\\caption{{{} (A) vs {} (B), paired on {} tasks: exact McNemar for class-level metrics, \
+        "\\caption{{{} (A) vs {} (B), on the {} tasks both finished (n: tasks or test classes \
+         paired per row; EnvErr left out): exact McNemar for class-level metrics, \
          task-clustered paired difference for test-class metrics.}}\n\\end{{table}}\n",
         tex(&pair.a),
         tex(&pair.b),
