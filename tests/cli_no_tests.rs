@@ -12,8 +12,14 @@ fn classlab(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("classlab").unwrap();
     cmd.env("NO_COLOR", "1")
         .env("XDG_DATA_HOME", dir.join("data"))
-        .arg("--sessions")
-        .arg(dir.join("sessions"));
+        .current_dir(dir);
+    cmd
+}
+
+/// With the sessions directory, for the commands that write sessions.
+fn with_sessions(dir: &Path) -> Command {
+    let mut cmd = classlab(dir);
+    cmd.arg("--sessions").arg(dir.join("sessions"));
     cmd
 }
 
@@ -82,7 +88,7 @@ fn eval_run_and_validate_refuse_when_no_task_has_tests() {
         ("validate", vec!["validate"]),
     ];
     for (name, args) in runs {
-        let out = classlab(dir.path())
+        let out = with_sessions(dir.path())
             .arg("--dataset")
             .arg(&export)
             .args(&args)
@@ -105,7 +111,7 @@ fn tasks_with_tests_run_and_those_without_are_named_with_exit_3() {
     let dir = tempfile::tempdir().unwrap();
     let export = sample_without_tests(dir.path(), 3);
     let outputs = reference_outputs(dir.path());
-    let out = classlab(dir.path())
+    let out = with_sessions(dir.path())
         .arg("--json")
         .arg("--dataset")
         .arg(&export)
@@ -129,7 +135,7 @@ fn tasks_with_tests_run_and_those_without_are_named_with_exit_3() {
     assert_eq!(v["metrics"]["tasks"], 5);
     assert_eq!(v["metrics"]["class_success"], 1.0);
 
-    let out = classlab(dir.path())
+    let out = with_sessions(dir.path())
         .arg("--dataset")
         .arg(&export)
         .args(["run", "--strategy", "holistic", "--provider", "reference"])

@@ -156,7 +156,10 @@ fn compare_gpt4_holistic_with_gpt35_incremental() {
         "{text}"
     );
     // Each row states its n; the EnvErr tasks are listed with why.
-    assert!(text.contains(" tasks ") && text.contains(" test classes "), "{text}");
+    assert!(
+        text.contains(" tasks ") && text.contains(" test classes "),
+        "{text}"
+    );
     assert!(text.contains("EnvErr in "), "{text}");
     assert!(
         text.contains("mcnemar-exact") && text.contains("only A solves"),

@@ -285,7 +285,8 @@ fn lint_command_json_and_rules() {
         .args(["lint", "--rule", "Z9"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // A flag's value that means nothing is a usage error (issue 21 item 18).
+    assert_eq!(out.status.code(), Some(2));
     let human = assert_cmd::Command::cargo_bin("classlab")
         .unwrap()
         .arg("lint")

@@ -200,8 +200,7 @@ fn run_eval_and_validate_prepare_a_class_the_same_way() {
         .output()
         .unwrap());
     assert_eq!(
-        run["sessions"][0]["fingerprint"]["spectrum"]["Perfect"],
-        1,
+        run["sessions"][0]["fingerprint"]["spectrum"]["Perfect"], 1,
         "run: {}",
         run["sessions"][0]["fingerprint"]
     );
@@ -212,10 +211,13 @@ fn run_eval_and_validate_prepare_a_class_the_same_way() {
         .arg(&file)
         .output()
         .unwrap());
-    assert_eq!(eval["tasks"]["Export_0"]["outcome"], "Perfect", "eval: {eval}");
-    let validate = ok(&cmd()
-        .args(["validate", "--no-coverage"])
-        .output()
-        .unwrap());
-    assert_eq!(validate["summary"]["passed_twice"], 1, "validate: {validate}");
+    assert_eq!(
+        eval["tasks"]["Export_0"]["outcome"], "Perfect",
+        "eval: {eval}"
+    );
+    let validate = ok(&cmd().args(["validate", "--no-coverage"]).output().unwrap());
+    assert_eq!(
+        validate["summary"]["passed_twice"], 1,
+        "validate: {validate}"
+    );
 }

@@ -31,12 +31,18 @@ pub struct EvalArgs {
     /// Optional with --resume (the session remembers its file).
     #[arg(long, value_name = "FILE")]
     pub predictions: Option<PathBuf>,
+    /// How to read --predictions: `auto` tells by content.
     #[arg(
         long,
-        value_name = "auto|classeval|realclasseval|jsonl",
-        default_value = "auto"
+        value_name = "FORMAT",
+        default_value = "auto",
+        value_parser = ["auto", "classeval", "realclasseval", "jsonl"]
     )]
     pub format: String,
+    /// Only these tasks of the outputs (comma-separated ids; default: every task they hold;
+    /// with --resume, the session's).
+    #[arg(long, value_name = "ID,…", value_delimiter = ',')]
+    pub tasks: Vec<String>,
     /// Suites run at once (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -172,11 +178,21 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     };
     let outs = outputs::load(&predictions, format)?;
     problems += warn_all(&outs.problems);
+    // On resume the session's own selection (a different one is refused by its inputs).
+    let tasks: Option<Vec<String>> = if args.tasks.is_empty() {
+        recorded
+            .get("tasks")
+            .and_then(|t| serde_json::from_value(t.clone()).ok())
+    } else {
+        Some(args.tasks.clone())
+    };
 
     let (exec, cancel) = executor_for(ctx, dataset_path.as_deref(), args.cold)?;
     let sandbox = exec.sandbox()?;
     let python = &sandbox.isolation().python.executable;
-    if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
+    // Only about the tasks this evaluation runs.
+    let evaluated = eval::evaluated_tasks(&ds, &outs, tasks.as_deref());
+    if let Some(w) = crate::pipeline::envcheck::missing_warning_for(python, &ds, &evaluated) {
         eprintln!("classlab: warning: {w}");
     }
     let timeout = args
@@ -191,6 +207,7 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     });
     let req = EvalRequest {
         resume,
+        tasks,
         jobs: args.jobs.unwrap_or(0),
         budget: Duration::from_secs_f64(timeout.clamp(0.1, 3600.0)),
         hash_seed,

@@ -36,10 +36,11 @@ pub(crate) fn run(ctx: &Context, args: &LintArgs) -> anyhow::Result<Outcome> {
         .collect();
     if !unknown.is_empty() {
         let list: Vec<&str> = unknown.iter().map(|s| s.as_str()).collect();
-        bail!(
+        return Err(super::UsageError(format!(
             "unknown rule code(s): {} (see `classlab lint --rules`)",
             list.join(", ")
-        );
+        ))
+        .into());
     }
     let (dataset, problems) = ctx.dataset()?;
     let missing = TaskIndex::of(&dataset.tasks).missing(&args.tasks);

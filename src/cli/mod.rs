@@ -39,16 +39,23 @@ use crate::dataset::{self, Dataset, Problem};
 graphs; compare predicted dependencies with the ground truth. Without a command, opens the TUI."
 )]
 pub struct Cli {
-    /// Dataset file: ClassEval JSON or a classlab dataset (default: the bundled sample).
+    /// The dataset: a ClassEval JSON list, a classlab dataset (JSON), a RealClassEval-style
+    /// folder (`classes_full_docstr.csv` + `tests/`, as `corpus export` writes it), or a corpus
+    /// store (`corpus build`'s .db: the TUI's corpus browser). Default: the bundled sample.
+    /// Commands that read no dataset refuse it.
     #[arg(long, global = true, value_name = "PATH")]
     pub dataset: Option<PathBuf>,
-    /// Machine-readable JSON on stdout.
+    /// Machine-readable JSON on stdout (commands without JSON output refuse it).
     #[arg(long, global = true)]
     pub json: bool,
     /// Where sessions live (default: ./sessions if it exists, else the XDG data directory).
+    /// Commands that touch no session refuse it.
     #[arg(long, global = true, value_name = "DIR")]
     pub sessions: Option<PathBuf>,
-    /// The Python interpreter that runs tests (default: config `python`, else python3).
+    /// The Python interpreter that runs tests. Default: the config's `python`, else the
+    /// project's environment for the dataset when provisioned (`.python/realclasseval` for a
+    /// RealClassEval folder, `.python/classeval` otherwise; see `classlab doctor`), else
+    /// `python3` on PATH. Commands that run no Python refuse it.
     #[arg(long, global = true, value_name = "PATH")]
     pub python: Option<PathBuf>,
     #[command(subcommand)]
@@ -207,6 +214,96 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The global flags a command reads; any other one given is refused (exit 2), never ignored.
+#[derive(Debug, Clone, Copy)]
+struct Reads {
+    dataset: bool,
+    python: bool,
+    sessions: bool,
+    json: bool,
+}
+
+impl Reads {
+    const fn new(dataset: bool, python: bool, sessions: bool, json: bool) -> Self {
+        Reads {
+            dataset,
+            python,
+            sessions,
+            json,
+        }
+    }
+}
+
+/// The subcommand's name (as `classlab NAME`) and the global flags it reads.
+fn reads(command: &Option<Command>) -> (&'static str, Reads) {
+    // (dataset, python, sessions, json)
+    match command {
+        Some(Command::Tasks) => ("tasks", Reads::new(true, false, false, true)),
+        Some(Command::Show { .. }) => ("show", Reads::new(true, false, false, true)),
+        Some(Command::Deps) => ("deps", Reads::new(true, false, false, true)),
+        Some(Command::Depcheck { .. }) => ("depcheck", Reads::new(true, false, true, true)),
+        Some(Command::Analyze { .. }) => ("analyze", Reads::new(false, false, false, true)),
+        Some(Command::Eval(_)) => ("eval", Reads::new(true, true, true, true)),
+        Some(Command::Fingerprint { .. }) => ("fingerprint", Reads::new(false, false, true, true)),
+        Some(Command::Run(_)) => ("run", Reads::new(true, true, true, true)),
+        Some(Command::Report(_)) => ("report", Reads::new(true, false, true, true)),
+        Some(Command::Compare { .. }) => ("compare", Reads::new(false, false, true, true)),
+        Some(Command::Replay { .. }) => ("replay", Reads::new(true, true, true, false)),
+        Some(Command::Sessions(_)) => ("sessions", Reads::new(false, false, true, true)),
+        Some(Command::Doctor) => ("doctor", Reads::new(true, true, false, true)),
+        Some(Command::Validate(_)) => ("validate", Reads::new(true, true, true, true)),
+        Some(Command::Curate(_)) => ("curate", Reads::new(true, false, true, true)),
+        Some(Command::Lint(_)) => ("lint", Reads::new(true, false, false, true)),
+        Some(Command::Corpus(_)) => ("corpus", Reads::new(false, false, false, true)),
+        Some(Command::Tui(_)) => ("tui", Reads::new(true, true, true, false)),
+        None => ("tui", Reads::new(true, true, true, false)),
+    }
+}
+
+/// A global flag the command would ignore: a usage error naming it, never silence.
+fn refuse_ignored_flags(cli: &Cli) {
+    let (name, r) = reads(&cli.command);
+    let given = [
+        (
+            "--dataset",
+            cli.dataset.is_some(),
+            r.dataset,
+            "reads no dataset",
+        ),
+        ("--python", cli.python.is_some(), r.python, "runs no Python"),
+        (
+            "--sessions",
+            cli.sessions.is_some(),
+            r.sessions,
+            "reads or writes no session",
+        ),
+        ("--json", cli.json, r.json, "has no JSON output"),
+    ];
+    let tui_only = cli.command.is_some() && !matches!(cli.command, Some(Command::Tui(_)));
+    let tui = [
+        ("--predictions", tui_only && cli.tui.predictions.is_some()),
+        ("--theme", tui_only && cli.tui.theme.is_some()),
+    ];
+    for (flag, set, read, why) in given {
+        if set && !read {
+            usage_error_kind(
+                name,
+                clap::error::ErrorKind::ArgumentConflict,
+                &format!("`classlab {name}` {why}: {flag} would be ignored; leave it out"),
+            );
+        }
+    }
+    for (flag, set) in tui {
+        if set {
+            usage_error_kind(
+                name,
+                clap::error::ErrorKind::ArgumentConflict,
+                &format!("{flag} before the command is the TUI's; `classlab {name}` ignores it"),
+            );
+        }
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     // The config is read once, here, for every command: a malformed file is an error before
@@ -217,6 +314,7 @@ pub fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    refuse_ignored_flags(&cli);
     if let Some(Command::Run(args)) = &cli.command
         && args.strategy.is_none()
         && args.resume.is_none()
@@ -258,12 +356,27 @@ pub fn main() -> ExitCode {
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Corpus(args)) => corpus::run(&ctx, &args),
-        Some(Command::Tui(args)) => open_tui(&ctx, args, None),
+        // `classlab --theme dark tui` as `classlab tui --theme dark`.
+        Some(Command::Tui(args)) => open_tui(
+            &ctx,
+            TuiArgs {
+                predictions: args.predictions.or(cli.tui.predictions),
+                theme: args.theme.or(cli.tui.theme),
+            },
+            None,
+        ),
         None => open_tui(&ctx, cli.tui, None),
     };
     match result {
         Ok(outcome) if outcome.problems > 0 => ExitCode::from(3),
         Ok(_) => ExitCode::SUCCESS,
+        Err(err) if err.downcast_ref::<UsageError>().is_some() => {
+            eprintln!(
+                "classlab: error: {}",
+                crate::text::Escaped(&error_line(&err))
+            );
+            ExitCode::from(2)
+        }
         Err(err) if err.downcast_ref::<Interrupted>().is_some() => {
             eprintln!("classlab: {}", crate::text::Escaped(&err.to_string()));
             ExitCode::from(130)
@@ -281,15 +394,29 @@ pub fn main() -> ExitCode {
 /// A usage error of a subcommand found after parsing (a flag required unless another is
 /// given): clap's message and usage, exit 2.
 fn usage_error(subcommand: &str, message: &str) -> ! {
+    usage_error_kind(
+        subcommand,
+        clap::error::ErrorKind::MissingRequiredArgument,
+        message,
+    )
+}
+
+/// [`usage_error`] of a given kind.
+fn usage_error_kind(subcommand: &str, kind: clap::error::ErrorKind, message: &str) -> ! {
     use clap::CommandFactory;
     let mut cmd = Cli::command();
     let mut sub = cmd
         .find_subcommand_mut(subcommand)
         .map(|c| c.clone().bin_name(format!("classlab {subcommand}")))
         .unwrap_or_else(Cli::command);
-    sub.error(clap::error::ErrorKind::MissingRequiredArgument, message)
-        .exit()
+    sub.error(kind, message).exit()
 }
+
+/// A usage error found while a command runs (a flag's value that parses but means nothing):
+/// exit 2, as clap's own.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct UsageError(pub String);
 
 /// A command stopped by Ctrl-C (what it recorded is kept): exit 130, as a shell reports a
 /// process ended by SIGINT.

@@ -31,7 +31,12 @@ pub struct ReportArgs {
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub bins: usize,
     /// md | html | csv | latex | json (default: tables on the terminal; `--json` is json).
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        value_parser = ["md", "markdown", "html", "csv", "latex", "tex", "json"],
+        ignore_case = true
+    )]
     pub format: Option<String>,
     /// Write the report here instead of stdout.
     #[arg(long, value_name = "FILE")]

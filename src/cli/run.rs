@@ -26,11 +26,16 @@ use crate::text::Escaped;
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     /// holistic | incremental | compositional | tdd (required unless --resume).
-    #[arg(long, value_name = "STRATEGY")]
+    #[arg(long, value_name = "STRATEGY", value_parser = strategy_arg)]
     pub strategy: Option<String>,
     /// Who answers: a model behind an OpenAI-compatible API, a recorded session, or the
     /// dataset's reference code (a self-check, never mistaken for a model).
-    #[arg(long, value_name = "openai|replay|reference", default_value = "openai")]
+    #[arg(
+        long,
+        value_name = "PROVIDER",
+        default_value = "openai",
+        value_parser = crate::pipeline::providers::KINDS
+    )]
     pub provider: String,
     /// The session whose answers `--provider replay` serves.
     #[arg(long, value_name = "SESSION")]
@@ -41,6 +46,7 @@ pub struct RunArgs {
     /// e.g. http://localhost:11434/v1 (overrides the profile's).
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// The model's name at the endpoint (overrides the profile's), e.g. qwen2.5-coder:7b.
     #[arg(long, value_name = "MODEL")]
     pub model: Option<String>,
     /// The environment variable holding the API key (local servers need none).
@@ -52,20 +58,26 @@ pub struct RunArgs {
     /// Tasks at once (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Reflective repair rounds per method (tdd).
+    /// Reflective repair rounds per method (tdd) [default: 3; with --resume, the session's].
     #[arg(long, value_name = "N")]
     pub max_repairs: Option<u32>,
-    /// predicted | repaired | ground-truth | skeleton (tdd).
-    #[arg(long, value_name = "MODE")]
+    /// The order methods are written in (tdd): predicted (the model's), repaired (a
+    /// topological sort of the predicted graph), ground-truth, or skeleton
+    /// [default: predicted; with --resume, the session's].
+    #[arg(long, value_name = "MODE", value_parser = schedule_arg)]
     pub schedule: Option<String>,
-    /// Public tests when the dataset has none: doctest | split:K (tdd).
-    #[arg(long, value_name = "doctest|split:K")]
+    /// Public tests when the dataset has none (tdd): doctest (the docstrings' `>>>`
+    /// examples) or split:K (the first K tests of each method's own test class)
+    /// [default: doctest; with --resume, the session's].
+    #[arg(long, value_name = "doctest|split:K", value_parser = public_tests_arg)]
     pub public_tests: Option<String>,
     /// Sampling temperature (default 0).
     #[arg(long)]
     pub temperature: Option<f32>,
+    /// Most tokens a model answer may have (default: the endpoint's own limit).
     #[arg(long, value_name = "N")]
     pub max_tokens: Option<u32>,
+    /// Sampling seed sent with each request, for endpoints that honour one (default: none).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Ask for whole answers instead of a token stream.
@@ -85,8 +97,28 @@ pub struct RunArgs {
     pub cold: bool,
     /// The docstrings the model sees: full, partial (first sentence only) or none
     /// (docs/conditions.md); recorded on the session so reports compare conditions.
-    #[arg(long, value_name = "full|partial|none")]
+    #[arg(long, value_name = "full|partial|none", value_parser = docstrings_arg)]
     pub docstrings: Option<String>,
+}
+
+/// Parsers that check a flag's value when the command line is read (a bad value is a usage
+/// error, exit 2), keeping the text as given.
+fn strategy_arg(s: &str) -> Result<String, String> {
+    Strategy::parse(s).map(|_| s.to_string()).ok_or_else(|| {
+        format!("unknown strategy `{s}` (holistic, incremental, compositional, tdd)")
+    })
+}
+
+fn schedule_arg(s: &str) -> Result<String, String> {
+    s.parse::<ScheduleMode>().map(|_| s.to_string())
+}
+
+fn public_tests_arg(s: &str) -> Result<String, String> {
+    s.parse::<PublicTestsMode>().map(|_| s.to_string())
+}
+
+fn docstrings_arg(s: &str) -> Result<String, String> {
+    s.parse::<DocstringLevel>().map(|_| s.to_string())
 }
 
 /// The tasks a session's run covers (`run_started`), for `--resume`.

@@ -257,7 +257,17 @@ pub fn describe_missing(missing: &BTreeMap<String, Vec<String>>, max_tasks: usiz
 /// dataset's tasks import (their suites would end in `EnvErr`, which scores nothing), with the
 /// fix; `None` when nothing is missing or the interpreter cannot be asked.
 pub fn missing_warning(python: &Path, dataset: &crate::dataset::Dataset) -> Option<String> {
-    let missing = dataset_missing(python, &dataset.tasks).ok()?;
+    missing_warning_for(python, dataset, &dataset.tasks)
+}
+
+/// [`missing_warning`] about only `tasks` (those a command will run: an evaluation of three
+/// tasks says nothing about the dataset's others).
+pub fn missing_warning_for(
+    python: &Path,
+    dataset: &crate::dataset::Dataset,
+    tasks: &[crate::model::Task],
+) -> Option<String> {
+    let missing = dataset_missing(python, tasks).ok()?;
     if missing.is_empty() {
         return None;
     }

@@ -110,6 +110,8 @@ pub struct EvalRequest<'a> {
     pub budget: Duration,
     pub hash_seed: Option<u32>,
     pub thresholds: Thresholds,
+    /// Only these tasks of the outputs (`None`: every task they hold).
+    pub tasks: Option<Vec<String>>,
 }
 
 impl<'a> EvalRequest<'a> {
@@ -126,8 +128,56 @@ impl<'a> EvalRequest<'a> {
             budget: Duration::from_secs(5),
             hash_seed: None,
             thresholds: Thresholds::default(),
+            tasks: None,
         }
     }
+}
+
+/// The dataset's tasks an evaluation of `outputs` runs (those the outputs hold, of `only`
+/// when given), in dataset order.
+pub fn evaluated_tasks(
+    dataset: &Dataset,
+    outputs: &Outputs,
+    only: Option<&[String]>,
+) -> Vec<crate::model::Task> {
+    let held: BTreeSet<&str> = outputs.samples.iter().map(|s| s.task_id.as_str()).collect();
+    let only: Option<BTreeSet<&str>> = only.map(|o| o.iter().map(String::as_str).collect());
+    dataset
+        .tasks
+        .iter()
+        .filter(|t| held.contains(t.id.as_str()))
+        .filter(|t| only.as_ref().is_none_or(|o| o.contains(t.id.as_str())))
+        .cloned()
+        .collect()
+}
+
+/// Keep the items of the selected tasks; a selected id the outputs do not hold is an error
+/// naming it (a typo must not shrink an evaluation silently).
+fn selected(req: &EvalRequest<'_>, items: Vec<Item>) -> Result<Vec<Item>, EvalError> {
+    let Some(only) = &req.tasks else {
+        return Ok(items);
+    };
+    let held: BTreeSet<&str> = items
+        .iter()
+        .map(|i| req.dataset.tasks[i.task].id.as_str())
+        .collect();
+    let unknown: Vec<&str> = only
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !held.contains(t))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(EvalError::Mismatch(format!(
+            "--tasks: no output for {} in {} (for a task of the dataset); no session was created",
+            unknown.join(", "),
+            req.outputs.file
+        )));
+    }
+    let only: BTreeSet<&str> = only.iter().map(String::as_str).collect();
+    Ok(items
+        .into_iter()
+        .filter(|i| only.contains(req.dataset.tasks[i.task].id.as_str()))
+        .collect())
 }
 
 /// The sandbox evaluations use: warm (fork server) unless `cold`. Prefer an [`Executor`]
@@ -185,6 +235,7 @@ pub fn run(
             req.outputs,
         )));
     }
+    let items = selected(req, items)?;
     let items = with_tests(req, items, &mut problems)?;
     let samples = req.outputs.samples_per_task().max(1);
     let inputs = inputs(req, &sandbox);

@@ -14,7 +14,7 @@ use crate::session::{InputRecord, Inputs, Resumable};
 
 /// The evaluation's settings as recorded in the session's `run_started` event.
 pub(super) fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
-    json!({
+    let mut config = json!({
         "dataset": req.dataset.origin,
         "dataset_digest": req.dataset_digest,
         "predictions": req.outputs.file,
@@ -25,7 +25,12 @@ pub(super) fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
         "budget_s": req.budget.as_secs_f64(),
         "hash_seed": req.hash_seed,
         "thresholds": req.thresholds,
-    })
+    });
+    // Only when chosen: the configuration of earlier sessions stays as it was.
+    if let Some(tasks) = &req.tasks {
+        config["tasks"] = json!(tasks);
+    }
+    config
 }
 
 /// What an evaluation's results depend on, digested into the session's meta: the dataset,
@@ -34,6 +39,9 @@ pub(super) fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
 /// `--jobs` and warm/cold forking change how fast, not what, and are left out.
 pub fn inputs(req: &EvalRequest<'_>, sandbox: &Sandbox) -> Inputs {
     let mut config = json!({ "format": req.outputs.format });
+    if let Some(tasks) = &req.tasks {
+        config["tasks"] = json!(tasks);
+    }
     add_judging(
         &mut config,
         req.budget,
