@@ -149,3 +149,55 @@ fn a_large_dataset_streams_in_and_answers_keys_while_loading() {
     assert_eq!(rows[7].methods, rows[107].methods);
     assert_eq!(rows[7].deps, rows[2907].deps);
 }
+
+/// Issue 21 item 10: the header says the load is done only when the list is in its final
+/// order, so `G` pressed right then reaches the last task; and `G` pressed while loading
+/// still ends on the last task once everything is in.
+#[test]
+fn g_reaches_the_last_task_once_the_header_says_the_load_is_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.json");
+    write_dataset(&path, TASKS);
+    let last = format!("Big_{}", TASKS - 1);
+    for press_early in [false, true] {
+        let setup = UiSetup {
+            size: (80, 24),
+            ..UiSetup::default()
+        };
+        let app = open_app(
+            DatasetSource::Stream(path.clone()),
+            None,
+            GroundTruth::Extracted,
+            setup,
+        );
+        let jobs = Jobs::new(EvalSetup::new(dir.path().join("sessions"), None));
+        let mut h = Headless {
+            rt: Runtime::new(app, jobs),
+            term: Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        };
+        let done = format!("{TASKS} tasks ·");
+        if press_early {
+            h.until("the first tasks", |rt| !rt.app.sh.data.rows.is_empty());
+            h.key(KeyCode::Char('G'));
+        }
+        let shown = h.until("the header to say the load is done", |rt| {
+            let title: String = classlab::tui::widgets::dataset_title(&rt.app.sh)
+                .iter()
+                .map(|s| s.content.to_string())
+                .collect();
+            title.contains(&done)
+        });
+        assert!(!shown.contains("so far"), "{shown}");
+        if !press_early {
+            h.key(KeyCode::Char('G'));
+        }
+        let sh = &h.rt.app.sh;
+        let selected = sh.list.selected_task().map(|i| sh.data.rows[i].id.clone());
+        assert_eq!(
+            selected.as_deref(),
+            Some(last.as_str()),
+            "early {press_early}"
+        );
+        assert_eq!(sh.list.visible.len(), TASKS);
+    }
+}

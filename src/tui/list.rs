@@ -78,6 +78,9 @@ pub struct ListState {
     /// `Enter` came while a request was pending: open the best match of its answer, not the
     /// row an older answer had selected.
     pub open_on_answer: bool,
+    /// `G` came while the list was not in its final order (loading, or an answer pending):
+    /// every answer until another move selects the last row, so `G` reaches the last task.
+    pub bottom_on_answer: bool,
 }
 
 impl Default for ListState {
@@ -95,6 +98,7 @@ impl Default for ListState {
             pending: None,
             filter_runs: 0,
             open_on_answer: false,
+            bottom_on_answer: false,
         }
     }
 }
@@ -253,7 +257,9 @@ impl ListState {
         });
         self.visible = found.iter().map(|(i, _, _)| *i).collect();
         self.matches = found.into_iter().map(|(_, _, m)| m).collect();
-        self.selected = if select_best && !self.filter.trim().is_empty() {
+        self.selected = if self.bottom_on_answer {
+            self.visible.len().saturating_sub(1)
+        } else if select_best && !self.filter.trim().is_empty() {
             best
         } else {
             keep.and_then(|t| self.visible.iter().position(|&v| v == t))

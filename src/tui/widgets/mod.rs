@@ -26,15 +26,19 @@ pub fn short_path(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-/// The dataset's name and totals (the title of the task list and the summary).
+/// The dataset's name and totals (the title of the task list and the summary). The totals
+/// are said to be final only when the load is done *and* the list is in its final order:
+/// until then `G` could not reach the last task, so the title says `so far`.
 pub fn dataset_title(sh: &Shared) -> Vec<Span<'static>> {
     let d = &sh.data;
+    let settled = !d.is_loading() && sh.list.pending.is_none();
     vec![
         Span::raw(d.dataset.name.clone()),
         Span::styled(
             format!(
-                " · {} tasks · {} methods · {} edges",
+                " · {} tasks{} · {} methods · {} edges",
                 d.len(),
+                if settled { "" } else { " so far (loading)" },
                 d.method_total,
                 d.edge_total
             ),

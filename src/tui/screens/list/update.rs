@@ -41,6 +41,17 @@ impl Shared {
             return Vec::new();
         }
         let len = self.list.visible.len();
+        if matches!(
+            action,
+            Action::SortNext
+                | Action::SortReverse
+                | Action::SortBy(_)
+                | Action::StartFilter
+                | Action::Click { .. }
+                | Action::Back
+        ) {
+            self.list.bottom_on_answer = false;
+        }
         match action {
             Action::Close => return vec![Effect::Quit],
             Action::Back if !self.list.filter.is_empty() => {
@@ -69,6 +80,22 @@ impl Shared {
             other => {
                 let target = scrolled(self.list.selected, &other, page, len.saturating_sub(1));
                 self.list.select(target, page);
+                // Until the list is in its final order, `G` means the last task, not the
+                // last row shown now.
+                if matches!(other, Action::Bottom) {
+                    self.list.bottom_on_answer =
+                        self.list.pending.is_some() || self.data.is_loading();
+                } else if matches!(
+                    other,
+                    Action::Up
+                        | Action::Down
+                        | Action::PageUp
+                        | Action::PageDown
+                        | Action::Top
+                        | Action::Scroll(_)
+                ) {
+                    self.list.bottom_on_answer = false;
+                }
             }
         }
         Vec::new()

@@ -110,6 +110,10 @@ fn render_table(sh: &Shared, area: Rect, buf: &mut Buffer) {
     if let Some(l) = sh.data.loading() {
         title.push_str(&loading_label(l, sh.data.is_loading()));
     }
+    if list.pending.is_some() && !sh.data.is_loading() {
+        // Every task is in; the list's order is still being made.
+        title.push_str("· ordering… ");
+    }
     let mut block = pane(sh, title);
     if list.filtering || !list.filter.is_empty() {
         let cursor = if list.filtering { "▏" } else { "" };
