@@ -345,6 +345,28 @@ fn html_report_is_self_contained_with_its_charts() {
         assert!(!html.contains(fetch), "{fetch}");
     }
     assert!(html.contains("GPT-4-Turbo holistic") && html.contains("Spearman"));
+    // Issue 21 item 19: the fingerprint and cause charts each have a legend of their own, and
+    // no colour of a cause is a colour of the sessions' legend (pink must not read as a model).
+    let section = |title: &str| {
+        let from = html.find(title).unwrap_or_else(|| panic!("no {title}"));
+        let rest = &html[from..];
+        rest[..rest.find("</svg>").unwrap()].to_string()
+    };
+    let swatches = |text: &str| -> Vec<String> {
+        text.split("class=\"sw\" style=\"background:")
+            .skip(1)
+            .map(|s| s[..s.find('"').unwrap()].to_string())
+            .collect()
+    };
+    let series = swatches(&section("Metrics with 95% intervals"));
+    assert_eq!(series.len(), 4, "{series:?}");
+    let fingerprints = swatches(&section("Failure fingerprints"));
+    assert_eq!(fingerprints.len(), 10, "{fingerprints:?}");
+    let causes = swatches(&section("Why tests fail"));
+    assert_eq!(causes.len(), 7, "{causes:?}");
+    for c in &causes {
+        assert!(!series.contains(c), "cause colour {c} is a session's");
+    }
 }
 
 #[test]

@@ -243,6 +243,9 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
             _ => {}
         }
     })?;
+    if cancel.load(Ordering::SeqCst) {
+        bar.interrupted();
+    }
     drop(bar);
     let unsaid: Vec<crate::dataset::Problem> = result
         .problems

@@ -294,6 +294,9 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
         }
     };
     let result = generate::run(&req, &exec, &cancel, &on_update);
+    if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+        bar.interrupted();
+    }
     drop(bar);
     let result = result?;
     let mut problems = problems;

@@ -113,6 +113,9 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
             bar.line(&format!("[{done:>4}/{total}] {}", progress_line(v)));
         }
     });
+    if cancel.load(Ordering::SeqCst) {
+        bar.interrupted();
+    }
     drop(bar);
     let validated: std::collections::HashSet<&str> =
         results.iter().map(|r| r.task_id.as_str()).collect();

@@ -105,6 +105,19 @@ impl App {
             self.sh.status = None;
         }
         let top = self.top();
+        if self.needs_tasks(&action) && self.sh.data.len() == 0 && !self.sh.data.is_loading() {
+            // The corpus browser (or an empty dataset) has no task: a summary or a run over
+            // none would look like a result.
+            let text = if self.stack.contains(&ScreenId::Corpus) {
+                "a corpus store holds classes, not tasks: export a selection (`classlab corpus \
+                 export STORE FILTER --out DIR --format classlab`) and open it with --dataset \
+                 to summarise, evaluate or run it"
+            } else {
+                "the dataset has no tasks"
+            };
+            self.sh.set_status(Level::Warn, text);
+            return Vec::new();
+        }
         match action {
             Action::Quit => return vec![Effect::Quit],
             Action::Resize(w, h) => {
@@ -146,6 +159,14 @@ impl App {
             }
         }
         Vec::new()
+    }
+
+    /// Actions that work on the dataset's tasks (nothing to do without any).
+    fn needs_tasks(&self, action: &Action) -> bool {
+        matches!(
+            action,
+            Action::ShowSummary | Action::NewRun | Action::NewEval | Action::ShowReview
+        )
     }
 
     /// Results of background work, to the model or screen they belong to.

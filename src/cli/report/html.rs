@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::doc::ReportDoc;
-use super::svg::{Svg, bucket_color, esc, ink_on, series_color};
+use super::svg::{Svg, bucket_color, cause_color, esc, ink_on, series_color};
 use super::text::{Rows, pair_table, slice_table, with_ci};
 use crate::metrics::fingerprint::Bucket;
 use crate::stats::outcomes::METRICS;
@@ -104,18 +104,17 @@ pub fn html(doc: &ReportDoc) -> String {
         .any(|s| s.causes.as_ref().is_some_and(|c| c.considered > 0))
     {
         out += "<h2>Why tests fail (AttributeError, TypeError, NameError, ImportError)</h2>";
+        // Its own legend and colours (not the sessions'), each segment coloured by its cause.
         let causes: Vec<(String, &str)> = crate::metrics::causes::Cause::ALL
             .iter()
-            .enumerate()
-            .map(|(i, c)| (c.as_str().to_string(), series_color(i)))
+            .map(|c| (c.as_str().to_string(), cause_color(*c)))
             .collect();
         out += &legend(&causes);
         out += &stacked(doc, |s| {
             s.causes.as_ref().map_or(Vec::new(), |c| {
                 c.rows
                     .iter()
-                    .enumerate()
-                    .map(|(i, r)| (r.label.to_string(), r.share, r.count, series_color(i)))
+                    .map(|r| (r.label.to_string(), r.share, r.count, cause_color(r.cause)))
                     .collect()
             })
         });

@@ -32,6 +32,21 @@ pub fn series_color(i: usize) -> &'static str {
     P[i % P.len()]
 }
 
+/// The colour of a failure cause: blues and purples, and grey for the unexplained — none of
+/// them a colour of the sessions' series, so a cause is never read as a model.
+pub fn cause_color(cause: crate::metrics::causes::Cause) -> &'static str {
+    use crate::metrics::causes::Cause;
+    match cause {
+        Cause::MissingMethod => "#08306b",
+        Cause::SignatureMismatch => "#2171b5",
+        Cause::UnassignedAttribute => "#6baed6",
+        Cause::NotImported => "#54278f",
+        Cause::MissingModuleEnv => "#bcbddc",
+        Cause::MissingModuleModel => "#807dba",
+        Cause::Unexplained => "#969696",
+    }
+}
+
 /// Black or white, whichever reads on `fill` (`#rrggbb`).
 pub fn ink_on(fill: &str) -> &'static str {
     let c = |i: usize| {

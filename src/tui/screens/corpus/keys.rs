@@ -114,12 +114,20 @@ pub fn add(add: &mut Add) {
 
     add(CLASS, &tab, A::NextTab, Some("next pane"));
     add(CLASS, &backtab, A::PrevTab, Some("previous pane"));
-    for n in 1..=5u8 {
+    // Each key its own label: the help lists `1 code pane`, `2 skeleton pane`, ….
+    const PANES: [&str; 5] = [
+        "code pane",
+        "skeleton pane",
+        "methods pane",
+        "dependencies pane",
+        "metrics pane",
+    ];
+    for (n, label) in (1..=5u8).zip(PANES) {
         add(
             CLASS,
             &[KeyChord::ch(char::from(b'0' + n))],
             A::GoTab(n),
-            Some("pane: code, skeleton, methods, dependencies, metrics"),
+            Some(label),
         );
     }
     for (keys, action) in nav_keys() {

@@ -31,8 +31,12 @@ pub fn add(add: &mut Add) {
         A::PrevTab,
         Some("previous pane"),
     );
-    for (n, ch) in [(1u8, '1'), (2, '2'), (3, '3')] {
-        add(c, &[KeyChord::ch(ch)], A::GoTab(n), Some("go to that pane"));
+    for (n, ch, label) in [
+        (1u8, '1', "diff pane"),
+        (2, '2', "failing tests pane"),
+        (3, '3', "repair rounds pane"),
+    ] {
+        add(c, &[KeyChord::ch(ch)], A::GoTab(n), Some(label));
     }
     add(
         c,
