@@ -662,3 +662,43 @@ fn the_app_opened_on_a_store_starts_in_the_browser_and_back_quits() {
     assert_eq!(app.screen(), ScreenId::Corpus);
     assert_eq!(app.update(Action::Back), vec![Effect::Quit]);
 }
+
+/// Issue 21 item 19: at 80×24 the funnel shows every stage (two columns, never cut after
+/// `documented`); a search ranks a match in the class's name above one through its path; the
+/// distribution of a long-tailed metric is binned by powers of two.
+#[test]
+fn small_things_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(db) = store(dir.path()) else { return };
+    let mut b = Browser::open(&db, (80, 24));
+    let h = b.st.histogram.clone().expect("histogram");
+    assert_eq!(h.column, "CountLineCode");
+    assert!(h.log, "{h:?}");
+    b.code(KeyCode::Tab);
+    assert_eq!(b.st.panel, Some(Panel::Funnel));
+    let screen = b.render();
+    for stage in ["documented", "unique", "self-contained"] {
+        assert!(screen.contains(stage), "{stage}:\n{screen}");
+    }
+
+    let r = dir.path().join("ranked");
+    write(
+        &r.join("nltk/corpus/reader/childes.py"),
+        b"class CHILDESCorpusReader:\n    \"\"\"Reads.\"\"\"\n\n    def words(self):\n        \"\"\"Words.\"\"\"\n        return []\n",
+    );
+    write(
+        &r.join("wrapt/caching.py"),
+        b"class _LRUCacheFunctionWrapper:\n    \"\"\"Wraps.\"\"\"\n\n    def __call__(self):\n        \"\"\"Call.\"\"\"\n        return 1\n",
+    );
+    let ranked = dir.path().join("ranked.db");
+    build(&BuildOptions::new(vec![r], ranked.clone()), &Quiet).unwrap();
+    let mut b = Browser::open(&ranked, (80, 24));
+    b.key('/');
+    b.typ("lrucache");
+    let names: Vec<&str> = b.st.rows.iter().map(|r| r.qualname.as_str()).collect();
+    assert_eq!(
+        names.first(),
+        Some(&"_LRUCacheFunctionWrapper"),
+        "{names:?}"
+    );
+}

@@ -7,6 +7,7 @@
 //!
 //! Opened with [`State::open`]; keys in [`keys`].
 
+pub mod bins;
 pub mod keys;
 mod rows;
 mod slot;

@@ -8,7 +8,8 @@ use rusqlite::InterruptHandle;
 
 use crate::corpus::filter::FilterError;
 use crate::corpus::funnel::Funnel;
-use crate::corpus::query::{Histogram, Sort};
+use super::bins::Bins;
+use crate::corpus::query::Sort;
 use crate::corpus::{Filter, Store};
 
 pub use super::rows::{Detail, Method, Row};
@@ -135,7 +136,7 @@ pub struct State {
     pub panel: Option<Panel>,
     /// The last panel shown (the panel key brings it back).
     pub last_panel: Panel,
-    pub histogram: Option<Histogram>,
+    pub histogram: Option<Bins>,
     pub funnel: Option<Funnel>,
     pub funnel_asked: bool,
     pub cluster: Option<Cluster>,

@@ -67,7 +67,8 @@ pub fn row_at(st: &State, size: (u16, u16), column: u16, row: u16) -> Option<u64
 
 /// Lines of the class view's pane in a terminal of `size`.
 pub fn class_rows(size: (u16, u16)) -> usize {
-    usize::from(body(size).height.saturating_sub(4))
+    // A narrow terminal may give the class's header a second line.
+    usize::from(body(size).height.saturating_sub(4 + u16::from(size.0 < 120)))
 }
 
 /// The widest line of a code pane (for scrolling right); 0 for the other panes.
@@ -223,8 +224,11 @@ fn render_list(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
         .collect();
     let fixed: usize = widths.iter().map(|w| w + 1).sum();
     let room = usize::from(inner.width).saturating_sub(fixed + 2);
+    // Narrow (80 columns): still the end of the path, so duplicate rows can be told apart.
     let (class_w, path_w) = if room >= 48 {
         (room * 3 / 5, room - room * 3 / 5 - 1)
+    } else if room >= 30 {
+        (room - room * 2 / 5, room * 2 / 5 - 1)
     } else {
         (room, 0)
     };
@@ -407,7 +411,11 @@ fn panel_block<'a>(theme: &Theme, current: Panel, extra: String) -> Block<'a> {
 
 fn render_histogram(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
     let col = st.hist_column();
-    let block = panel_block(theme, Panel::Distribution, format!(" {col} "));
+    let scale = match st.histogram.as_ref().filter(|h| h.column == col) {
+        Some(h) if h.log => " (bins double)",
+        _ => "",
+    };
+    let block = panel_block(theme, Panel::Distribution, format!(" {col}{scale} "));
     let inner = block.inner(area);
     block.render(area, buf);
     let Some(h) = st.histogram.as_ref().filter(|h| h.column == col) else {
@@ -452,11 +460,39 @@ fn render_histogram(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
         .bar_gap(gap)
         .value_style(theme.selection())
         .render(chart, buf);
-    let width = (bins * bar_w + gap * (bins - 1)).min(axis.width);
-    let left = number(h.min);
-    let right = number(h.max);
-    let pad = usize::from(width).saturating_sub(left.len() + right.len());
-    Line::styled(format!("{left}{}{right}", " ".repeat(pad)), theme.muted()).render(axis, buf);
+    Line::styled(axis_labels(h, bar_w, gap, axis.width), theme.muted()).render(axis, buf);
+}
+
+/// The bins' lower edges under their bars, as many as fit without touching (the first and
+/// the maximum always): `0 1 2 4 8 16 … 8192`; equal-width bins only their ends.
+fn axis_labels(h: &super::bins::Bins, bar_w: u16, gap: u16, width: u16) -> String {
+    let width = usize::from(width);
+    let step = usize::from(bar_w + gap);
+    let mut out = vec![' '; width];
+    let mut free = 0;
+    let mut put = |at: usize, text: &str, out: &mut Vec<char>| -> bool {
+        let len = text.chars().count();
+        if at < free || at + len > width {
+            return false;
+        }
+        for (i, c) in text.chars().enumerate() {
+            out[at + i] = c;
+        }
+        free = at + len + 1;
+        true
+    };
+    let right = number(h.max());
+    let right_at = width.saturating_sub(right.len()).min(step * h.counts.len());
+    // Equal-width bins have fractional edges: only the ends are labelled.
+    let labelled = if h.log { h.counts.len() } else { 1 };
+    for (i, e) in h.edges.iter().take(labelled).enumerate() {
+        let label = number(*e);
+        if i * step + label.len() < right_at {
+            put(i * step, &label, &mut out);
+        }
+    }
+    put(right_at, &right, &mut out);
+    out.into_iter().collect::<String>().trim_end().to_string()
 }
 
 fn render_funnel(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
@@ -482,19 +518,40 @@ fn render_funnel(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
         .map(|s| thousands(s.1).len())
         .max()
         .unwrap_or(1);
-    let bar_room = usize::from(inner.width).saturating_sub(16 + num_w + 3);
-    let mut lines: Vec<Line> = Vec::new();
-    for (name, n, of) in stages {
+    // Too short for one stage a line (80×24): two columns, so the funnel is never cut
+    // before `unique` and `self-contained`.
+    let columns = if usize::from(inner.height) < stages.len() + 1 && inner.width >= 60 {
+        2
+    } else {
+        1
+    };
+    let col_w = usize::from(inner.width) / columns;
+    let bar_room = col_w.saturating_sub(16 + num_w + 3);
+    let cell = |(name, n, of): (&str, u64, u64)| -> Vec<Span<'static>> {
         let filled = if of == 0 {
             0
         } else {
             ((n as f64 / of as f64) * bar_room as f64).round() as usize
         };
-        lines.push(Line::from(vec![
+        vec![
             Span::raw(format!(" {name:<15}")),
             Span::raw(format!("{:>num_w$} ", thousands(n))),
-            Span::styled("█".repeat(filled), theme.accent()),
-        ]));
+            Span::styled(
+                format!("{:<bar_room$} ", "█".repeat(filled)),
+                theme.accent(),
+            ),
+        ]
+    };
+    let per_column = stages.len().div_ceil(columns);
+    let mut lines: Vec<Line> = Vec::new();
+    for row in 0..per_column {
+        let mut spans = Vec::new();
+        for c in 0..columns {
+            if let Some(stage) = stages.get(c * per_column + row) {
+                spans.extend(cell(*stage));
+            }
+        }
+        lines.push(Line::from(spans));
     }
     if f.partially_parsed > 0 {
         lines.push(Line::styled(
@@ -578,8 +635,17 @@ fn render_class(
     buf: &mut Buffer,
 ) {
     let theme = sh.theme();
-    let [head, tabs, pane] = Layout::vertical([
+    let place = view
+        .detail
+        .as_ref()
+        .map(|d| format!("{} · {}:{}–{}", d.repo, d.path, d.line, d.end_line));
+    // The name and where it lives on one line when they fit, else on two (80×24).
+    let two = view.detail.as_ref().zip(place.as_ref()).is_some_and(|(d, p)| {
+        d.qualname.chars().count() + p.chars().count() + 30 > usize::from(area.width)
+    });
+    let [head, where_, tabs, pane] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(u16::from(two)),
         Constraint::Length(1),
         Constraint::Min(0),
     ])
@@ -588,13 +654,17 @@ fn render_class(
         Line::styled(" reading the class…", theme.muted()).render(head, buf);
         return;
     };
-    let mut info = vec![
-        Span::styled(format!(" {}", d.qualname), theme.accent()),
-        Span::styled(
-            format!("  {} · {}:{}–{}", d.repo, d.path, d.line, d.end_line),
+    let place = place.unwrap_or_default();
+    let mut info = vec![Span::styled(format!(" {}", d.qualname), theme.accent())];
+    if two {
+        Line::styled(
+            format!(" {}", fit_left(&place, usize::from(area.width).saturating_sub(1))),
             theme.muted(),
-        ),
-    ];
+        )
+        .render(where_, buf);
+    } else {
+        info.push(Span::styled(format!("  {place}"), theme.muted()));
+    }
     if let Some(c) = st
         .cluster
         .as_ref()

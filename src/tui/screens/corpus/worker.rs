@@ -16,7 +16,8 @@ use rusqlite::{params, params_from_iter};
 use serde_json::Value as Json;
 
 use crate::corpus::filter::numeric_column;
-use crate::corpus::query::{Histogram, Sort};
+use super::bins::{Bins, bins_of};
+use crate::corpus::query::Sort;
 use crate::corpus::{Filter, Store};
 
 use super::rows::{Detail, Method, Row};
@@ -25,8 +26,9 @@ use super::rows::{Detail, Method, Row};
 const SCAN_CHUNK: usize = 20_000;
 /// … and the first after this many.
 const FIRST_CHUNK: usize = 2_000;
-/// Buckets of the distribution panel.
-pub const BINS: usize = 20;
+/// Added to the score of a search that matches the class's name alone: above any score a
+/// match through the path can reach.
+const NAME_BONUS: u32 = 1 << 20;
 
 /// What the list shows: the filter, the fuzzy search, the sort and the columns.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,7 +81,7 @@ pub enum Reply {
     },
     Histogram {
         generation: u64,
-        histogram: Histogram,
+        histogram: Bins,
     },
     Detail(Box<Detail>),
     /// The members of a class's exact and near duplicate clusters (store order, exact first).
@@ -389,7 +391,7 @@ impl Worker {
         });
         self.send(Reply::Histogram {
             generation,
-            histogram: histogram_of(&q.hist_column, values.iter().copied()),
+            histogram: bins_of(&q.hist_column, values.iter().copied()),
         });
         Ok(())
     }
@@ -441,11 +443,21 @@ impl Worker {
             n += 1;
             let id: i64 = r.get(0)?;
             seq += 1;
-            hay.clear();
-            hay.push_str(r.get_ref(1)?.as_str().unwrap_or(""));
-            hay.push(' ');
-            hay.push_str(r.get_ref(2)?.as_str().unwrap_or(""));
-            if let Some(score) = pattern.score(Utf32Str::new(&hay, &mut buf), &mut matcher) {
+            // Match quality: a match in the class's own name ranks above any match that needs
+            // its path (`lrucache` finds `_LRUCacheFunctionWrapper` before a class whose
+            // path spells it out by scattered letters).
+            let name = r.get_ref(1)?.as_str().unwrap_or("");
+            let in_name = pattern
+                .score(Utf32Str::new(name, &mut buf), &mut matcher)
+                .map(|s| s.saturating_add(NAME_BONUS));
+            let score = in_name.or_else(|| {
+                hay.clear();
+                hay.push_str(name);
+                hay.push(' ');
+                hay.push_str(r.get_ref(2).ok()?.as_str().unwrap_or(""));
+                pattern.score(Utf32Str::new(&hay, &mut buf), &mut matcher)
+            });
+            if let Some(score) = score {
                 let value = r.get::<_, Option<f64>>(3)?.unwrap_or(0.0);
                 found.push(Match {
                     score,
@@ -474,7 +486,7 @@ impl Worker {
         let generation = cur.generation;
         let changed = found.len() != before;
         if finished {
-            let histogram = histogram_of(&q.hist_column, found.iter().map(|m| m.value));
+            let histogram = bins_of(&q.hist_column, found.iter().map(|m| m.value));
             self.send(Reply::Count {
                 generation,
                 total,
@@ -662,40 +674,5 @@ fn sort_matches(found: &mut [Match], sort: &Sort) {
             let o = if sort.descending { o.reverse() } else { o };
             o.then(b.score.cmp(&a.score)).then(a.seq.cmp(&b.seq))
         }),
-    }
-}
-
-/// The histogram of some values in [`BINS`] buckets, as `Store::histogram` makes it: bucket i
-/// covers [min + i·w, min + (i+1)·w), the last includes max.
-fn histogram_of(column: &str, values: impl Iterator<Item = f64> + Clone) -> Histogram {
-    let mut counts = vec![0u64; BINS];
-    let (mut min, mut max, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0usize);
-    for v in values.clone() {
-        min = min.min(v);
-        max = max.max(v);
-        n += 1;
-    }
-    if n == 0 {
-        return Histogram {
-            column: column.into(),
-            min: 0.0,
-            max: 0.0,
-            counts,
-        };
-    }
-    let width = if max > min {
-        (max - min) / BINS as f64
-    } else {
-        1.0
-    };
-    for v in values {
-        let b = (((v - min) / width) as usize).min(BINS - 1);
-        counts[b] += 1;
-    }
-    Histogram {
-        column: column.into(),
-        min,
-        max,
-        counts,
     }
 }
