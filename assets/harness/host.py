@@ -769,8 +769,7 @@ def _host_main():
             return peer.request("getattr", self, name)
 
         def __setattr__(self, name, value):
-            raise AttributeError("the code under test cannot set attributes of the tests' "
-                                 "objects (%s)" % name)
+            peer.request("setattr", self, name, value)
 
         def __delattr__(self, name):
             raise AttributeError("the code under test cannot delete attributes of the tests' "

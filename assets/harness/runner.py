@@ -931,6 +931,8 @@ def _harness():
             arm_import()
             module = import_or_report(spec["test_module"], "tests")
             disarm()
+        if split:
+            split_ctl[0].tests_loaded()
         trace_class([_sys.modules.get(m) for m in spec.get("code_modules", [])] + [module])
         loader = unittest.loader.TestLoader()
         count = 0

@@ -15,7 +15,6 @@
 def _split_runner(ctx):
     """The runner's connection to the host. `ctx` holds what runner.py shares: the spec, the
     test module's name and path, `emit`, and the harness's exception classes."""
-    import ast
     import builtins
     import collections
     import datetime
@@ -33,7 +32,6 @@ def _split_runner(ctx):
     import types
     import unittest
     import unittest.case
-    import unittest.mock as mock
 
     spec = ctx["spec"]
     emit = ctx["emit"]
@@ -382,8 +380,8 @@ def _split_runner(ctx):
         if cls is not None:
             return cls
         muts = mutators[real]
-        ns = {"__slots__": ("__weakref__",), "__module__": real.__module__,
-              "__qualname__": real.__qualname__}
+        ns = {"__slots__": ("__weakref__",) if not real.__weakrefoffset__ else (),
+              "__module__": real.__module__, "__qualname__": real.__qualname__}
 
         def mutator(name):
             def fn(self, *args, **kwargs):
@@ -513,19 +511,40 @@ def _split_runner(ctx):
         return obj
 
     # ---- what the runner may hand to the code under test ---------------------------------------
+    # Objects of the standard library whose public attributes and methods reach nothing but
+    # data (what the host can do with them is call them and read public attributes).
+    benign = {
+        ("xml.etree.ElementTree", "Element"), ("xml.etree.ElementTree", "ElementTree"),
+        ("random", "Random"), ("threading", "Event"), ("_thread", "lock"),
+        ("_thread", "RLock"), ("threading", "Condition"), ("threading", "Semaphore"),
+    }
+
+    def is_mock(x):
+        m = sys.modules.get("unittest.mock")
+        return m is not None and (isinstance_(x, m.NonCallableMock)
+                                  or type_(x).__module__ == "unittest.mock")
+
     def exportable(x):
-        if isinstance_(x, mock.NonCallableMock) or type_(x).__module__ == "unittest.mock":
+        if is_mock(x) or isinstance_(x, io.IOBase):
             return True
-        if isinstance_(x, io.IOBase):
+        t = type_(x)
+        if (t.__module__, t.__qualname__) in benign:
             return True
         if isinstance_(x, types.MethodType):
             return exportable(x.__self__) and exportable(x.__func__)
+        if isinstance_(x, types.BuiltinMethodType):
+            owner = getattr_(x, "__self__", None)
+            return owner is not None and not isinstance_(owner, (type, types.ModuleType)) \
+                and exportable(owner)
         if isinstance_(x, (types.FunctionType, type)):
             if isinstance_(x, type) and issubclass(x, unittest.TestCase):
                 return False
             return getattr_(x, "__module__", None) in test_module_names
         if isinstance_(x, types.GeneratorType):
             return x.gi_code.co_filename in ctx["test_paths"]
+        if type_(x).__module__ in ("builtins", "itertools", "_elementtree") and \
+                hasattr(type_(x), "__next__"):
+            return True  # an iterator: what it yields crosses by the same rules
         t = type_(x)
         if issubclass(t, unittest.TestCase):
             return False
@@ -546,6 +565,14 @@ def _split_runner(ctx):
                     name not in test_module_names:
                 return ("m", name, "")
             return None
+        owner = getattr_(x, "__self__", None)
+        if isinstance_(x, types.BuiltinMethodType) and isinstance_(owner, type):
+            # a class's builtin method (datetime.now): its class's path and its name
+            p = path_of(owner)
+            name = getattr_(x, "__name__", None)
+            if p is None or type_(name) is not str or getattr_(owner, name, None) != x:
+                return None
+            return ("f", p[1], p[2] + "." + name)
         mod = getattr_(x, "__module__", None)
         qual = getattr_(x, "__qualname__", None)
         if type_(mod) is not str or type_(qual) is not str or mod in test_module_names \
@@ -575,18 +602,20 @@ def _split_runner(ctx):
                     pass
 
     def literal_pool(path):
+        """The test file's constants (what a decoy is drawn from first), read from its code
+        objects: no parser needed."""
         try:
             with open(path, "rb") as f:
-                tree = ast.parse(f.read())
+                code = compile(f.read(), path, "exec", dont_inherit=True)
         except BaseException:
             return
-        for node in ast.walk(tree):
-            if isinstance_(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set)):
-                try:
-                    v = ast.literal_eval(node)
-                except BaseException:
-                    continue
-                if type_(v) is not bool and v is not None:
+        stack = [code]
+        while stack:
+            c = stack.pop()
+            for v in c.co_consts:
+                if isinstance_(v, types.CodeType):
+                    stack.append(v)
+                elif type_(v) is not bool and v is not None:
                     add_pool(v)
 
     NO_DECOY = object()
@@ -1168,8 +1197,21 @@ def _split_runner(ctx):
                     raise TypeError("the code under test may not use %r on the tests' objects"
                                     % (name,))
                 return host_ops[name](obj, *args)
-            if op in ("setattr", "delattr"):
-                observe("the code tried to change an attribute of a test's object")
+            if op == "setattr" and len_(operands) == 3:
+                obj, name, value = operands
+                self.exported_check(obj)
+                # Data objects may be written (an xml Element's text); mocks never (their
+                # records are what the test asserts), nor anything private.
+                if type_(name) is str and not name.startswith(blocked_prefixes) and \
+                        not is_mock(obj) and not isinstance_(obj, (
+                            types.FunctionType, types.MethodType, type)):
+                    setattr_(obj, name, value)
+                    return None
+                observe("the code tried to set %r of a test's object" % (str(name)[:60],))
+                raise AttributeError("the code under test cannot change this object of the "
+                                     "tests' (%s)" % (str(name)[:60],))
+            if op == "delattr":
+                observe("the code tried to delete an attribute of a test's object")
                 raise AttributeError("the code under test cannot change the tests' objects")
             die(HostMisbehaved, "a request %r the runner does not serve" % (op,))
 
@@ -1253,54 +1295,64 @@ def _split_runner(ctx):
 
     # ---- mock.patch of modules both sides have: forwarded to the host ------------------------
     forwarded = {}
-    orig_enter = mock._patch.__enter__
-    orig_exit = mock._patch.__exit__
+    hooked = [False]
 
-    def patch_enter(self):
-        result = orig_enter(self)
-        target = getattr_(self, "target", None)
-        if type_(target) is types.ModuleType and state["dead"] is None:
-            name = getattr_(target, "__name__", "")
-            if name not in test_module_names and sys.modules.get(name) is target:
-                value = getattr_(target, self.attribute, None)
-                try:
-                    forwarded[id(self)] = peer.request("patch", name, self.attribute, value)
-                except BaseException:
-                    orig_exit(self, None, None, None)
-                    raise
-        return result
+    def hook_mock():
+        """Once the tests have imported unittest.mock: forward its patches of modules both
+        sides have (the test's own code patches them; it is trusted)."""
+        mock = sys.modules.get("unittest.mock")
+        if hooked[0] or mock is None:
+            return
+        hooked[0] = True
+        orig_enter = mock._patch.__enter__
+        orig_exit = mock._patch.__exit__
+        orig_patch_dict = mock._patch_dict._patch_dict
+        orig_unpatch_dict = mock._patch_dict._unpatch_dict
 
-    def patch_exit(self, *exc_info):
-        token = forwarded.pop(id(self), None)
-        try:
-            if token is not None and state["dead"] is None:
-                peer.request("unpatch", token)
-        finally:
-            return orig_exit(self, *exc_info)
+        def patch_enter(self):
+            result = orig_enter(self)
+            target = getattr_(self, "target", None)
+            if type_(target) is types.ModuleType and state["dead"] is None:
+                name = getattr_(target, "__name__", "")
+                if name not in test_module_names and sys.modules.get(name) is target:
+                    value = getattr_(target, self.attribute, None)
+                    try:
+                        forwarded[id(self)] = peer.request("patch", name, self.attribute, value)
+                    except BaseException:
+                        orig_exit(self, None, None, None)
+                        raise
+            return result
 
-    mock._patch.__enter__ = patch_enter
-    mock._patch.__exit__ = patch_exit
-    orig_patch_dict = mock._patch_dict._patch_dict
-    orig_unpatch_dict = mock._patch_dict._unpatch_dict
+        def patch_exit(self, *exc_info):
+            token = forwarded.pop(id(self), None)
+            try:
+                if token is not None and state["dead"] is None:
+                    peer.request("unpatch", token)
+            finally:
+                done = orig_exit(self, *exc_info)
+            return done
 
-    def environ_sync():
-        if state["dead"] is None:
-            peer.request("environ", tuple(os.environ.items()))
+        mock._patch.__enter__ = patch_enter
+        mock._patch.__exit__ = patch_exit
 
-    def patch_dict(self):
-        r = orig_patch_dict(self)
-        if self.in_dict is os.environ:
-            environ_sync()
-        return r
+        def environ_sync():
+            if state["dead"] is None:
+                peer.request("environ", tuple(os.environ.items()))
 
-    def unpatch_dict(self):
-        r = orig_unpatch_dict(self)
-        if self.in_dict is os.environ:
-            environ_sync()
-        return r
+        def patch_dict(self):
+            r = orig_patch_dict(self)
+            if self.in_dict is os.environ:
+                environ_sync()
+            return r
 
-    mock._patch_dict._patch_dict = patch_dict
-    mock._patch_dict._unpatch_dict = unpatch_dict
+        def unpatch_dict(self):
+            r = orig_unpatch_dict(self)
+            if self.in_dict is os.environ:
+                environ_sync()
+            return r
+
+        mock._patch_dict._patch_dict = patch_dict
+        mock._patch_dict._unpatch_dict = unpatch_dict
 
     # ---- what runner.py calls -----------------------------------------------------------------
     class Split:
@@ -1352,7 +1404,12 @@ def _split_runner(ctx):
             return out
 
         @staticmethod
+        def tests_loaded():
+            hook_mock()
+
+        @staticmethod
         def begin_test(test_id):
+            hook_mock()
             state["test"] = test_id
             state["held"] = []
             state["unjudged"] = []

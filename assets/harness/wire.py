@@ -439,7 +439,10 @@ def value_of(x, type_path):
     pil = sys.modules.get("PIL.Image")
     if pil is not None and isinstance(x, pil.Image):
         try:
-            return ("PIL.Image", "Image", (x.mode, tuple(x.size), x.tobytes()))
+            fmt, name = getattr(x, "format", None), getattr(x, "filename", None)
+            return ("PIL.Image", "Image", (x.mode, tuple(x.size), x.tobytes(),
+                                           fmt if type(fmt) is str else None,
+                                           name if type(name) is str else None))
         except Exception:
             return None
     path = type_path(t)
@@ -535,10 +538,14 @@ def value_from(cls, key, st, fail):
         if dt.hasobject:
             fail("an array of objects")
         return numpy.frombuffer(want(st[2], bytes), dtype=dt).reshape(shape).copy()
-    if key == "PIL.Image.Image" and len(st) == 3:
+    if key == "PIL.Image.Image" and len(st) == 5:
         from PIL import Image
-        return Image.frombytes(want(st[0], str), tuple(ints(want(st[1], tuple))),
-                               want(st[2], bytes))
+        img = Image.frombytes(want(st[0], str), tuple(ints(want(st[1], tuple))),
+                              want(st[2], bytes))
+        img.format = want(st[3], str, type(None))  # what it was read from, if anything
+        if st[4] is not None:
+            img.filename = want(st[4], str)
+        return img
     if isinstance(cls, enum.EnumType) and len(st) == 1:
         member = cls.__members__.get(want(st[0], str))
         if member is None:
