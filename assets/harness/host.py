@@ -586,22 +586,27 @@ def _host_main():
             """Ask the runner (a callback into a test's object); serve its requests meanwhile."""
             rid = self.next_rid
             self.next_rid += 1
-            self.send(("q", rid, op, None) + operands)
-            while True:
-                msg = self.recv()
-                kind = msg[0]
-                if kind == "q":
-                    self.serve(msg)
-                elif kind == "R":
-                    handles.release(msg[1])
-                elif kind == "a" and msg[1] == rid:
-                    return msg[2]
-                elif kind == "x" and msg[1] == rid:
-                    if msg[3] == "abort":
-                        raise RunnerAbort("the test failed in the runner")
-                    raise msg[2]
-                else:
-                    raise WireError("unexpected message %r" % (kind,))
+            was = in_code[0]
+            in_code[0] = False  # the runner keeps time while it runs the callback
+            try:
+                self.send(("q", rid, op, None) + operands)
+                while True:
+                    msg = self.recv()
+                    kind = msg[0]
+                    if kind == "q":
+                        self.serve(msg)
+                    elif kind == "R":
+                        handles.release(msg[1])
+                    elif kind == "a" and msg[1] == rid:
+                        return msg[2]
+                    elif kind == "x" and msg[1] == rid:
+                        if msg[3] == "abort":
+                            raise RunnerAbort("the test failed in the runner")
+                        raise msg[2]
+                    else:
+                        raise WireError("unexpected message %r" % (kind,))
+            finally:
+                in_code[0] = was
 
         def serve(self, msg):
             rid, op, left = msg[1], msg[2], msg[3]
@@ -614,11 +619,16 @@ def _host_main():
             self.copies.append(self.pending_copies)
             self.pending_copies = {}
             self.budget = [200_000]
+            was = in_code[0]
             try:
                 handler = ops.get(op)
                 if handler is None:
                     raise ValueError("unknown request %r" % (op,))
-                value = handler(*operands)
+                in_code[0] = True  # the alarm may interrupt the code, never the protocol
+                try:
+                    value = handler(*operands)
+                finally:
+                    in_code[0] = was
                 backs = []
                 self.budget = [200_000]
                 for cid, c in self.copies[-1].items():
@@ -627,28 +637,37 @@ def _host_main():
                     self.enc_copy_state(c, state)
                     backs.append(_Raw(state))
                 answer = ("a", rid, value, tuple(backs))
-                try:
-                    self.send(answer)
-                except WireError as e:
-                    raise TypeError("the answer cannot cross to the tests: %s" % e) from None
+                payload = self.encode_message(answer)
             except HostTimeout as e:
-                self.send_error(rid, e, "timeout")
+                payload = self.error_message(rid, e, "timeout")
+            except RunnerAbort as e:
+                payload = self.error_message(rid, e, "abort")
             except BaseException as e:
-                if isinstance(e, RunnerAbort):
-                    self.send_error(rid, e, "abort")
-                else:
-                    self.send_error(rid, e, "raise")
+                payload = self.error_message(rid, e, "raise")
             finally:
                 self.copies.pop()
                 deadline[0] = outer
                 arm()
+            self.send_payload(payload)
 
-        def send_error(self, rid, e, kind):
+        def encode_message(self, msg):
             try:
-                self.send(("x", rid, _Raised(e), kind))
+                return bytes(self.dumps(msg))
+            except WireError as e:
+                raise TypeError("the answer cannot cross to the tests: %s" % e) from None
+
+        def error_message(self, rid, e, kind):
+            try:
+                return bytes(self.dumps(("x", rid, _Raised(e), kind)))
             except BaseException:
-                self.send(("x", rid, _Raised(TypeError(
-                    "%s (its details cannot cross to the tests)" % type(e).__name__)), kind))
+                return bytes(self.dumps(("x", rid, _Raised(TypeError(
+                    "%s (its details cannot cross to the tests)" % type(e).__name__)), kind)))
+
+        def send_payload(self, payload):
+            rel = handles.take_released()
+            if rel is not None:
+                frames.send(bytes(self.dumps(("R", rel))))
+            frames.send(payload)
 
         def enc_raised(self, e, out, depth):
             out.append(T_EXC)
@@ -808,9 +827,12 @@ def _host_main():
     # ---- what the runner may ask ----------------------------------------------------------------
     alarm_on = [False]
 
+    in_code = [False]  # the code under test is running (not the protocol)
+
     def on_alarm(signum, frame):
         signal.setitimer(signal.ITIMER_REAL, 0.2)  # keep firing until the code lets it through
-        raise HostTimeout("the test's time ran out")
+        if in_code[0]:
+            raise HostTimeout("the test's time ran out")
 
     def arm():
         d = deadline[0]

@@ -28,12 +28,12 @@ def outcomes(records):
 
 
 def one(args):
-    d, name = args
+    d, name, python = args
     split_suite = json.load(open(os.path.join(d, name + ".json")))
     inproc_file = os.path.join(d, name + ".inproc.json")
-    a = driver.run_suite(split_suite)
-    b = driver.run_suite(json.load(open(inproc_file)), inproc=True) if os.path.exists(
-        inproc_file) else None
+    a = driver.run_suite(split_suite, python=python)
+    b = driver.run_suite(json.load(open(inproc_file)), python=python, inproc=True) if \
+        os.path.exists(inproc_file) else None
     return name, a, b
 
 
@@ -43,16 +43,23 @@ def main():
     only = None
     if "-j" in sys.argv:
         jobs = int(sys.argv[sys.argv.index("-j") + 1])
+    python = sys.executable
+    if "--python" in sys.argv:
+        python = sys.argv[sys.argv.index("--python") + 1]
+    prefix = ""
+    if "--prefix" in sys.argv:
+        prefix = sys.argv[sys.argv.index("--prefix") + 1]
     if "--only" in sys.argv:
         only = sys.argv[sys.argv.index("--only") + 1:]
     names = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json")
                    and not f.endswith(".inproc.json"))
     if only:
         names = [n for n in names if n in only]
+    names = [n for n in names if n.startswith(prefix)]
     total = agree = 0
     t_split = t_inproc = 0.0
     with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
-        for name, a, b in ex.map(one, [(d, n) for n in names]):
+        for name, a, b in ex.map(one, [(d, n, python) for n in names]):
             sa = outcomes(a[0])
             t_split += a[5]
             if b is None:

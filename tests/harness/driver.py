@@ -219,6 +219,10 @@ def spawn(argv, fds, cwd, env):
 def main():
     suite = json.load(open(sys.argv[1]))
     recs, out, err, rc, hrc, dt = run_suite(suite, inproc="--inproc" in sys.argv)
+    if "--json" in sys.argv:
+        json.dump({"records": recs, "stdout": out, "stderr": err, "runner_exit": rc,
+                   "host_exit": hrc, "seconds": dt}, sys.stdout)
+        return
     for r in recs:
         print(json.dumps({k: v for k, v in r.items() if k not in ("n", "s", "k")})[:400])
     print("runner exit", rc, "host exit", hrc, "%.2fs" % dt)
