@@ -825,6 +825,11 @@ def _harness():
         return True
 
     emit("start", pid=_os.getpid(), python=_sys.version.split()[0])
+    if split and probe:
+        # The probe watches the code run: in split mode the code runs in another process.
+        emit("probe", final=True, coverage_error="instrumentation (calls, files, coverage) "
+             "needs the code in the tests' process: run it with the in-process harness")
+        probe = {}
     probe_start()
     trace0[0] = gettrace()
 
