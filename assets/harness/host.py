@@ -66,17 +66,19 @@ def _host_main():
         return None
 
     def caller_in_code(depth):
+        """file:line of the code under test when it is what called (the import machinery and
+        exec'd text are passed through to whoever ran them); None for a library."""
         try:
             f = getframe(depth)
         except ValueError:
             return None
-        while f is not None and f.f_code.co_filename == host_file:
+        while f is not None:
+            fn = f.f_code.co_filename
+            if fn.startswith(untrusted_dirs):
+                return "%s:%d" % (os.path.basename(fn), f.f_lineno)
+            if fn != host_file and not fn.startswith("<"):
+                return None
             f = f.f_back
-        if f is None:
-            return None
-        fn = f.f_code.co_filename
-        if fn.startswith(untrusted_dirs) or fn.startswith("<"):
-            return "%s:%d" % (os.path.basename(fn), f.f_lineno)
         return None
 
     busy = [False]
@@ -107,8 +109,12 @@ def _host_main():
                     note("%s at %s" % (what, where))
             elif event.startswith("ctypes."):
                 where = caller_in_code(3)
-                if where is not None or event == "ctypes.dlopen":
-                    note("used ctypes (%s)%s" % (event, " at " + where if where else ""))
+                if where is not None:
+                    note("used ctypes (%s) at %s" % (event, where))
+            elif event == "import" and args and args[0] in ("ctypes", "gc"):
+                where = caller_in_code(3)
+                if where is not None:
+                    note("imported %s at %s" % (args[0], where))
             elif event == "object.__setattr__" and args:
                 target, name = args[0], args[1] if len(args) > 1 else "?"
                 if name in ("__code__", "__class__", "__defaults__", "__kwdefaults__"):
@@ -190,8 +196,6 @@ def _host_main():
             note("left a trace function installed (sys.settrace)")
         if _sys.getprofile() is not None:
             note("left a profile function installed (sys.setprofile)")
-        if "ctypes" in _sys.modules:
-            note("imported ctypes")
 
     # ---- the peer -----------------------------------------------------------------------------
     frames = Frames(fd, 1 << 30)  # the runner is trusted: only memory bounds it

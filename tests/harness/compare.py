@@ -57,15 +57,17 @@ def main():
         names = [n for n in names if n in only]
     names = [n for n in names if n.startswith(prefix)]
     total = agree = 0
-    t_split = t_inproc = 0.0
+    t_split = t_inproc = c_split = c_inproc = 0.0
     with concurrent.futures.ProcessPoolExecutor(jobs) as ex:
         for name, a, b in ex.map(one, [(d, n, python) for n in names]):
             sa = outcomes(a[0])
             t_split += a[5]
+            c_split += a[6]
             if b is None:
                 continue
             sb = outcomes(b[0])
             t_inproc += b[5]
+            c_inproc += b[6]
             ev = [r for r in a[0] if r.get("t") == "evidence"]
             for tid in sorted(set(sa) | set(sb)):
                 total += 1
@@ -78,7 +80,8 @@ def main():
                 print("%s evidence: %s" % (name, json.dumps(ev)[:300]))
             if "classlab harness error" in a[2] or "classlab host error" in a[2]:
                 print("%s harness error:\n%s" % (name, a[2][-2000:]))
-    print("agree %d/%d; split %.1fs inproc %.1fs" % (agree, total, t_split, t_inproc))
+    print("agree %d/%d; wall: split %.1fs inproc %.1fs; CPU: split %.1fs inproc %.1fs"
+          % (agree, total, t_split, t_inproc, c_split, c_inproc))
 
 
 if __name__ == "__main__":

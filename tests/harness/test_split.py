@@ -69,7 +69,7 @@ class Result:
 
 
 def records(suite):
-    recs, out, err, rc, hrc, dt = driver.run_suite(suite)
+    recs, out, err, rc, hrc, dt, cpu = driver.run_suite(suite)
     assert "classlab harness error" not in err, err
     return Result(recs, err)
 
