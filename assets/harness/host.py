@@ -582,7 +582,11 @@ def _host_main():
 
         def recv(self):
             while not frames.pending():
-                if not frames.fill():
+                try:
+                    more = frames.fill()
+                except OSError:
+                    more = False
+                if not more:
                     os._exit(0)  # the runner is gone: nothing left to do
             return self.decode(frames.take())
 
