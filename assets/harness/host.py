@@ -252,6 +252,7 @@ def _host_main():
     class Peer(Codec):
         def __init__(self):
             super().__init__()
+            self.type_path = class_path
             self.copies = []  # per request being served: cid -> container
             self.fixups = []
             self.next_rid = 1
@@ -279,34 +280,18 @@ def _host_main():
             if t is type or isinstance(x, type):
                 path = class_path(x)
                 if path is not None:
-                    out.append(T_PATH)
-                    out.append(ord("c"))
-                    self.enc(path[0], out, depth)
-                    self.enc(path[1], out, depth)
+                    self.enc_path("c", path[0], path[1], out, depth)
                     return
                 self.enc_class(x, out, depth)
                 return
             if t is types.ModuleType:
                 name = getattr(x, "__name__", None)
                 if type(name) is str and module_trusted(name) and _sys.modules.get(name) is x:
-                    out.append(T_PATH)
-                    out.append(ord("m"))
-                    self.enc(name, out, depth)
-                    self.enc("", out, depth)
+                    self.enc_path("m", name, "", out, depth)
                     return
-            if self.enc_value(x, t, out, depth):
+            if self.enc_value(x, out, depth):
                 return
             self.enc_handle(x, out, depth)
-
-        def enc_value(self, x, t, out, depth):
-            v = value_of(x, class_path)
-            if v is None:
-                return False
-            out.append(T_VALUE)
-            self.enc(v[0], out, depth)
-            self.enc(v[1], out, depth)
-            self.enc(v[2], out, depth + 1)
-            return True
 
         def enc_handle(self, x, out, depth):
             hid, new = handles.export(x)

@@ -726,6 +726,7 @@ def _split_runner(ctx):
         def __init__(self):
             super().__init__()
             self._dec_table[ord("B")] = self.d_back
+            self.type_path = type_path
             self.next_rid = 1
             self.copies = []  # per request: cid -> the runner's container lent to the host
             self.fixups = []
@@ -752,17 +753,14 @@ def _split_runner(ctx):
             if isinstance_(x, BaseException):
                 self.enc_exc(x, out, depth)
                 return
-            if self.enc_value(x, t, out, depth):
+            if self.enc_value(x, out, depth):
                 return
             if isinstance_(x, (type, types.ModuleType, types.FunctionType,
                                types.BuiltinFunctionType, types.MethodDescriptorType,
                                types.WrapperDescriptorType)):
                 p = path_of(x)
                 if p is not None:
-                    out.append(T_PATH)
-                    out.append(ord(p[0]))
-                    self.enc(p[1], out, depth)
-                    self.enc(p[2], out, depth)
+                    self.enc_path(p[0], p[1], p[2], out, depth)
                     return
             if exportable(x):
                 hid, new = handles.export(x)
@@ -780,16 +778,6 @@ def _split_runner(ctx):
                 return
             raise Unjudged("the test hands the code under test an object of type %s.%s, which "
                            "the protocol does not carry" % (t.__module__, t.__qualname__))
-
-        def enc_value(self, x, t, out, depth):
-            v = value_of(x, type_path)
-            if v is None:
-                return False
-            out.append(T_VALUE)
-            self.enc(v[0], out, depth)
-            self.enc(v[1], out, depth)
-            self.enc(v[2], out, depth + 1)
-            return True
 
         def enc_copy(self, x, t, tag, out, depth):
             cur = self.copies[-1]

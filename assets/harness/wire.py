@@ -171,6 +171,27 @@ class Codec:
     def enc_other(self, x, out, depth):
         raise WireError("cannot encode %s" % type(x).__name__)
 
+    def type_path(self, t):
+        """(module, qualname) of a class the peer can import itself, or None (each side's)."""
+        return None
+
+    def enc_path(self, kind, module, qualname, out, depth):
+        out.append(T_PATH)
+        out.append(ord(kind))
+        self.enc(module, out, depth)
+        self.enc(qualname, out, depth)
+
+    def enc_value(self, x, out, depth):
+        """A value type's instance by (path, state); False when x is none."""
+        v = value_of(x, self.type_path)
+        if v is None:
+            return False
+        out.append(T_VALUE)
+        self.enc(v[0], out, depth)
+        self.enc(v[1], out, depth)
+        self.enc(v[2], out, depth + 1)
+        return True
+
     # ---- decoding --------------------------------------------------------------------------
     def loads(self, data):
         self._buf = memoryview(data)
