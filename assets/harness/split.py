@@ -11,6 +11,10 @@
 # the error it is shown. Equalities between a host object and a test's value are asked twice,
 # with the value and with a decoy of the same type in random order: equal to both is a forgery.
 
+# pytest leaves the harness's frames out of its reports (it would read their source, and scan
+# every module, the code's proxies among them, for each frame).
+__tracebackhide__ = True
+
 
 def _split_runner(ctx):
     """The runner's connection to the host. `ctx` holds what runner.py shares: the spec, the
@@ -310,6 +314,29 @@ def _split_runner(ctx):
 
     trusted_proxies = {}
 
+    module_dunders = ("__name__", "__file__", "__spec__", "__loader__", "__package__",
+                      "__path__", "__cached__", "__builtins__")
+
+    def module_getattribute(self, name):
+        """A module of the code's: what identifies it is asked once (inspect and pytest scan
+        every module in sys.modules for its file, again and again)."""
+        if name in local_names(type_(self)):
+            return object_getattribute(self, name)
+        if name in module_dunders:
+            cache = module_meta.setdefault(id(self), {})
+            if name not in cache:
+                try:
+                    cache[name] = (True, peer.getattr(self, name))
+                except AttributeError as e:
+                    cache[name] = (False, e)
+            ok, v = cache[name]
+            if not ok:
+                raise v
+            return v
+        return peer.getattr(self, name)
+
+    module_meta = {}
+
     def trusted_proxy_class(real):
         """The proxy class for host objects of a class the runner has too (sqlite3.Connection):
         it reports the real class (`isinstance` holds) and forwards everything."""
@@ -317,6 +344,8 @@ def _split_runner(ctx):
         if cls is None:
             names = [n for n in PROTOCOL if getattr_(real, n, None) is not None]
             ns = protocol_ns(names)
+            if real is types.ModuleType:
+                ns["__getattribute__"] = module_getattribute
             ns["__module__"] = real.__module__
             ns["__qualname__"] = real.__qualname__
             ns["__slots__"] = ()
@@ -482,21 +511,33 @@ def _split_runner(ctx):
             raise HostMisbehaved("the host named the module %r" % name)
         m = sys.modules.get(name)
         if m is None:
+            # Importing it here is the runner's cost, not the test's (in one process the
+            # code's import paid for it): the test's clock stops meanwhile.
+            left = ctx["hold_clock"]()
+            t0 = monotonic()
             try:
-                found = importlib.util.find_spec(name)
-            except BaseException:
-                found = None
-            origin = getattr_(found, "origin", None) or ""
-            if found is None or os.path.realpath(origin).startswith(tests_dir + os.sep):
-                raise Unjudged("the code under test hands over its module %r, which the tests' "
-                               "side cannot import" % name)
-            try:
-                m = importlib.import_module(name)
-            except BaseException as e:
-                raise Unjudged("the code under test hands over its module %r, which the "
-                               "tests' side cannot import (%s)" % (name, type_(e).__name__))
+                m = import_trusted(name)
+            finally:
+                if state["deadline"] is not None:
+                    state["deadline"] += monotonic() - t0
+                ctx["release_clock"](left)
         module_cache[name] = m
         return m
+
+    def import_trusted(name):
+        try:
+            found = importlib.util.find_spec(name)  # imports the parents
+        except BaseException:
+            found = None
+        origin = getattr_(found, "origin", None) or ""
+        if found is None or os.path.realpath(origin).startswith(tests_dir + os.sep):
+            raise Unjudged("the code under test hands over its module %r, which the tests' "
+                           "side cannot import" % name)
+        try:
+            return importlib.import_module(name)
+        except BaseException as e:
+            raise Unjudged("the code under test hands over its module %r, which the tests' "
+                           "side cannot import (%s)" % (name, type_(e).__name__))
 
     def resolve_class(mod, qual):
         m = import_named(mod)
