@@ -582,7 +582,7 @@ def _host_main():
             was = in_code[0]
             in_code[0] = False  # the runner keeps time while it runs the callback
             try:
-                self.send(("q", rid, op, None) + operands)
+                self.send(("q", rid, op, None, None) + operands)
                 while True:
                     msg = self.recv()
                     kind = msg[0]
@@ -602,8 +602,8 @@ def _host_main():
                 in_code[0] = was
 
         def serve(self, msg):
-            rid, op, left = msg[1], msg[2], msg[3]
-            operands = msg[4:]
+            rid, op, left, depth = msg[1], msg[2], msg[3], msg[4]
+            operands = msg[5:]
             outer = deadline[0]
             if type(left) in (int, float):
                 mine = monotonic() + left
@@ -618,10 +618,13 @@ def _host_main():
                 if handler is None:
                     raise ValueError("unknown request %r" % (op,))
                 in_code[0] = True  # the alarm may interrupt the code, never the protocol
+                limit = headroom(depth)
                 try:
                     value = handler(*operands)
                 finally:
                     in_code[0] = was
+                    if limit:
+                        _sys.setrecursionlimit(base_limit)
                 backs = []
                 self.budget = [200_000]
                 for cid, c in self.copies[-1].items():
@@ -821,6 +824,22 @@ def _host_main():
     alarm_on = [False]
 
     in_code = [False]  # the code under test is running (not the protocol)
+    base_limit = _sys.getrecursionlimit()
+
+    def headroom(depth):
+        """Give the code the recursion headroom it would have in one process, called from a
+        test frame at `depth` (code that recurses until RecursionError and catches it behaves
+        by where that happens)."""
+        if type(depth) is not int or depth <= 0:
+            return False
+        f, here = getframe(1), 0
+        while f is not None:
+            here += 1
+            f = f.f_back
+        # serve -> handler -> the code: the code's first frame is here + 2 deep; in one
+        # process it is depth + 1.
+        _sys.setrecursionlimit(max(base_limit - depth - 1 + here + 2, here + 64))
+        return True
 
     def on_alarm(signum, frame):
         signal.setitimer(signal.ITIMER_REAL, 0.2)  # keep firing until the code lets it through

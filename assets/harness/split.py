@@ -1108,7 +1108,7 @@ def _split_runner(ctx):
             state["waiting"] = True
             try:
                 try:
-                    self.send(("q", rid, op, left) + operands)
+                    self.send(("q", rid, op, left, caller_depth()) + operands)
                 except WireError as e:
                     raise Unjudged("the test hands the code under test something the protocol "
                                    "does not carry (%s)" % e)
@@ -1181,7 +1181,7 @@ def _split_runner(ctx):
             state["epoch"] += 1  # the code ran: snapshots are stale
             if len_(msg) < 4 or type_(msg[1]) is not int:
                 die(HostMisbehaved, "a malformed request")
-            rid, op, operands = msg[1], msg[2], msg[4:]
+            rid, op, operands = msg[1], msg[2], msg[5:]
             self.copies.append({})
             was_waiting = state["waiting"]
             try:
@@ -1291,6 +1291,21 @@ def _split_runner(ctx):
                     observe(text)
                     raise Forged(text)
             return real[1] if len_(real) == 3 else None
+
+    own_file = sys._getframe().f_code.co_filename
+    getframe = sys._getframe
+
+    def caller_depth():
+        """The stack depth of the test's frame that made this request: the code is called
+        with the recursion headroom it would have in one process."""
+        f = getframe(2)
+        while f is not None and f.f_code.co_filename == own_file:
+            f = f.f_back
+        n = 0
+        while f is not None:
+            n += 1
+            f = f.f_back
+        return n
 
     def short(v):
         try:

@@ -3,9 +3,11 @@
 # The runner (trusted: the benchmark's tests, the verdicts) and the host (the code under test)
 # talk over one AF_UNIX stream socket. A frame is a 4-byte little-endian length and one message
 # in the encoding below; a message is a tuple whose first item says what it is:
-#   ("q", rid, op, seconds_left, *operands)  a request; answered before anything else of the
+#   ("q", rid, op, seconds_left, depth, *operands)
+#                                            a request; answered before anything else of the
 #                                            sender's (both sides serve the peer's requests
-#                                            while they wait: a callback may call back)
+#                                            while they wait: a callback may call back); depth:
+#                                            the caller's stack depth (recursion headroom)
 #   ("a", rid, value, backs)                 the answer; `backs` copies back the containers the
 #                                            request carried ((cid, state), ...)
 #   ("x", rid, error)                        the request raised
