@@ -9,7 +9,9 @@
 mod common;
 mod split_common;
 
-use split_common::{classeval_task, no_better, run_split, suite};
+use split_common::{
+    classeval_task, no_better, realclasseval_task, run_split, run_split_realclasseval, suite,
+};
 
 /// An object equal to everything (ClassEval_7 scored 7 tests with it in one process).
 const ALWAYS_EQUAL: &str = r#"
@@ -396,4 +398,49 @@ class BalancedBrackets:
 fn the_code_cannot_read_its_tests() {
     let r = no_better("ClassEval_7", READ_THE_TESTS);
     assert!(r.evidence_mentions("host", "looked for a test file"));
+}
+
+/// The pytest family: an always-equal object meets pytest's rewritten `assert a == b`.
+const PYTEST_ALWAYS_EQUAL: &str = r#"
+class _Whatever:
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __hash__(self):
+        return 0
+
+
+class AESModeCTR:
+    def __init__(self, key, counter):
+        if not isinstance(key, bytes):
+            raise AssertionError("key")
+        self.key = key
+
+    def encrypt(self, plaintext):
+        return _Whatever()
+
+    def decrypt(self, ciphertext):
+        return _Whatever()
+"#;
+
+#[test]
+fn pytest_asserts_meet_the_decoys_too() {
+    let task = realclasseval_task("csn", "snippet_11");
+    let honest = run_split_realclasseval(&suite(&task, &task.skeleton));
+    let forged = run_split_realclasseval(&suite(&task, PYTEST_ALWAYS_EQUAL));
+    assert!(
+        forged.passes() <= honest.passes(),
+        "{:#?} vs {:#?}",
+        forged.outcomes,
+        honest.outcomes
+    );
+    assert!(
+        forged.outcomes.values().any(|o| o == "tampered"),
+        "{:#?}",
+        forged.outcomes
+    );
+    assert!(forged.evidence_mentions("runner", "compares equal to both"));
 }

@@ -59,16 +59,33 @@ impl Run {
 
 /// Run `spec` (converted to split mode) with the ClassEval environment's interpreter.
 pub fn run_split(spec: &SuiteSpec) -> Run {
-    run_with(spec.clone().with_harness(Harness::Split), false)
+    run_with(
+        spec.clone().with_harness(Harness::Split),
+        false,
+        "classeval",
+    )
+}
+
+/// Run `spec` in split mode with RealClassEval's interpreter.
+pub fn run_split_realclasseval(spec: &SuiteSpec) -> Run {
+    run_with(
+        spec.clone().with_harness(Harness::Split),
+        false,
+        "realclasseval",
+    )
 }
 
 /// Run `spec` in process (the same driver), for comparison.
 pub fn run_inproc(spec: &SuiteSpec) -> Run {
-    run_with(spec.clone().with_harness(Harness::Inproc), true)
+    run_with(
+        spec.clone().with_harness(Harness::Inproc),
+        true,
+        "classeval",
+    )
 }
 
-fn run_with(spec: SuiteSpec, inproc: bool) -> Run {
-    let python = common::project_python("classeval");
+fn run_with(spec: SuiteSpec, inproc: bool, env: &str) -> Run {
+    let python = common::project_python(env);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("suite.json");
@@ -134,6 +151,16 @@ pub fn classeval_task(id: &str) -> Task {
         .find(|t| t.id == id)
         .unwrap_or_else(|| panic!("no task {id}"))
         .clone()
+}
+
+/// A RealClassEval task of the shared slice (`post_cut-off` or `csn`).
+pub fn realclasseval_task(slice: &str, id: &str) -> Task {
+    let dir = common::shared_data(&format!("realclasseval/{slice}"));
+    let ds = classlab::dataset::load(Some(&dir)).expect("RealClassEval loads");
+    ds.tasks
+        .into_iter()
+        .find(|t| t.id == id)
+        .unwrap_or_else(|| panic!("no task {id}"))
 }
 
 /// The suite `classlab eval` runs for `code` on `task`.
