@@ -104,21 +104,21 @@ def _host_main():
         try:
             what = frame_events.get(event)
             if what is not None:
-                where = caller_in_code(3)
+                where = caller_in_code(2)
                 if where is not None:
                     note("%s at %s" % (what, where))
             elif event.startswith("ctypes."):
-                where = caller_in_code(3)
+                where = caller_in_code(2)
                 if where is not None:
                     note("used ctypes (%s) at %s" % (event, where))
             elif event == "import" and args and args[0] in ("ctypes", "gc"):
-                where = caller_in_code(3)
+                where = caller_in_code(2)
                 if where is not None:
                     note("imported %s at %s" % (args[0], where))
             elif event == "object.__setattr__" and args:
                 target, name = args[0], args[1] if len(args) > 1 else "?"
                 if name in ("__code__", "__class__", "__defaults__", "__kwdefaults__"):
-                    where = caller_in_code(3)
+                    where = caller_in_code(2)
                     if where is not None:
                         note("assigned %s of %s at %s" % (name, getattr(target, "__qualname__",
                                                                        type(target).__name__),
@@ -129,11 +129,11 @@ def _host_main():
                     p = os.fsdecode(path)
                     base = os.path.basename(p)
                     if p.startswith("/proc/") and not p.startswith("/proc/self/fd"):
-                        where = caller_in_code(3)
+                        where = caller_in_code(2)
                         if where is not None:
                             note("opened %s at %s" % (p[:80], where))
                     elif base.startswith("test_") and base.endswith(".py"):
-                        where = caller_in_code(3)
+                        where = caller_in_code(2)
                         if where is not None:
                             note("looked for a test file (%s) at %s" % (p[:80], where))
         except BaseException:
