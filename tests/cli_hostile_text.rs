@@ -57,7 +57,10 @@ fn hostile_ids_and_model_names_are_escaped_in_human_output_and_exact_in_json() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     inert(&stdout, "tasks");
-    assert!(stdout.contains("Evil_0\\u{1b}]0;pwned\\u{7}\\nSample_1"), "{stdout}");
+    assert!(
+        stdout.contains("Evil_0\\u{1b}]0;pwned\\u{7}\\nSample_1"),
+        "{stdout}"
+    );
 
     let out = classlab(dir.path())
         .arg("--sessions")
