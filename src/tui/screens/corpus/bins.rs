@@ -106,8 +106,8 @@ mod tests {
         assert!(b.log);
         assert_eq!(&b.edges[..5], &[0.0, 1.0, 2.0, 4.0, 8.0]);
         assert_eq!(b.counts.iter().sum::<u64>(), values.len() as u64);
-        assert_eq!(b.counts[0], 11_820 / 40, "the zeros");
-        assert_eq!(b.counts[1], 11_820 / 40, "the ones");
+        assert_eq!(b.counts[0], 11_820u64.div_ceil(40), "the zeros");
+        assert_eq!(b.counts[1], 11_820u64.div_ceil(40), "the ones");
         // No bar holds most of the classes, unlike 20 equal-width bins (11,820 in the first).
         let peak = *b.counts.iter().max().unwrap();
         assert!(peak < 5_000, "{:?}", b.counts);
