@@ -206,10 +206,16 @@ fn list_title(st: &State) -> String {
 }
 
 fn render_list(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let block = Block::default()
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border())
         .title(Span::styled(list_title(st), theme.title()));
+    if st.unfinished.is_some() {
+        block = block.title_bottom(Span::styled(
+            " unfinished build: run `classlab corpus build` again ",
+            theme.error(),
+        ));
+    }
     let inner = block.inner(area);
     block.render(area, buf);
     if inner.height == 0 || inner.width == 0 {
@@ -722,7 +728,7 @@ fn pane_lines(d: &Detail, pane: Pane, theme: &Theme) -> Vec<Line<'static>> {
             out.push(Line::styled(
                 format!(
                     "{} methods · {} of {} program units documented",
-                    d.methods.len(),
+                    d.method_count,
                     d.total_doc_str,
                     d.total_program_units
                 ),
