@@ -295,6 +295,21 @@ fn print_funnel(f: &crate::corpus::funnel::Funnel) -> anyhow::Result<()> {
     for (reason, n) in &f.dropped {
         println!("{:>30}  {n}", format!("dropped: {reason}"));
     }
+    let mut why: Vec<(&String, &u64)> = f.outside_stdlib_because.iter().collect();
+    why.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !why.is_empty() {
+        println!("{:>30}", "not self-contained because:");
+    }
+    for (reason, n) in why.iter().take(10) {
+        println!("{:>30}  {n}", Escaped(reason));
+    }
+    if why.len() > 10 {
+        let rest: u64 = why[10..].iter().map(|x| *x.1).sum();
+        println!(
+            "{:>30}  {rest}",
+            format!("{} other reasons", why.len() - 10)
+        );
+    }
     Ok(())
 }
 

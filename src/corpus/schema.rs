@@ -128,17 +128,7 @@ pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
     refuse_foreign(path)?;
     let conn =
         Connection::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
-    // Large pages for a new store (no effect on an existing one): rows carry kilobytes of code,
-    // and a build writes every page twice (WAL, then the file); 32 KiB pages made the stdlib
-    // build's writes about a third cheaper than 4 KiB ones.
-    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.pragma_update(None, "cache_size", -65536)?;
-    // A build checkpoints from a thread of its own (`checkpoint::Checkpointer`); the writer's own
-    // checkpoint is a safety net for when that falls behind (~256 MB of WAL).
-    conn.pragma_update(None, "wal_autocheckpoint", (256 << 20) / PAGE_SIZE)?;
-    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    // What the file is, decided before anything is written to it (even a pragma's header).
     let version = read_version(&conn, path)?;
     match version {
         None => {
@@ -158,15 +148,28 @@ pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
                         .join(", ")
                 );
             }
-            conn.execute_batch(&create_sql())
-                .with_context(|| format!("{}: creating the schema", path.display()))?;
-            conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
-                params![SCHEMA_VERSION.to_string()],
-            )?;
         }
         Some(v) if v == SCHEMA_VERSION => check_schema(&conn, "main", &shown(path))?,
         Some(v) => return Err(other_version(path, v)),
+    }
+    // Large pages for a new store (no effect on an existing one): rows carry kilobytes of code,
+    // and a build writes every page twice (WAL, then the file); 32 KiB pages made the stdlib
+    // build's writes about a third cheaper than 4 KiB ones.
+    conn.pragma_update(None, "page_size", PAGE_SIZE)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "cache_size", -65536)?;
+    // A build checkpoints from a thread of its own (`checkpoint::Checkpointer`); the writer's own
+    // checkpoint is a safety net for when that falls behind (~256 MB of WAL).
+    conn.pragma_update(None, "wal_autocheckpoint", (256 << 20) / PAGE_SIZE)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    if version.is_none() {
+        conn.execute_batch(&create_sql())
+            .with_context(|| format!("{}: creating the schema", path.display()))?;
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
+            params![SCHEMA_VERSION.to_string()],
+        )?;
     }
     Ok(conn)
 }

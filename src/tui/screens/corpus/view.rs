@@ -523,6 +523,23 @@ fn render_funnel(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
             theme.muted(),
         ));
     }
+    let mut why: Vec<(&String, &u64)> = f.outside_stdlib_because.iter().collect();
+    why.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !why.is_empty() {
+        let top: Vec<String> = why
+            .iter()
+            .take(3)
+            .map(|(k, n)| format!("{} {}", crate::text::escape_control(k), thousands(**n)))
+            .collect();
+        lines.push(Line::styled(
+            format!(
+                " not self-contained: {}{}",
+                top.join(", "),
+                if why.len() > 3 { ", …" } else { "" }
+            ),
+            theme.muted(),
+        ));
+    }
     Paragraph::new(lines)
         .wrap(ratatui::widgets::Wrap { trim: false })
         .render(inner, buf);
