@@ -37,6 +37,28 @@ pub fn of_class(class: &ast::StmtClassDef) -> Names<'_> {
     s.finish()
 }
 
+/// The names a function binds in its own scope, its parameters included: the variables a class
+/// defined inside it may read.
+pub fn locals_of(f: &ast::StmtFunctionDef) -> Vec<&str> {
+    let mut s = Scopes::new();
+    s.push(Kind::Function);
+    for p in f.parameters.iter() {
+        s.bind(p.name().as_str());
+    }
+    s.visit_body(&f.body);
+    let Some(scope) = s.stack.pop() else {
+        return Vec::new();
+    };
+    let mut out: Vec<&str> = scope
+        .bound
+        .iter()
+        .copied()
+        .filter(|n| !scope.global.contains(n))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Module,
@@ -97,7 +119,7 @@ impl<'a> Scope<'a> {
                     .loads
                     .iter()
                     .copied()
-                    .filter(|n| !self.binds(n))
+                    .filter(|n| !self.nonlocal.contains(n))
                     .collect();
                 out.extend(
                     self.inner
@@ -143,7 +165,13 @@ impl<'a> Scopes<'a> {
     }
 
     fn load(&mut self, name: &'a str) {
-        self.top().loads.push(name);
+        let top = self.top();
+        // A class body reads its own name only once it has bound it (`x = x` reads the
+        // module's `x`); a function's names are its own wherever they are bound.
+        if top.kind == Kind::Class && top.binds(name) {
+            return;
+        }
+        top.loads.push(name);
     }
 
     fn push(&mut self, kind: Kind) {
@@ -341,8 +369,10 @@ impl<'a> Visitor<'a> for Scopes<'a> {
         match expr {
             Expr::Name(n) => match n.ctx {
                 ExprContext::Load => self.load(n.id.as_str()),
-                ExprContext::Store | ExprContext::Del => self.bind(n.id.as_str()),
-                ExprContext::Invalid => {}
+                ExprContext::Store => self.bind(n.id.as_str()),
+                // `del x` makes `x` a function's local; at module level it defines nothing.
+                ExprContext::Del if self.stack.len() > 1 => self.bind(n.id.as_str()),
+                ExprContext::Del | ExprContext::Invalid => {}
             },
             Expr::Named(n) => {
                 self.visit_expr(&n.value);
@@ -450,6 +480,22 @@ mod tests {
         );
         assert_eq!(b, ["V", "W", "e", "json", "k"]);
         assert_eq!(f, ["D", "ImportError", "xs", "y", "z"]);
+    }
+
+    #[test]
+    fn a_class_body_reads_the_module_until_it_binds_a_name() {
+        let (_, f) =
+            names("class HtmlDiff:\n    _file_template = _file_template\n    x = 1\n    y = x\n");
+        assert_eq!(f, ["_file_template"]);
+    }
+
+    #[test]
+    fn a_function_s_locals() {
+        let parsed = parse_module("def f(a, *b):\n    c = 1\n    global g\n    g = 2\n    def h():\n        d = 3\n    class K:\n        pass\n").unwrap();
+        let Stmt::FunctionDef(f) = &parsed.syntax().body[0] else {
+            panic!()
+        };
+        assert_eq!(locals_of(f), ["K", "a", "b", "c", "h"]);
     }
 
     #[test]

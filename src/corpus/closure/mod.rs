@@ -218,9 +218,11 @@ pub fn module_for(store: &Store, class_id: i64) -> anyhow::Result<ClassModule> {
 /// the units after it; imports one per line, other pieces apart by a blank line. Also the
 /// import statements it carries.
 pub fn assemble(class_code: &str, at: Option<u32>, units: &[Unit]) -> (String, Vec<String>) {
-    let mut ordered: Vec<&Unit> = units.iter().collect();
+    let mut sorted: Vec<&Unit> = units.iter().collect();
     // Future imports must come first; the rest keeps its source order.
-    ordered.sort_by_key(|u| (u.kind != UnitKind::Future, u.idx));
+    sorted.sort_by_key(|u| (u.kind != UnitKind::Future, u.idx));
+    let merged = merge_imports(&sorted);
+    let ordered: Vec<&Unit> = merged.iter().collect();
     let imports = ordered
         .iter()
         .filter(|u| u.kind.is_import())
@@ -253,6 +255,37 @@ pub fn assemble(class_code: &str, at: Option<u32>, units: &[Unit]) -> (String, V
     }
     out.push('\n');
     (out, imports)
+}
+
+/// The names one import statement binds, back in one statement (`from typing import Dict,
+/// Optional` rather than one line each).
+fn merge_imports(units: &[&Unit]) -> Vec<Unit> {
+    let mut out: Vec<Unit> = Vec::with_capacity(units.len());
+    for u in units {
+        if let Some(last) = out.last_mut()
+            && u.kind == UnitKind::Import
+            && last.kind == UnitKind::Import
+            && last.pos == u.pos
+            && let Some((head, name)) = split_import(&u.code)
+            && split_import(&last.code).is_some_and(|(h, _)| h == head)
+        {
+            last.code.push_str(", ");
+            last.code.push_str(name);
+            continue;
+        }
+        out.push((*u).clone());
+    }
+    out
+}
+
+/// `from m import x as y` → (`from m import `, `x as y`); `import a.b` → (`import `, `a.b`).
+fn split_import(code: &str) -> Option<(&str, &str)> {
+    if code.starts_with("from ") {
+        let at = code.find(" import ")? + " import ".len();
+        Some((&code[..at], &code[at..]))
+    } else {
+        code.strip_prefix("import ").map(|name| ("import ", name))
+    }
 }
 
 #[cfg(test)]

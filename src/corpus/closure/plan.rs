@@ -51,6 +51,7 @@ impl ClassClosure {
 
 pub const BLOCKER_UNPARSED: &str = "module does not parse";
 pub const BLOCKER_ENCLOSING: &str = "nonlocal of an enclosing function";
+const BLOCKER_ENCLOSING_VARIABLE: &str = "variable of an enclosing function";
 const BLOCKER_UNRESOLVED: &str = "unresolved name";
 
 /// An import somewhere in a unit or class, and whether its failure is survivable (inside a
@@ -93,13 +94,19 @@ pub fn plan(
         }
     }
     let body = rm.body();
+    let mut globals = BTreeSet::new();
+    runtime_globals(body, &mut globals);
     let mut used = BTreeSet::new();
     let closures: Vec<ClassClosure> = classes
         .iter()
         .map(|c| {
             let at = body.partition_point(|s| (s.start().to_usize()) <= c.start);
             let at = at.checked_sub(1).map(|a| a as u32);
-            let closure = close(c, at, &cands, &defs, project);
+            let around = at
+                .and_then(|a| body.get(a as usize))
+                .map(|stmt| around(stmt, c.start))
+                .unwrap_or_default();
+            let closure = close(c, at, &around, &globals, &cands, &defs, project);
             used.extend(closure.units.iter().copied());
             closure
         })
@@ -112,9 +119,131 @@ pub fn plan(
     (units, closures)
 }
 
+/// What lies around a class nested in a module-level statement.
+#[derive(Default)]
+struct Around<'a> {
+    /// The functions it is defined in, outermost first.
+    functions: Vec<&'a ast::StmtFunctionDef>,
+    /// Where its definition may be meant to fail: inside `with …assertRaises(…)` (or
+    /// `pytest.raises`, `assertWarns`), or in a function's `try` block.
+    expects_failure: Option<String>,
+}
+
+/// What a class at byte `start` is nested in, within `stmt`.
+fn around(stmt: &Stmt, start: usize) -> Around<'_> {
+    let mut out = Around::default();
+    let mut body: &[Stmt] = std::slice::from_ref(stmt);
+    'down: loop {
+        for s in body {
+            let r = s.range();
+            if !(r.start().to_usize() <= start && start < r.end().to_usize()) {
+                continue;
+            }
+            match s {
+                Stmt::ClassDef(c) if c.start().to_usize() == start => break 'down,
+                Stmt::FunctionDef(f) => {
+                    out.functions.push(f);
+                    body = &f.body;
+                }
+                Stmt::With(w) => {
+                    if let Some(call) = w
+                        .items
+                        .iter()
+                        .find_map(|i| expected_failure(&i.context_expr))
+                    {
+                        out.expects_failure = Some(format!("inside `with …{call}(…)`"));
+                    }
+                    body = &w.body;
+                }
+                // A test's `try: class C(…) … except TypeError: … else: self.fail()`.
+                Stmt::Try(t)
+                    if !out.functions.is_empty()
+                        && t.body
+                            .first()
+                            .is_some_and(|x| x.start().to_usize() <= start)
+                        && t.body.last().is_some_and(|x| start < x.end().to_usize()) =>
+                {
+                    out.expects_failure = Some("in the `try` block of a function".to_string());
+                    body = &t.body;
+                }
+                Stmt::ClassDef(c) => body = &c.body,
+                other => match child_bodies(other).into_iter().find(|b| {
+                    b.first().is_some_and(|x| x.start().to_usize() <= start)
+                        && b.last().is_some_and(|x| start < x.end().to_usize())
+                }) {
+                    Some(b) => body = b,
+                    None => break 'down,
+                },
+            }
+            continue 'down;
+        }
+        break;
+    }
+    out
+}
+
+/// `self.assertRaises(…)`, `pytest.raises(…)`, `assertWarns…`: a context in which the code
+/// is expected to raise; its callee's name.
+fn expected_failure(e: &Expr) -> Option<String> {
+    let Expr::Call(c) = e else { return None };
+    let name = match &*c.func {
+        Expr::Attribute(a) => a.attr.as_str(),
+        Expr::Name(n) => n.id.as_str(),
+        _ => return None,
+    };
+    (name.starts_with("assertRaises")
+        || name.starts_with("assertWarns")
+        || name == "raises"
+        || name == "warns")
+        .then(|| name.to_string())
+}
+
+/// Names the module's functions declare `global`: set when those functions run, so a class
+/// defined later (inside a function) may see another value than at import.
+fn runtime_globals(body: &[Stmt], out: &mut BTreeSet<String>) {
+    for stmt in body {
+        match stmt {
+            Stmt::Global(g) => out.extend(g.names.iter().map(|n| n.as_str().to_string())),
+            Stmt::FunctionDef(f) => runtime_globals(&f.body, out),
+            Stmt::ClassDef(c) => runtime_globals(&c.body, out),
+            other => {
+                for b in child_bodies(other) {
+                    runtime_globals(b, out);
+                }
+            }
+        }
+    }
+}
+
+/// The blocks of a compound statement other than a definition.
+fn child_bodies(stmt: &Stmt) -> Vec<&[Stmt]> {
+    match stmt {
+        Stmt::If(i) => std::iter::once(&i.body[..])
+            .chain(i.elif_else_clauses.iter().map(|c| &c.body[..]))
+            .collect(),
+        Stmt::Try(t) => {
+            let mut v: Vec<&[Stmt]> = vec![&t.body];
+            v.extend(t.handlers.iter().map(|h| {
+                let ast::ExceptHandler::ExceptHandler(h) = h;
+                &h.body[..]
+            }));
+            v.push(&t.orelse);
+            v.push(&t.finalbody);
+            v
+        }
+        Stmt::For(f) => vec![&f.body, &f.orelse],
+        Stmt::While(w) => vec![&w.body, &w.orelse],
+        Stmt::With(w) => vec![&w.body],
+        Stmt::Match(m) => m.cases.iter().map(|c| &c.body[..]).collect(),
+        _ => Vec::new(),
+    }
+}
+
 fn close(
     class: &ClassAt<'_>,
     at: Option<u32>,
+    around: &Around<'_>,
+    runtime_globals: &BTreeSet<String>,
     cands: &[Candidate<'_>],
     defs: &FxHashMap<&str, Vec<usize>>,
     project: &BTreeSet<String>,
@@ -122,7 +251,27 @@ fn close(
     let mut taken: FxHashSet<usize> = FxHashSet::default();
     let mut seen: FxHashSet<&str> = FxHashSet::default();
     let names = scope::of_class(class.def);
-    let mut todo: Vec<&str> = names.free;
+    // A variable of a function around the class shadows the module's name of the same spelling:
+    // the module alone cannot give it.
+    let mut from_enclosing: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let locals: Vec<(&str, Vec<&str>)> = around
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), scope::locals_of(f)))
+        .collect();
+    let mut todo: Vec<&str> = Vec::new();
+    for n in names.free {
+        match locals
+            .iter()
+            .rev()
+            .find(|(_, l)| l.binary_search(&n).is_ok())
+        {
+            Some((f, _)) => {
+                from_enclosing.insert((n, f));
+            }
+            None => todo.push(n),
+        }
+    }
     let mut unresolved: BTreeSet<&str> = BTreeSet::new();
     let mut imports: Vec<Import> = Vec::new();
     imports_within(&class.def.body, false, &mut imports);
@@ -206,6 +355,33 @@ fn close(
             }
         ));
         blockers.insert(BLOCKER_UNRESOLVED.to_string());
+    }
+    if let Some(place) = &around.expects_failure {
+        reasons.push(format!(
+            "is defined {place}: its definition may be meant to fail"
+        ));
+        blockers.insert("definition meant to fail".to_string());
+    }
+    if !around.functions.is_empty() {
+        let mut late: Vec<&str> = seen
+            .iter()
+            .copied()
+            .filter(|n| runtime_globals.contains(*n))
+            .collect();
+        late.sort_unstable();
+        for n in late {
+            reasons.push(format!(
+                "uses `{n}`, which a function of its module sets at run time (`global {n}`), \
+                 while the class is defined inside a function"
+            ));
+            blockers.insert("global set at run time".to_string());
+        }
+    }
+    for (n, f) in &from_enclosing {
+        reasons.push(format!(
+            "uses `{n}`, a variable of the function `{f}` it is defined in"
+        ));
+        blockers.insert(BLOCKER_ENCLOSING_VARIABLE.to_string());
     }
     for n in &names.nonlocal {
         reasons.push(format!(

@@ -48,6 +48,15 @@ fn an_assignment_before_the_imports_does_not_lose_them() {
     let r = analyse(src, &[]);
     let (source, imports, closure) = module(&r, "EntitySubstitution");
     assert_eq!(imports, ["from typing import Dict", "import re"]);
+    let r = analyse(
+        "from typing import Dict, List as L, Set\nimport os, re\n\nclass A:\n    x: Dict[str, L] = {}\n    y = os.sep + re.escape('')\n",
+        &[],
+    );
+    let (_, imports, _) = module(&r, "A");
+    assert_eq!(
+        imports,
+        ["from typing import Dict, List as L", "import os, re"]
+    );
     assert_eq!(
         source,
         "from typing import Dict\nimport re\n\n\nclass EntitySubstitution(object):\n    CHARSET_RE = re.compile(\"x\")\n\n    def table(self) -> Dict[str, str]:\n        return {}\n"
@@ -118,11 +127,20 @@ fn optional_imports_and_type_checking_imports_do_not_block() {
 
 #[test]
 fn names_nobody_defines_are_reasons_unless_a_star_import_may() {
-    let src =
-        "def outer():\n    local = 1\n    class Inner:\n        X = local\n    return Inner\n";
+    let src = "class A:\n    def f(self):\n        return undefined_thing\n";
     let r = analyse(src, &[]);
-    let (_, _, c) = module(&r, "outer.Inner");
+    let (_, _, c) = module(&r, "A");
     assert_eq!(c.blockers, ["unresolved name"]);
+    // A variable of the function around a class is no module name, star import or not
+    // (ctypes' tests: `from ctypes import *`, then classes reading the test's locals).
+    let src = "from ctypes import *\n\nclass T:\n    def test(self):\n        ANON = 1\n        if True:\n            class Y(Structure):\n                _fields_ = [('a', ANON)]\n        return Y\n";
+    let r = analyse(src, &[]);
+    let (_, _, c) = module(&r, "T.test.Y");
+    assert_eq!(c.blockers, ["variable of an enclosing function"]);
+    assert_eq!(
+        c.reasons,
+        ["uses `ANON`, a variable of the function `test` it is defined in"]
+    );
     let star =
         "from os.path import *\n\nclass A:\n    def f(self):\n        return join('a', 'b')\n";
     let r = analyse(star, &[]);
@@ -157,4 +175,24 @@ fn a_file_only_tree_sitter_reads_has_no_closure() {
     assert_eq!(r.classes.len(), 1);
     assert_eq!(r.classes[0].closure.blockers, [BLOCKER_UNPARSED]);
     assert!(r.units.is_empty());
+}
+
+#[test]
+fn classes_meant_to_fail_or_reading_run_time_globals_are_not_self_contained() {
+    let src = "import unittest\nET = None\n\ndef setUpModule():\n    global ET\n    import xml.etree.ElementTree as ET\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        with self.assertRaises(TypeError):\n            class Bad(int, str):\n                pass\n\n    def test_b(self):\n        try:\n            class Worse(object, None):\n                pass\n        except TypeError:\n            pass\n\n    def test_c(self):\n        class Mine(ET.Element):\n            pass\n\n    def test_d(self):\n        class Fine:\n            pass\n";
+    let r = analyse(src, &[]);
+    let blockers = |q: &str| module(&r, q).2.blockers;
+    assert_eq!(blockers("T.test_a.Bad"), ["definition meant to fail"]);
+    assert_eq!(blockers("T.test_b.Worse"), ["definition meant to fail"]);
+    assert_eq!(blockers("T.test_c.Mine"), ["global set at run time"]);
+    assert!(blockers("T.test_d.Fine").is_empty());
+    assert!(blockers("T").is_empty());
+}
+
+#[test]
+fn a_module_level_del_defines_nothing() {
+    let src = "d = {}\nexec('x = 1', globals(), d)\ndel d\n\nclass A:\n    def f(self):\n        return d\n";
+    let r = analyse(src, &[]);
+    let (source, _, _) = module(&r, "A");
+    assert!(!source.contains("del d"), "{source}");
 }
