@@ -245,6 +245,8 @@ fn an_export_opens_as_a_dataset() {
     assert_eq!(n, want);
     let ds = classlab::dataset::load(Some(&csv_dir)).unwrap();
     assert_eq!(ds.tasks.len() as u64, want);
+    // Classes without tests are not a problem per class (no `tests/`: an export).
+    assert!(ds.problems.is_empty(), "{:?}", ds.problems);
     assert!(ds.tasks.iter().any(|t| t.class_name == "LruCache"));
     let json_dir = dir.path().join("cl");
     classlab::corpus::export::export(
@@ -258,6 +260,15 @@ fn an_export_opens_as_a_dataset() {
     .unwrap();
     let ds = classlab::dataset::load(Some(&json_dir.join("dataset.json"))).unwrap();
     assert_eq!(ds.tasks.len() as u64, want);
+    // The folder opens as well, without naming its file.
+    let folder = classlab::dataset::load(Some(&json_dir)).unwrap();
+    assert_eq!(folder.tasks.len() as u64, want);
+    // A store is no dataset: the error says what to run instead.
+    let e = classlab::dataset::load(Some(&db)).unwrap_err().to_string();
+    assert!(
+        e.contains("corpus export") && e.contains("--format classlab"),
+        "{e}"
+    );
     let t = ds
         .tasks
         .iter()
@@ -358,4 +369,43 @@ fn one_method_count_everywhere() {
             r["qualname"]
         );
     }
+}
+
+#[test]
+fn a_store_and_an_export_folder_given_as_dataset() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = corpus(dir.path());
+    let out = Command::new(bin())
+        .arg("--dataset")
+        .arg(&db)
+        .arg("tasks")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        e.contains("classlab corpus export") && !e.contains("UTF-8"),
+        "{e}"
+    );
+    let folder = dir.path().join("sel");
+    let status = Command::new(bin())
+        .args(["corpus", "export"])
+        .arg(&db)
+        .args(["unique and methods>=1", "--format", "classlab", "--out"])
+        .arg(&folder)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = Command::new(bin())
+        .arg("--dataset")
+        .arg(&folder)
+        .arg("tasks")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("LruCache"));
 }
