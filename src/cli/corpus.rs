@@ -135,7 +135,7 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
                     print_funnel(&summary.funnel)?;
                     println!(
                         "{}: {} files, {} classes in {:.1} s",
-                        out.display(),
+                        Escaped(&out.display().to_string()),
                         summary.files,
                         summary.classes,
                         summary.seconds
@@ -177,9 +177,9 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
                         writeln!(
                             out,
                             "{}:{}  {}  {} methods  CountLine={} SumCyclomatic={}{}",
-                            line.path,
+                            Escaped(&line.path),
                             line.line,
-                            line.qualname,
+                            Escaped(&line.qualname),
                             line.methods.len(),
                             metric("CountLine"),
                             metric("SumCyclomatic"),
