@@ -409,3 +409,62 @@ fn a_store_and_an_export_folder_given_as_dataset() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("LruCache"));
 }
+
+/// Python 3 resolves an absolute import to the stdlib first, even inside a package holding a
+/// same-named module; the funnel names what keeps the other classes from being self-contained
+/// (issue 21, item 5).
+#[test]
+fn the_funnel_says_which_dependency_keeps_a_class_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = dir.path().join("tree");
+    let class = |name: &str, import: &str, body: &str| {
+        format!(
+            "{import}\n\n\nclass {name}:\n    \"\"\"Doc.\"\"\"\n\n    def f(self):\n        \"\"\"F.\"\"\"\n        return {body}\n"
+        )
+    };
+    write(&r.join("pkg/pkg/logging.py"), b"X = 1\n");
+    write(
+        &r.join("pkg/pkg/uses_logging.py"),
+        class("Logs", "import logging", "logging.getLogger('x')").as_bytes(),
+    );
+    write(
+        &r.join("pkg/pkg/relative.py"),
+        class("Rel", "from .logging import X", "X").as_bytes(),
+    );
+    write(
+        &r.join("pkg/pkg/numeric.py"),
+        class("Arr", "import numpy as np", "np.zeros(3)").as_bytes(),
+    );
+    let db = dir.path().join("c.db");
+    build(&BuildOptions::new(vec![r], db.clone()), &Quiet).unwrap();
+    let logs = query_json(&db, &["name=\"Logs\""]);
+    assert_eq!(logs[0]["self_contained"], true, "{}", logs[0]);
+    let out = Command::new(bin())
+        .args(["--json", "corpus", "funnel"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(f["unique"], 3, "{f}");
+    assert_eq!(f["self_contained"], 1, "{f}");
+    assert_eq!(
+        f["outside_stdlib_because"],
+        serde_json::json!({"project: relative import": 1, "third-party: numpy": 1}),
+        "{f}"
+    );
+    let out = Command::new(bin())
+        .args(["corpus", "funnel"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("not self-contained because:") && text.contains("third-party: numpy"),
+        "{text}"
+    );
+}
