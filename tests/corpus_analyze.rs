@@ -8,16 +8,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use corpus_common::{stdlib, write};
+use corpus_common::{stdlib, write, write_shared_realclasseval};
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_classlab"))
-}
-
-fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(rel)
 }
 
 /// (path relative to the tree, line, qualified name) → (methods, edges).
@@ -96,19 +90,7 @@ fn analyze_and_corpus_build_agree_on_every_class() {
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("tree");
     // The shared RealClassEval classes, a Latin-1 file, a partly broken one, properties.
-    for set in ["csn", "post_cut-off"] {
-        let mut rows = csv::Reader::from_path(shared(&format!(
-            "realclasseval/{set}/classes_full_docstr.csv"
-        )))
-        .unwrap();
-        for row in rows.deserialize::<std::collections::HashMap<String, String>>() {
-            let row = row.unwrap();
-            write(
-                &tree.join(set).join(format!("{}.py", row["snippet_id"])),
-                row["human_written_code"].as_bytes(),
-            );
-        }
-    }
+    assert_eq!(write_shared_realclasseval(&tree), 24);
     write(
         &tree.join("misc/latin.py"),
         b"# -*- coding: latin-1 -*-\nclass Latin:\n    s = '\xe9'\n    def f(self):\n        return self.g()\n    def g(self):\n        pass\n",

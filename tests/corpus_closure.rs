@@ -10,7 +10,7 @@
 mod corpus_common;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -19,13 +19,7 @@ use classlab::corpus::closure::{ClassModule, module_for};
 use classlab::corpus::{BuildOptions, Filter, Quiet, Sort, Store, build};
 use classlab::exec::{Limits, Sandbox, SandboxOptions, SuiteSpec};
 use classlab::model::results::Outcome;
-use corpus_common::{stdlib, write};
-
-fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(rel)
-}
+use corpus_common::{stdlib, write, write_shared_realclasseval};
 
 fn sandbox() -> &'static Sandbox {
     static SB: OnceLock<Sandbox> = OnceLock::new();
@@ -213,22 +207,7 @@ fn every_stdlib_class_compiles_alone_and_the_self_contained_ones_import() {
 fn every_shared_realclasseval_class_compiles_alone_and_the_self_contained_ones_import() {
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("rce");
-    let mut n = 0;
-    for set in ["csn", "post_cut-off"] {
-        let mut rows = csv::Reader::from_path(shared(&format!(
-            "realclasseval/{set}/classes_full_docstr.csv"
-        )))
-        .unwrap();
-        for row in rows.deserialize::<std::collections::HashMap<String, String>>() {
-            let row = row.unwrap();
-            write(
-                &tree.join(set).join(format!("{}.py", row["snippet_id"])),
-                row["human_written_code"].as_bytes(),
-            );
-            n += 1;
-        }
-    }
-    assert_eq!(n, 24);
+    assert_eq!(write_shared_realclasseval(&tree), 24);
     let db = dir.path().join("rce.db");
     build(&BuildOptions::new(vec![tree], db.clone()), &Quiet).unwrap();
     let (compiled, _) = check(&db, 1, None);
