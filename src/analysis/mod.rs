@@ -219,7 +219,7 @@ pub fn analyze_task(task: &Task) -> TaskAnalysis {
     }
 }
 
-/// One class found in arbitrary Python code (`classlab analyze`).
+/// One class found in arbitrary Python code (`classlab analyze`, from `corpus::extract`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ClassSummary {
     pub class: String,
@@ -228,26 +228,4 @@ pub struct ClassSummary {
     pub edges: Vec<[String; 2]>,
     /// Length in lines of the generated skeleton (proves it was built; cheap to compare).
     pub skeleton_lines: usize,
-}
-
-/// Analyse every class of a module: methods, skeleton and dependency graph.
-pub fn analyze_source(source: &str) -> Result<Vec<ClassSummary>, Vec<usize>> {
-    let module = parse_module(source);
-    if !module.parses() {
-        return Err(module.error_lines);
-    }
-    Ok(module
-        .classes
-        .iter()
-        .map(|c| {
-            let graph = class_graph(c);
-            ClassSummary {
-                class: c.qualified_name.clone(),
-                line: c.header_line,
-                methods: c.method_names().into_iter().map(String::from).collect(),
-                edges: graph.edges(),
-                skeleton_lines: skeleton::skeleton_of(source, &module, c).lines().count(),
-            }
-        })
-        .collect())
 }

@@ -173,13 +173,54 @@ pub fn load(path: Option<&Path>) -> Result<Dataset, LoadError> {
     }
 }
 
+/// The file a classlab dataset folder (`corpus export --format classlab`) holds.
+pub const DATASET_JSON: &str = "dataset.json";
+
 pub fn load_path(path: &Path) -> Result<Dataset, LoadError> {
-    if path.is_dir() && realclasseval::is_realclasseval_dir(path) {
-        return realclasseval::load_dir(path);
+    if path.is_dir() {
+        // A classlab export folder opens without naming its file.
+        let json = path.join(DATASET_JSON);
+        if json.is_file() {
+            return load_path(&json);
+        }
+        if realclasseval::is_realclasseval_dir(path) {
+            return realclasseval::load_dir(path);
+        }
+    }
+    if is_sqlite(path) {
+        return Err(not_a_dataset_store(path));
     }
     let shown = path.display().to_string();
     let text = read_text(path)?;
     parse_text(&shown, &text)
+}
+
+fn is_sqlite(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    path.is_file()
+        && std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok()
+        && &head == b"SQLite format 3\0"
+}
+
+/// A corpus store holds classes, not tasks: what to run instead.
+fn not_a_dataset_store(path: &Path) -> LoadError {
+    let shown = crate::text::escape_control(&path.display().to_string()).into_owned();
+    let message = if crate::corpus::schema::is_store(path) {
+        format!(
+            "a corpus store (classes without tests), not a dataset of tasks; to generate or \
+             evaluate some of its classes, export them first: `classlab corpus export {shown} \
+             'FILTER' --out DIR --format classlab`, then use `--dataset DIR`; to browse it: \
+             `classlab --dataset {shown}`"
+        )
+    } else {
+        "an SQLite database, not a dataset (nor a corpus store this classlab reads)".to_string()
+    };
+    LoadError::Unrecognized {
+        path: shown,
+        message,
+    }
 }
 
 /// Read a whole file as UTF-8, naming the file in every error.
@@ -189,7 +230,7 @@ pub fn read_text(path: &Path) -> Result<String, LoadError> {
         return Err(LoadError::Unrecognized {
             path: shown,
             message: format!(
-                "is a directory without {}; expected a ClassEval JSON file, a classlab dataset file, or a RealClassEval folder",
+                "is a directory without {} or {DATASET_JSON}; expected a ClassEval JSON file, a classlab dataset (file or folder), a RealClassEval folder or a corpus store",
                 realclasseval::CLASSES_CSV
             ),
         });

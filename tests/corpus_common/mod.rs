@@ -30,6 +30,26 @@ pub fn stdlib() -> Option<PathBuf> {
     p.join("os.py").is_file().then_some(p)
 }
 
+/// The shared RealClassEval classes (both sets, 24), each written as `tree/SET/SNIPPET.py`: its
+/// human-written code. Returns how many.
+pub fn write_shared_realclasseval(tree: &Path) -> usize {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/realclasseval");
+    let mut n = 0;
+    for set in ["csn", "post_cut-off"] {
+        let mut rows =
+            csv::Reader::from_path(data.join(set).join("classes_full_docstr.csv")).unwrap();
+        for row in rows.deserialize::<std::collections::HashMap<String, String>>() {
+            let row = row.unwrap();
+            write(
+                &tree.join(set).join(format!("{}.py", row["snippet_id"])),
+                row["human_written_code"].as_bytes(),
+            );
+            n += 1;
+        }
+    }
+    n
+}
+
 /// A table's columns but `seq`, as `x."name", …`.
 fn columns_but_seq(conn: &rusqlite::Connection, table: &str) -> String {
     let names: Vec<String> = conn
@@ -91,6 +111,10 @@ pub fn dump(db: &Path) -> String {
             "SELECT c.id, x.src, x.dst FROM edges x JOIN classes c ON c.seq = x.seq
              ORDER BY c.id, x.src, x.dst"
                 .to_string(),
+        ),
+        (
+            "units",
+            "SELECT path, idx, pos, kind, code, class_id FROM units ORDER BY path, idx".to_string(),
         ),
         ("meta", "SELECT * FROM meta ORDER BY key".to_string()),
     ] {
