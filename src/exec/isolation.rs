@@ -84,8 +84,9 @@ pub struct IsolationReport {
     /// The sandbox sees its own root: only what Python needs, read-only (no host /tmp, /run,
     /// home directories, private keys or sockets).
     pub minimal_root: bool,
-    /// The user Python runs as, when classlab runs as root (unprivileged: no access to
-    /// root's files).
+    /// When classlab runs as root: the first of the uids suites run as, one pair of its own
+    /// per running suite (unprivileged: no access to root's files, nor to another suite's
+    /// processes).
     pub run_as: Option<u32>,
     /// The seccomp filter (no UNIX/netlink sockets, no ptrace, namespaces, mounts, io_uring…).
     pub seccomp: bool,
@@ -130,7 +131,15 @@ impl fmt::Display for IsolationReport {
             writeln!(f, "user namespace    {}", yn(self.user_namespace))?;
         }
         writeln!(f, "network namespace {}", yn(self.network_namespace))?;
-        writeln!(f, "pid namespace     {}", yn(self.pid_namespace))?;
+        writeln!(
+            f,
+            "pid namespace     {}",
+            if self.pid_namespace {
+                "yes (one per suite, warm or cold)"
+            } else {
+                "NO"
+            }
+        )?;
         writeln!(
             f,
             "mount namespace   {} (private tmpfs work dir: {}, private /proc: {})",
@@ -145,7 +154,10 @@ impl fmt::Display for IsolationReport {
             yn(self.minimal_root)
         )?;
         match self.run_as {
-            Some(uid) => writeln!(f, "runs as           uid {uid} (unprivileged)")?,
+            Some(uid) => writeln!(
+                f,
+                "runs as           a uid of its own per running suite, from {uid} (unprivileged)"
+            )?,
             None if self.root => writeln!(f, "runs as           root (NOT switched)")?,
             None => writeln!(
                 f,
@@ -156,7 +168,8 @@ impl fmt::Display for IsolationReport {
             f,
             "seccomp           {}",
             if self.seccomp {
-                "yes (no UNIX/netlink sockets, ptrace, namespaces, mounts, io_uring, bpf)"
+                "yes (no UNIX/netlink sockets, ptrace, namespaces, mounts, io_uring, bpf; \
+                 prlimit, setpriority, ioprio_set, sched_setaffinity on the calling process only)"
             } else {
                 "NO"
             }
@@ -201,7 +214,7 @@ impl fmt::Display for IsolationReport {
             f,
             "interpreters      {}",
             if self.warm {
-                "warm (fork server)"
+                "warm (fork server that never reads a request: no suite inherits another's data)"
             } else {
                 "cold (one per suite)"
             }

@@ -417,7 +417,8 @@ fn python_setup(cfg: &LaunchConfig) -> io::Result<io::Error> {
         let write: Vec<&Path> = cfg.write_paths.iter().map(PathBuf::as_path).collect();
         sys::landlock_restrict(cfg.landlock_abi, &read, &write, cfg.landlock_scoped)?;
     }
-    seccomp::install(&cfg.seccomp)?;
+    // SAFETY: getpid cannot fail.
+    seccomp::install(&cfg.seccomp, unsafe { libc::getpid() } as u32)?;
     let prog = sys::cstr(&cfg.python)?;
     let argv: Vec<CString> = cfg
         .argv

@@ -22,8 +22,9 @@
 //! [`Sandbox::detect`] finds out which of these the machine allows and reports it in an
 //! [`IsolationReport`]; what is missing is replaced by weaker means (rlimits, process groups)
 //! with a warning, never silently. [`Pool`] runs suites concurrently. With
-//! [`SandboxOptions::warm`], suites fork from a pre-started interpreter instead (see `warm.rs`
-//! for what differs: no per-suite PID namespace, the cgroup kill is relied on instead).
+//! [`SandboxOptions::warm`], suites fork from a pre-started interpreter instead (see `warm.rs`:
+//! it never reads a request, so no suite inherits another's data, and every suite still gets
+//! its own PID namespace). As root, every running suite has a uid of its own (`uids.rs`).
 //!
 //! # Verdicts and their limits
 //! The harness keeps private references to the unittest/pytest internals it uses, builds its
@@ -55,6 +56,7 @@ mod service;
 mod setup;
 mod spec;
 mod sys;
+mod uids;
 mod warm;
 
 use std::fmt;
@@ -73,6 +75,7 @@ pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
 pub use service::{Executor, SetupError};
 pub use spec::{CodeRegion, Limits, SuiteKind, SuiteSpec, pytest_expected, unittest_expected};
+pub use uids::FIRST_SUITE_UID;
 
 use crate::model::results::SuiteResult;
 use launch::{LAUNCH_ARG, LAUNCH_ENV, LaunchConfig, ProbeResult};
@@ -127,10 +130,9 @@ pub struct Sandbox {
     /// seccomp programs (hex) for every suite.
     seccomp: Vec<String>,
     zygote: Mutex<Option<warm::Zygote>>,
+    /// Uids of the suites running now (as root: one pair per suite).
+    uids: uids::UidPool,
 }
-
-/// The unprivileged user suites run as when classlab runs as root (`nobody`).
-const SANDBOX_UID: u32 = 65534;
 
 impl fmt::Debug for Sandbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -198,7 +200,18 @@ impl Sandbox {
         }
     }
 
+    /// A fresh, empty work dir for `spec`, whose files must fit its disk.
     fn make_workdir(&self, spec: &SuiteSpec) -> io::Result<WorkDir> {
+        let total: usize = spec.files.iter().map(|(_, c)| c.len()).sum();
+        if total as u64 > spec.limits.disk_bytes {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the suite's files ({total} bytes) do not fit its disk ({} bytes)",
+                    spec.limits.disk_bytes
+                ),
+            ));
+        }
         static SEQ: AtomicU64 = AtomicU64::new(0);
         let name = format!(
             "classlab-sbx-{}-{}-{}",
@@ -211,7 +224,7 @@ impl Sandbox {
         let wd = WorkDir(dir);
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&wd.0, std::fs::Permissions::from_mode(0o700))?;
-        for (rel, content) in &spec.files {
+        for (rel, _) in &spec.files {
             let rp = Path::new(rel);
             if rel.is_empty() || !rp.components().all(|c| matches!(c, Component::Normal(_))) {
                 return Err(io::Error::new(
@@ -219,13 +232,21 @@ impl Sandbox {
                     format!("suite file path {rel:?} is not a plain relative path"),
                 ));
             }
-            let p = wd.0.join(rp);
+        }
+        Ok(wd)
+    }
+
+    /// The suite's files into its work dir, for a cold start (the launcher copies them into
+    /// the sandbox; a warm start gets them in the request instead).
+    fn write_files(workdir: &Path, spec: &SuiteSpec) -> io::Result<()> {
+        for (rel, content) in &spec.files {
+            let p = workdir.join(rel);
             if let Some(parent) = p.parent() {
                 std::fs::create_dir_all(parent)?;
             }
             std::fs::write(&p, content)?;
         }
-        Ok(wd)
+        Ok(())
     }
 
     fn harness_spec(&self, spec: &SuiteSpec, workdir: &Path, probe: Option<&Probe>) -> String {
@@ -258,6 +279,7 @@ impl Sandbox {
         workdir: &Path,
         procs: Vec<PathBuf>,
         probe: Option<&Probe>,
+        run_as: Option<(u32, u32)>,
     ) -> LaunchConfig {
         let p = &self.probe;
         let l = &spec.limits;
@@ -345,7 +367,7 @@ impl Sandbox {
             minimal_root: self.report.minimal_root,
             root_dirs: Vec::new(),
             rw_paths: Vec::new(),
-            run_as: self.report.run_as.map(|u| (u, SANDBOX_UID)),
+            run_as,
             seccomp: self.seccomp.clone(),
         }
     }
@@ -371,7 +393,7 @@ impl Sandbox {
             .work_root
             .join(format!("zygote-{}", &sys::random_hex()[..8]));
         std::fs::create_dir_all(&home)?;
-        let mut cfg = self.launch_config(&base, &home, Vec::new(), None);
+        let mut cfg = self.launch_config(&base, &home, Vec::new(), None, None);
         cfg.argv = vec![
             python.to_string_lossy().into_owned(),
             "-s".into(),
@@ -405,48 +427,39 @@ impl Sandbox {
         Ok(cfg)
     }
 
-    /// Hand a suite to the zygote (started, or restarted, on demand).
+    /// Hand a suite to the zygote (started, or restarted, on demand). A zygote that is alive
+    /// but refuses the request is left alone (its suites keep running); this suite then runs
+    /// cold.
     fn warm_request(
         &self,
         config: &LaunchConfig,
         files: &[(String, String)],
         fds: [i32; 5],
     ) -> io::Result<()> {
-        let req = serde_json::json!({
-            "files": files,
-            "work_root": self.work_root,
-            "minimal_root": config.minimal_root,
-            "run_as": config.run_as,
-            "seccomp": config.seccomp,
-            "workdir": config.workdir,
-            "spec": config.argv.last(),
-            "env": config.env.iter().cloned().collect::<std::collections::BTreeMap<String, String>>(),
-            "rlimits": config.rlimits,
-            "cgroup_procs": config.cgroup_procs,
-            "netns": config.netns,
-            "tmpfs_bytes": config.tmpfs_bytes,
-            "drop_caps": config.drop_caps,
-            "landlock_abi": config.landlock_abi,
-            "read_paths": config.read_paths,
-            "write_paths": config.write_paths,
-        });
-        let bytes = serde_json::to_vec(&req).map_err(io::Error::other)?;
+        let (suite, runner) = warm::request_parts(config, &self.work_root, files)?;
+        let suite = sys::sealed_memfd("classlab-suite", &suite)?;
+        let runner = sys::sealed_memfd("classlab-runner", &runner)?;
+        let all = [
+            fds[0],
+            fds[1],
+            fds[2],
+            fds[3],
+            fds[4],
+            suite.as_raw_fd(),
+            runner.as_raw_fd(),
+        ];
         let mut slot = self.zygote.lock().unwrap_or_else(|e| e.into_inner());
-        for attempt in 0..2 {
-            if slot.as_ref().is_none_or(|z| !z.alive()) {
-                *slot = None;
-                *slot = Some(warm::Zygote::start(
-                    &self.report.launcher,
-                    self.zygote_config()?,
-                )?);
-            }
-            match slot.as_ref().map(|z| z.request(&bytes, fds)) {
-                Some(Ok(())) => return Ok(()),
-                Some(Err(e)) if attempt == 1 => return Err(e),
-                _ => *slot = None,
-            }
+        if slot.as_ref().is_none_or(|z| !z.alive()) {
+            *slot = None;
+            *slot = Some(warm::Zygote::start(
+                &self.report.launcher,
+                self.zygote_config()?,
+            )?);
         }
-        Err(io::Error::other("zygote unavailable"))
+        match slot.as_ref() {
+            Some(z) => z.request(all),
+            None => Err(io::Error::other("zygote unavailable")),
+        }
     }
 
     fn run_inner(
@@ -456,6 +469,8 @@ impl Sandbox {
         t0: Instant,
         probe: Option<&Probe>,
     ) -> io::Result<(SuiteResult, ProbeReport)> {
+        let warm =
+            self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && self.report.cgroup.is_some();
         let workdir = self.make_workdir(spec)?;
         let workdir_path = workdir.0.clone();
         // Without Landlock nothing stops writes outside the work dir: look for new entries in
@@ -468,7 +483,16 @@ impl Sandbox {
             None => None,
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
-        let config = self.launch_config(spec, &workdir.0, procs, probe);
+        let lease = match self.report.run_as {
+            Some(_) => Some(
+                self.uids
+                    .lease()
+                    .ok_or_else(|| io::Error::other("no free uid for the suite"))?,
+            ),
+            None => None,
+        };
+        let run_as = lease.as_ref().map(|l| (l.runner(), l.runner()));
+        let config = self.launch_config(spec, &workdir.0, procs, probe, run_as);
         let config_json = serde_json::to_string(&config).map_err(io::Error::other)?;
 
         let (out_r, out_w) = sys::pipe()?;
@@ -483,8 +507,8 @@ impl Sandbox {
         let mut channel = Channel::new(&nonce, Box::new(sys::random_hex));
         sys::send_all(&non_w, channel.greeting().as_bytes())?;
 
-        let warm = self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && cg.is_some();
         let sent = warm
+            && cg.is_some()
             && self
                 .warm_request(
                     &config,
@@ -502,6 +526,7 @@ impl Sandbox {
         if sent {
             drop((out_w, err_w, res_w, non_r, st_w));
         } else {
+            Self::write_files(&workdir.0, spec)?;
             let mut cmd = Command::new(&self.report.launcher);
             cmd.arg(LAUNCH_ARG)
                 .arg(&config_json)

@@ -2,16 +2,24 @@
 //! has imported the harness, unittest and pytest, and forks once per suite.
 //!
 //! The zygote runs through the launcher in its own network, mount, PID, IPC and UTS namespaces,
-//! keeps its capabilities (it sets each child up) and never runs code under test. Each child
-//! applies, before the harness imports anything of the suite: setsid, the suite's cgroups, new
-//! mount/network/IPC/UTS namespaces, a private tmpfs work dir and `/dev/shm`, rlimits, all
-//! capabilities dropped with locked securebits, `no_new_privs` and the same Landlock policy as a
-//! cold start. Differences from cold, and why they are acceptable:
-//! * no PID namespace per suite: the suite's processes are killed through its cgroup (freezer /
-//!   `cgroup.kill`), which a double fork cannot escape; warm mode requires such a cgroup. Suites
-//!   share the zygote's PID namespace and `/proc`; Landlock's scoping (ABI ≥ 6) keeps them from
-//!   signalling each other or the zygote, and ptrace across Landlock domains is denied;
-//! * one hash seed (the zygote's, 0): suites asking for another seed run cold.
+//! keeps its capabilities (it sets each child up) and never runs code under test. It shares
+//! nothing between suites:
+//! * it never reads a request: classlab sends a fixed header and descriptors, among them two
+//!   sealed memory files holding the request ([`request_parts`]); the zygote forks at once and
+//!   the child reads them. No earlier suite's code, tests or data is in the heap later suites
+//!   are forked from (readable through `/proc/self/mem`), and a request of any size is
+//!   delivered (or refused for that suite alone: files larger than its disk);
+//! * every suite gets a PID namespace of its own (the zygote unshares one before each fork and
+//!   goes back to its own after): the child is the namespace's init, with its own `/proc`, and
+//!   forks the runner; a suite cannot see, signal or name another suite's processes;
+//! * as root, every suite runs as a uid of its own (see `uids.rs`), and the seccomp filter lets
+//!   `prlimit64`, `setpriority` and the like act on the calling process only (`seccomp.rs`).
+//!
+//! The runner applies, before the harness imports anything of the suite, the same isolation
+//! as a cold start: rlimits, all capabilities dropped with locked securebits, `no_new_privs`,
+//! Landlock, seccomp. What differs from cold: one hash seed (the zygote's, 0; suites asking for
+//! another run cold), and the suite's processes are killed through its cgroup as well as its
+//! namespace (warm mode requires a cgroup that can kill).
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -25,6 +33,47 @@ use super::sys;
 
 /// The zygote program.
 pub(crate) const ZYGOTE: &str = include_str!("../../assets/harness/zygote.py");
+
+/// The two parts of a warm request (JSON): the suite's (how to set the sandbox up, and the
+/// files every process of the suite may see) and the runner's (its spec and the files only it
+/// may see). The suite's init reads the first, sets up, then reads the second.
+pub(crate) fn request_parts(
+    config: &LaunchConfig,
+    work_root: &std::path::Path,
+    files: &[(String, String)],
+) -> io::Result<(Vec<u8>, Vec<u8>)> {
+    let suite = serde_json::json!({
+        "work_root": work_root,
+        "minimal_root": config.minimal_root,
+        "run_as": config.run_as,
+        "seccomp": config.seccomp,
+        "workdir": config.workdir,
+        "env": config.env.iter().cloned().collect::<std::collections::BTreeMap<String, String>>(),
+        "rlimits": config.rlimits,
+        "cgroup_procs": config.cgroup_procs,
+        "netns": config.netns,
+        "tmpfs_bytes": config.tmpfs_bytes,
+        "drop_caps": config.drop_caps,
+        "landlock_abi": config.landlock_abi,
+        "read_paths": config.read_paths,
+        "write_paths": config.write_paths,
+        "files": [],
+    });
+    let runner = serde_json::json!({
+        "spec": config.argv.last(),
+        "files": files,
+    });
+    Ok((
+        serde_json::to_vec(&suite).map_err(io::Error::other)?,
+        serde_json::to_vec(&runner).map_err(io::Error::other)?,
+    ))
+}
+
+/// What every request says (the zygote refuses anything else).
+const HEADER: &[u8] = b"classlab-suite/2";
+/// Descriptors of one request, in order: stdout, stderr, result (write), token (read), status
+/// (write), the suite's part of the request and the runner's part (sealed memory files).
+pub(crate) const REQUEST_FDS: usize = 7;
 
 pub(crate) struct Zygote {
     sock: OwnedFd,
@@ -88,14 +137,17 @@ impl Zygote {
         !self.dead.load(Ordering::SeqCst)
     }
 
-    /// Ask for one suite: the request JSON and five descriptors (stdout, stderr, result,
-    /// nonce, status), passed with SCM_RIGHTS.
-    pub fn request(&self, json: &[u8], fds: [RawFd; 5]) -> io::Result<()> {
+    /// Ask for one suite: a fixed header and [`REQUEST_FDS`] descriptors (stdout, stderr,
+    /// result, token, status, the suite's part of the request, the runner's part), passed
+    /// with SCM_RIGHTS. The request itself is in the two sealed memory files: the zygote never
+    /// reads it (its child does, after the fork), so no size can overflow the socket and no
+    /// suite's data stays in the heap later suites are forked from.
+    pub fn request(&self, fds: [RawFd; REQUEST_FDS]) -> io::Result<()> {
         let mut iov = libc::iovec {
-            iov_base: json.as_ptr() as *mut _,
-            iov_len: json.len(),
+            iov_base: HEADER.as_ptr() as *mut _,
+            iov_len: HEADER.len(),
         };
-        let payload = std::mem::size_of::<[RawFd; 5]>() as u32;
+        let payload = std::mem::size_of::<[RawFd; REQUEST_FDS]>() as u32;
         // SAFETY: CMSG_SPACE is a pure computation.
         let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
         let mut control = vec![0u8; space];
@@ -105,18 +157,22 @@ impl Zygote {
         msg.msg_iovlen = 1;
         msg.msg_control = control.as_mut_ptr().cast();
         msg.msg_controllen = space as _;
-        // SAFETY: the control buffer has room for one cmsg with five descriptors.
+        // SAFETY: the control buffer has room for one cmsg with REQUEST_FDS descriptors.
         unsafe {
             let cmsg = libc::CMSG_FIRSTHDR(&msg);
             (*cmsg).cmsg_level = libc::SOL_SOCKET;
             (*cmsg).cmsg_type = libc::SCM_RIGHTS;
             (*cmsg).cmsg_len = libc::CMSG_LEN(payload) as _;
-            std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(cmsg).cast::<RawFd>(), 5);
+            std::ptr::copy_nonoverlapping(
+                fds.as_ptr(),
+                libc::CMSG_DATA(cmsg).cast::<RawFd>(),
+                REQUEST_FDS,
+            );
             let n = libc::sendmsg(self.sock.as_raw_fd(), &msg, libc::MSG_NOSIGNAL);
             if n < 0 {
                 return Err(sys::err("sendmsg to the zygote"));
             }
-            if n as usize != json.len() {
+            if n as usize != HEADER.len() {
                 return Err(io::Error::other("short write to the zygote"));
             }
         }

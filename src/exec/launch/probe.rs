@@ -142,7 +142,8 @@ pub(super) fn probe() -> i32 {
         };
         let hex: Vec<String> = progs.iter().map(seccomp::to_hex).collect();
         sys::no_new_privs().is_ok()
-            && seccomp::install(&hex).is_ok()
+            // SAFETY: getpid cannot fail.
+            && seccomp::install(&hex, unsafe { libc::getpid() } as u32).is_ok()
             // SAFETY: plain syscall.
             && unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0) } < 0
     });
