@@ -108,9 +108,12 @@ def _harness():
             view = view[k:]
 
     spec = json.loads(_sys.argv[1])
-    workdir = spec.get("workdir") or _os.getcwd()
+    # Split mode (see split.py): the tests run here, the code under test in the host process.
+    split = spec.get("harness") == "split"
+    workdir = (spec.get("tests_dir") if split else spec.get("workdir")) or _os.getcwd()
+    code_dir = spec.get("code_dir") if split else workdir
     code_regions = [
-        (_os.path.join(workdir, r["file"]), r.get("first", 1), r.get("last"))
+        (_os.path.join(code_dir, r["file"]), r.get("first", 1), r.get("last"))
         for r in spec.get("code", [])
     ]
     test_timeout = spec.get("test_timeout")
@@ -126,8 +129,22 @@ def _harness():
             except BaseException:
                 pass
         probe_final()
+        if split_ctl[0] is not None:
+            report_evidence(split_ctl[0])
         emit("final", **fields)
         exit_now(0)
+
+    split_ctl = [None]  # the host connection (split mode)
+
+    def report_evidence(ctl):
+        # What the runner saw (trusted) and what the host says the code did (untrusted).
+        seen = ctl.runner_evidence()
+        if seen:
+            emit("evidence", source="runner",
+                 items=[{"test": t, "detail": d} for t, d in seen[:64]])
+        claimed = ctl.host_evidence()
+        if claimed:
+            emit("evidence", source="host", items=[{"test": None, "detail": d} for d in claimed])
 
     # ---- optional probe (`classlab validate`): the methods of one class each test invokes, the
     # files each test leaves in the work dir, line coverage of the code files. Off unless the
@@ -328,6 +345,9 @@ def _harness():
         return cur
 
     def describe(exc, limit_tb=8000):
+        shown = vars(exc).get("_classlab_host") if hasattr(exc, "__dict__") else None
+        if shown is not None:
+            return describe_host(exc, shown, limit_tb)
         inner = innermost(exc)
         try:
             msg = str_(inner)
@@ -359,6 +379,24 @@ def _harness():
             text = text[: limit_tb // 2] + "\n...\n" + text[-limit_tb // 2 :]
         return type_(inner).__name__, msg, text, line, origin_of(inner)
 
+    def describe_host(exc, shown, limit_tb):
+        """An exception the code under test raised in the host: its own description (for
+        display only: where it came from is the code, whatever it says)."""
+        et, msg, line, host_tb = shown
+        try:
+            te = traceback.TracebackException.from_exception(exc, limit=32)
+            te.stack = traceback.StackSummary.from_list(
+                [fs for fs in te.stack if not is_internal(fs.filename)])
+            te.__cause__ = te.__context__ = None
+            here = "".join(te.stack.format())
+        except BaseException:
+            here = ""
+        text = ("Traceback (the tests):\n" + here if here else "") + \
+            "In the code under test:\n" + host_tb
+        if len_(text) > limit_tb:
+            text = text[: limit_tb // 2] + "\n...\n" + text[-limit_tb // 2 :]
+        return et, msg, text, line, "code"
+
     def origin_of(inner):
         """Where the innermost exception was raised: its last traceback frame (a SyntaxError:
         the place it names) in the code under test, the test file, or anywhere else."""
@@ -384,6 +422,8 @@ def _harness():
     def on_alarm(signum, frame):
         # Keep firing until the code under test lets the exception through.
         signal.setitimer(signal.ITIMER_REAL, 0.2)
+        if split_ctl[0] is not None and split_ctl[0].waiting():
+            return  # the host has the same deadline: its answer (or silence) decides
         raise HarnessTimeout(alarm_reason[0])
 
     def arm(class_left=None):
@@ -394,6 +434,8 @@ def _harness():
             limit, reason = class_left, "test class exceeded its %.1f s budget" % class_timeout
         if limit:
             alarm_reason[0] = reason
+            if split_ctl[0] is not None:
+                split_ctl[0].set_deadline(max(float(limit), 0.001))
             try:
                 signal.signal(signal.SIGALRM, on_alarm)
                 signal.setitimer(signal.ITIMER_REAL, max(float(limit), 0.001))
@@ -409,6 +451,8 @@ def _harness():
             arm()
             return
         alarm_reason[0] = "import exceeded %.1f s" % import_timeout
+        if split_ctl[0] is not None:
+            split_ctl[0].set_deadline(max(float(import_timeout), 0.001))
         try:
             signal.signal(signal.SIGALRM, on_alarm)
             signal.setitimer(signal.ITIMER_REAL, max(float(import_timeout), 0.001))
@@ -416,6 +460,8 @@ def _harness():
             pass
 
     def disarm():
+        if split_ctl[0] is not None:
+            split_ctl[0].set_deadline(None)
         if test_timeout or class_timeout or import_timeout:
             try:
                 signal.setitimer(signal.ITIMER_REAL, 0)
@@ -552,7 +598,7 @@ def _harness():
         (("assertIsInstance",), probe_instance),
     ):
         for name in names:
-            if spec.get("eq_guard", True) and name in TestCase.__dict__:
+            if spec.get("eq_guard", True) and not split and name in TestCase.__dict__:
                 guarded[name] = guard(name, recheck)
     for name, fn in guarded.items():
         setattr(TestCase, name, fn)
@@ -753,7 +799,7 @@ def _harness():
 
     _sys.path.insert(0, workdir)
     try:
-        _os.chdir(workdir)
+        _os.chdir(spec.get("scratch") if split else workdir)
     except OSError:
         pass
 
@@ -782,6 +828,94 @@ def _harness():
     probe_start()
     trace0[0] = gettrace()
 
+    if split:
+        # Nothing of the code under test runs in this process: what the in-process checks
+        # guard against cannot happen here.
+        _os.umask(0)  # the host (another uid) reads and removes what the tests write
+        split_ctl[0] = _split_runner({
+            "spec": spec, "emit": emit, "HarnessTimeout": HarnessTimeout,
+            "alarm_reason": lambda: alarm_reason[0], "test_paths": set(test_paths),
+            "test_modules": [spec.get("test_module") or
+                             _os.path.basename(spec.get("test_file", ""))[:-3]],
+        })
+
+        def check_integrity():  # noqa: F811
+            return True
+
+        def result_intact():  # noqa: F811
+            return True
+
+    def import_code():
+        """Import the code under test (before the tests): in-process, or in the host (split),
+        whose modules then stand in sys.modules for the tests' imports. A failure is reported
+        as the import's, and the suite ends."""
+        names = spec.get("code_modules", [])
+        if not split:
+            for m in names:
+                arm_import()
+                import_or_report(m, "code")
+                disarm()
+            return {}
+        names = list(names) + ([spec["globals_module"]] if spec.get("globals_module") else [])
+        if not names:
+            return {}
+        try:
+            arm_import()
+            mods = split_ctl[0].import_code(names)
+        except BaseException as e:
+            disarm()
+            report_import(e, "code")
+            finish(count=0)
+        disarm()
+        for name, m in mods.items():
+            if name != spec.get("globals_module"):
+                _sys.modules[name] = m
+        return mods
+
+    def load_tests_with_code_globals(mods):
+        """ClassEval's one-module layout, split: the test module runs with the code's top-level
+        names as its globals (classes, functions and values of the host; the modules the code
+        imported, imported here)."""
+        name = spec["test_module"]
+        try:
+            arm_import()
+            names = split_ctl[0].code_globals(mods[spec["globals_module"]])
+            module = types.ModuleType(name)
+            module.__file__ = test_path
+            vars(module).update(names)
+            _sys.modules[name] = module
+            exec(compile(test_bytes or b"", test_path, "exec", dont_inherit=True),
+                 vars(module))
+        except BaseException as e:
+            disarm()
+            report_import(e, "tests")
+            finish(count=0)
+        disarm()
+        return module
+
+    def split_verdict(test_id, outcome, exc):
+        """The verdict of a test that just ran, as the split harness saw it: a forged
+        comparison, an operation the protocol cannot carry, or an error of the test's that
+        the code tried to swallow override what unittest or pytest recorded."""
+        said = split_ctl[0].end_test()
+        if said is None:
+            return outcome, exc
+        if said[0] != "held" or outcome in ("pass", "skip", "xfail", "xpass"):
+            return split_verdict_of(said)
+        return outcome, exc
+
+    def split_verdict_of(said):
+        kind, what = said
+        if kind == "tampered":
+            return "tampered", split_ctl[0].Forged(what)
+        if kind == "unjudged":
+            return "error", split_ctl[0].Unjudged(what)
+        return ("fail" if isinstance_(what, AssertionError) else "error"), what
+
+    def host_dead_error():
+        dead = split_ctl[0].dead() if split_ctl[0] is not None else None
+        return None if dead is None else dead[0](dead[1])
+
     # ======================================================================= unittest ======
     def run_unittest():
         wanted = spec.get("expected", [])
@@ -790,13 +924,15 @@ def _harness():
             c = t.rsplit(".", 1)[0] if "." in t else t
             if c not in class_names:
                 class_names.append(c)
-        for m in spec.get("code_modules", []):
+        mods = import_code()
+        if split and spec.get("globals_module"):
+            module = load_tests_with_code_globals(mods)
+        else:
             arm_import()
-            import_or_report(m, "code")
+            module = import_or_report(spec["test_module"], "tests")
             disarm()
-        arm_import()
-        module = import_or_report(spec["test_module"], "tests")
-        disarm()
+        if split:
+            split_ctl[0].tests_loaded()
         trace_class([_sys.modules.get(m) for m in spec.get("code_modules", [])] + [module])
         loader = unittest.loader.TestLoader()
         count = 0
@@ -935,12 +1071,19 @@ def _harness():
                         report_test(tok, test_id, "error", exc=err, note=which + " failed")
                     count += 1
                     continue
+                dead = host_dead_error()
+                if dead is not None:  # the code's process is gone: the test fails, listed
+                    report_test(tok, test_id, "error", exc=dead)
+                    count += 1
+                    continue
                 try:
                     test = cls(name)
                 except BaseException as e:
                     report_test(tok, test_id, "error", exc=e, note="could not instantiate")
                     count += 1
                     continue
+                if split:
+                    split_ctl[0].begin_test(test_id)
                 before_run = result.testsRun
                 del events[:]
                 seen_files = probe_test_begin() if probe else None
@@ -973,6 +1116,13 @@ def _harness():
                                 exc=RuntimeError("the test harness was tampered with"))
                     continue
                 problems = [(k, x) for k, x in mine if k in ("fail", "error")]
+                if split:
+                    first = problems[0] if problems else mine[-1] if mine else (
+                        "error", RuntimeError("the test reported no outcome"))
+                    k, x = split_verdict(test_id, first[0], first[1])
+                    if k is not first[0] or x is not first[1]:
+                        report_test(tok, test_id, k, exc=x, duration=dt)
+                        continue
                 if problems:
                     k, x = problems[0]
                     report_test(tok, test_id, k, exc=x, duration=dt)
@@ -1057,10 +1207,7 @@ def _harness():
         d = _os.path.dirname(_os.path.join(workdir, test_file))
         if d not in _sys.path:
             _sys.path.insert(1, d)
-        for m in spec.get("code_modules", []):
-            arm_import()
-            import_or_report(m, "code")
-            disarm()
+        import_code()
         arm_import()
         module = import_or_report(_os.path.basename(test_file)[:-3], "tests")
         disarm()
@@ -1085,6 +1232,13 @@ def _harness():
         suite_ok = not wrong and check_integrity()
         for test_id, obj in items:
             tok = read_line33()
+            dead = host_dead_error()
+            if dead is not None:
+                count += 1
+                report_test(tok, test_id, "error", exc=dead)
+                continue
+            if split:
+                split_ctl[0].begin_test(test_id)
             t0 = perf()
             try:
                 arm()
@@ -1105,6 +1259,8 @@ def _harness():
             finally:
                 disarm()
             count += 1
+            if split:
+                outcome, exc = split_verdict(test_id, outcome, exc)
             suite_ok = check_integrity() and suite_ok
             if not suite_ok:
                 report_test(tok, test_id, "tampered", duration=perf() - t0,
@@ -1143,10 +1299,7 @@ def _harness():
 
         # Import the code under test ourselves first: an import failure is then reported with
         # its own exception (pytest would turn it into a collection error).
-        for m in spec.get("code_modules", []):
-            arm_import()
-            import_or_report(m, "code")
-            disarm()
+        import_code()
 
         state = {"plugins": None, "count": 0, "collect_error": None, "collected": 0}
         excs = {}
@@ -1194,6 +1347,8 @@ def _harness():
             def pytest_runtest_logstart(self, nodeid, location):
                 toks[nodeid] = read_line33()
                 starts[nodeid] = perf()
+                if split:
+                    split_ctl[0].begin_test(node_to_id(nodeid))
                 arm()
 
             @pytest.hookimpl(tryfirst=True)
@@ -1221,6 +1376,20 @@ def _harness():
                     report_test(tok, test_id, "tampered", duration=dt,
                                 exc=RuntimeError("the test harness was tampered with"))
                     return
+                held = None
+                if split:
+                    dead = host_dead_error()
+                    if dead is not None:
+                        split_ctl[0].end_test()
+                        report_test(tok, test_id, "error", exc=dead, duration=dt)
+                        return
+                    said = split_ctl[0].end_test()
+                    if said is not None and said[0] == "held":
+                        held = said[1]
+                    elif said is not None:
+                        outcome, exc = split_verdict_of(said)
+                        report_test(tok, test_id, outcome, exc=exc, duration=dt)
+                        return
                 reps = reports.get(nodeid, [])
                 by = {r.when: r for r in reps}
                 setup, call, teardown = by.get("setup"), by.get("call"), by.get("teardown")
@@ -1240,7 +1409,10 @@ def _harness():
                                 exc=RuntimeError("the test reported no outcome"))
                     return
                 xfail = hasattr(call, "wasxfail")
-                if call.passed:
+                if call.passed and held is not None:
+                    report_test(tok, test_id, "fail" if isinstance_(held, AssertionError)
+                                else "error", exc=held, duration=dt)
+                elif call.passed:
                     outcome = "xpass" if xfail else "pass"
                     report_test(tok, test_id, outcome, duration=dt)
                 elif call.skipped:

@@ -74,7 +74,10 @@ pub use launch::maybe_launch;
 pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
 pub use service::{Executor, SetupError};
-pub use spec::{CodeRegion, Limits, SuiteKind, SuiteSpec, pytest_expected, unittest_expected};
+pub use spec::{
+    CodeRegion, HOST, Harness, Limits, Placement, SPLIT_RUNNER, SplitDirs, SuiteKind, SuiteSpec,
+    pytest_expected, python_argv, unittest_expected,
+};
 pub use uids::FIRST_SUITE_UID;
 
 use crate::model::results::SuiteResult;
@@ -388,6 +391,8 @@ impl Sandbox {
             allowed_skips: Vec::new(),
             limits: Limits::default(),
             hash_seed: Some(0),
+            harness: Harness::Inproc,
+            globals_module: None,
         };
         let home = self
             .work_root

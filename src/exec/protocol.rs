@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::model::results::{Origin, Outcome, TestResult};
+use crate::model::results::{Evidence, EvidenceSource, Origin, Outcome, TestResult};
 
 mod assemble;
 pub(crate) use assemble::{Observed, Status, Stop, assemble};
@@ -30,6 +30,8 @@ pub(crate) enum Record {
         why: String,
     },
     Tamper(Vec<String>),
+    /// Signs of tampering the split harness collected (see [`Evidence`]).
+    Evidence(Vec<Evidence>),
     /// Instrumentation (`classlab validate`), read by `probe::ProbeReport`.
     Probe(Value),
     Final {
@@ -254,12 +256,40 @@ fn parse_record(v: &Value) -> Option<Record> {
                 .filter_map(|d| d.as_str().map(String::from))
                 .collect(),
         ),
+        "evidence" => Record::Evidence(parse_evidence(v)?),
         "probe" => Record::Probe(v.clone()),
         "final" => Record::Final {
             count: v.get("count").and_then(Value::as_u64).unwrap_or(0),
         },
         _ => return None,
     })
+}
+
+/// Most evidence items kept per record, and longest detail.
+const MAX_EVIDENCE: usize = 64;
+const MAX_DETAIL: usize = 300;
+
+fn parse_evidence(v: &Value) -> Option<Vec<Evidence>> {
+    let source = match v.get("source")?.as_str()? {
+        "runner" => EvidenceSource::Runner,
+        "host" => EvidenceSource::Host,
+        _ => return None,
+    };
+    let items = v.get("items")?.as_array()?;
+    Some(
+        items
+            .iter()
+            .take(MAX_EVIDENCE)
+            .filter_map(|item| {
+                let detail = item.get("detail")?.as_str()?;
+                Some(Evidence {
+                    source,
+                    test: s(item, "test"),
+                    detail: detail.chars().take(MAX_DETAIL).collect(),
+                })
+            })
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{self, parse::parse_tree};
 
+mod split;
+pub use split::{HOST, Harness, Placement, SPLIT_RUNNER, SplitDirs, python_argv};
+
 /// Resource limits of one suite. `Default` suits ClassEval (CPU 10 s, wall 25 s).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Limits {
@@ -120,6 +123,13 @@ pub struct SuiteSpec {
     pub limits: Limits,
     /// `PYTHONHASHSEED`; `None` = 0 (deterministic set/dict ordering of str).
     pub hash_seed: Option<u32>,
+    /// Which harness runs the suite (specs from before split mode: in-process).
+    #[serde(default)]
+    pub harness: Harness,
+    /// Split mode, ClassEval's one-module layout: the code module whose top-level names are
+    /// the test module's globals (see [`SuiteSpec::with_harness`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub globals_module: Option<String>,
 }
 
 impl SuiteSpec {
@@ -151,6 +161,8 @@ impl SuiteSpec {
             allowed_skips,
             limits: Limits::default(),
             hash_seed: None,
+            harness: Harness::Inproc,
+            globals_module: None,
         }
     }
 
@@ -221,6 +233,8 @@ impl SuiteSpec {
             allowed_skips,
             limits: Limits::default(),
             hash_seed: None,
+            harness: Harness::Inproc,
+            globals_module: None,
         }
     }
 

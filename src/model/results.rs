@@ -121,6 +121,29 @@ pub enum SuiteFailure {
     Tampered { detail: String },
 }
 
+/// Who reports a sign of tampering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceSource {
+    /// The split harness's runner, from what it saw the code's process do (a comparison equal
+    /// to a decoy, a malformed message, an answer that never came): trusted.
+    Runner,
+    /// The code's own process, about the code (patched test machinery, stack inspection,
+    /// ctypes): untrusted, and a lower bound (the code can silence it).
+    Host,
+}
+
+/// A sign that the code under test tried to tamper with its evaluation (split harness). Not
+/// a verdict: verdicts are the runner's alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub source: EvidenceSource,
+    /// The test running when it was seen, when one was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    pub detail: String,
+}
+
 /// Everything one sandboxed suite run returns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SuiteResult {
@@ -135,6 +158,9 @@ pub struct SuiteResult {
     pub wall_s: f64,
     /// Files or processes the suite left outside its directory (should be empty).
     pub leftovers: Vec<String>,
+    /// Signs of tampering (split harness; results from before it have none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
 }
 
 impl SuiteResult {
@@ -149,6 +175,7 @@ impl SuiteResult {
             stderr_dropped: 0,
             wall_s: 0.0,
             leftovers: Vec::new(),
+            evidence: Vec::new(),
         }
     }
 }

@@ -126,6 +126,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
     let mut import_env = false;
     let mut reported: Vec<TestResult> = Vec::new();
     let mut final_count = None;
+    let mut evidence = Vec::new();
     let mut seen = BTreeSet::new();
     // Tests whose first record failed (a further failing record of theirs is accepted).
     let mut failed: BTreeSet<String> = BTreeSet::new();
@@ -175,6 +176,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
             }
             Record::Missing { .. } => {}
             Record::Tamper(d) => tamper.extend(d.iter().cloned()),
+            Record::Evidence(e) => evidence.extend(e.iter().cloned()),
             Record::Probe(_) => {}
             Record::Final { count } => final_count = Some(*count),
         }
@@ -352,5 +354,6 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
         stderr_dropped: obs.stderr_dropped,
         wall_s: obs.wall_s,
         leftovers,
+        evidence,
     }
 }

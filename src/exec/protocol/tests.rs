@@ -1,6 +1,6 @@
 use super::*;
 use crate::exec::spec::{Limits, SuiteKind, SuiteSpec};
-use crate::model::results::SuiteFailure;
+use crate::model::results::{EvidenceSource, SuiteFailure, SuiteResult};
 
 fn spec(expected: &[&str]) -> SuiteSpec {
     SuiteSpec {
@@ -12,6 +12,8 @@ fn spec(expected: &[&str]) -> SuiteSpec {
         allowed_skips: vec![],
         limits: Limits::default(),
         hash_seed: None,
+        harness: Default::default(),
+        globals_module: None,
     }
 }
 
@@ -311,4 +313,56 @@ fn unasked_expected_failures_fail_and_tampered_tests_void_the_suite() {
     assert!(matches!(r.failure, Some(SuiteFailure::Tampered { .. })));
     assert_eq!(r.tests[0].outcome, Outcome::Tampered);
     assert_eq!(r.tests[1].outcome, Outcome::Tampered);
+}
+
+#[test]
+fn evidence_records_reach_the_result_with_their_source() {
+    let mut c = chan("abc");
+    c.feed(rec("abc", 0, r#""t":"start""#).as_bytes());
+    c.feed(
+        rec(
+            "abc",
+            1,
+            r#""t":"test","k":"t0","id":"A.test_x","o":"tampered","et":"Forged","d":0"#,
+        )
+        .as_bytes(),
+    );
+    c.feed(
+        rec(
+            "abc",
+            2,
+            r#""t":"evidence","source":"runner","items":[{"test":"A.test_x","detail":"an object of type m.B compares equal to both 1 and a decoy 2"}]"#,
+        )
+        .as_bytes(),
+    );
+    c.feed(
+        rec(
+            "abc",
+            3,
+            r#""t":"evidence","source":"host","items":[{"test":null,"detail":"replaced unittest.case.TestCase.run"},{"nodetail":1}]"#,
+        )
+        .as_bytes(),
+    );
+    c.feed(rec("abc", 4, r#""t":"final","count":1"#).as_bytes());
+    c.close();
+    let r = assemble(&spec(&["A.test_x"]), obs(c, "python exit 0 1 1 1\n"));
+    assert!(c_violations_free(&r), "{r:?}");
+    assert_eq!(r.evidence.len(), 2);
+    assert_eq!(r.evidence[0].source, EvidenceSource::Runner);
+    assert_eq!(r.evidence[0].test.as_deref(), Some("A.test_x"));
+    assert_eq!(r.evidence[1].source, EvidenceSource::Host);
+    assert_eq!(r.evidence[1].test, None);
+    assert_eq!(r.tests[0].outcome, Outcome::Tampered);
+    assert!(matches!(r.failure, Some(SuiteFailure::Tampered { .. })));
+}
+
+#[test]
+fn evidence_of_an_unknown_source_is_a_malformed_record() {
+    let mut c = chan("abc");
+    c.feed(rec("abc", 0, r#""t":"evidence","source":"oracle","items":[]"#).as_bytes());
+    assert_eq!(c.violations, ["malformed record"]);
+}
+
+fn c_violations_free(r: &SuiteResult) -> bool {
+    !matches!(&r.failure, Some(SuiteFailure::Tampered { detail }) if detail.contains("result channel"))
 }
