@@ -1,22 +1,26 @@
-# classlab warm interpreter ("zygote"): a Python that has imported the harness's modules (and
+# classlab warm interpreter ("zygote"): a Python that has imported the harnesses' modules (and
 # pytest, when installed) and forks once per suite. It never runs code under test itself, and it
 # never reads a request: whatever it holds, every suite forked from it inherits.
 #
-# Started by the classlab launcher as `python -s -P -B -c <this file> <runner source>` inside
+# Started by the classlab launcher as `python -s -P -B -c <this file>` inside
 # network/IPC/UTS/mount/PID namespaces and the sandbox's own root (only the interpreter's trees,
 # read-only, and an empty mount point for the work dirs), with its capabilities (it needs them
 # to set each child up) and without Landlock or seccomp. fd 3 is a SOCK_SEQPACKET socket to
-# classlab. A request is a fixed header and seven descriptors: stdout, stderr, result (write),
-# token (read), status (write), and two sealed memory files holding the request itself (the
-# suite's part, the runner's part). The zygote forks at once, in a fresh PID namespace, and
-# keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the request
-# from the memory files, joins the suite's cgroups, makes new mount/network/IPC/UTS namespaces,
-# the namespace's own /proc, a private /tmp, the work dir (the suite's files, read-only) and
-# /dev/shm, and forks the runner, which applies descriptors 0-4, rlimits, securebits and
-# bounding set, the suite's unprivileged user, every capability dropped, no_new_privs,
-# Landlock and seccomp, then runs the harness. The init reaps, writes the runner's end to the
-# status descriptor (`python exit|signal N utime_us stime_us maxrss_kb`, then `leftover` and
-# `tampered` lines, like the cold launcher), and exits, which ends whatever the suite left.
+# classlab; fd 4 a memory file with the harnesses' sources (JSON: "inproc", "split", "host"),
+# compiled once here. A request is a fixed header and seven descriptors: stdout, stderr, result
+# (write), token (read), status (write), and two sealed memory files holding the request itself
+# (the suite's part, the runner's part). The zygote forks at once, in a fresh PID namespace, and
+# keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the suite's part,
+# joins the suite's cgroups, makes new mount/network/IPC/UTS namespaces, the namespace's own
+# /proc, a private /tmp, the work dir and /dev/shm, writes the files every process may see
+# (read-only), and, for the split harness, forks the host's init one PID namespace down (before
+# any test is in its memory). Then it reads the runner's part (the tests), writes it, and forks
+# the runner. Each Python applies descriptors, rlimits, securebits and bounding set, its
+# unprivileged user, every capability dropped, no_new_privs, Landlock and seccomp, then runs its
+# harness. The init reaps, writes the runner's end to the status descriptor (`python
+# exit|signal N utime_us stime_us maxrss_kb`, then `leftover` and `tampered` lines, like the cold
+# launcher; the host's init writes `host exit|signal ...`), and exits, which ends whatever the
+# suite left, the host with it.
 
 import ctypes
 import fcntl
@@ -29,12 +33,20 @@ import socket
 import struct
 import sys
 
-import unittest  # noqa: F401  (warm imports shared by every suite)
+# Warm imports shared by every suite (the runner's, then the host's).
+import unittest  # noqa: F401
 import unittest.case  # noqa: F401
 import unittest.loader  # noqa: F401
+import unittest.mock  # noqa: F401
 import traceback  # noqa: F401
 import types  # noqa: F401
 import re  # noqa: F401
+import collections  # noqa: F401
+import enum  # noqa: F401
+import weakref  # noqa: F401
+import operator  # noqa: F401
+import abc  # noqa: F401
+import importlib  # noqa: F401
 
 try:
     import pytest  # noqa: F401
@@ -46,8 +58,21 @@ try:
 except BaseException:
     pass
 
-RUNNER = {"__name__": "classlab_harness", "__builtins__": __builtins__}
-exec(compile(sys.argv[1], "<classlab-harness>", "exec"), RUNNER)
+
+def load_sources():
+    """The harnesses, compiled once into namespaces of their own (each child runs one)."""
+    with os.fdopen(4, "rb") as f:
+        sources = json.loads(f.read())
+    out = {}
+    for key, name in (("inproc", "classlab_harness"), ("split", "classlab_harness"),
+                      ("host", "classlab_host")):
+        ns = {"__name__": name, "__builtins__": __builtins__}
+        exec(compile(sources[key], "<classlab-harness>", "exec"), ns)
+        out[key] = ns
+    return out
+
+
+HARNESSES = load_sources()
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -207,6 +232,7 @@ def read_part(fd):
 
 
 def place_files(wd, files):
+    """The files (path relative to the work dir, text), each then read-only."""
     written = []
     for rel, content in files:
         p = os.path.join(wd, rel)
@@ -215,6 +241,8 @@ def place_files(wd, files):
         with open(p, "wb") as f:
             f.write(data)
         written.append((p, data))
+    for p, _ in written:
+        read_only(p)
     return written
 
 
@@ -227,10 +255,35 @@ def tmpfs_work_dir(req):
               "size=%d,mode=1777" % min(size, 64 << 20))
 
 
+def work_dir(req):
+    """The work dir: the runner's (mode 0700) or, for the split harness, root's (0711) with
+    the tests', the code's and the scratch directory, each with its owner and mode."""
+    if req.get("minimal_root"):
+        own_work_dir(req)
+    elif req.get("tmpfs_bytes"):
+        tmpfs_work_dir(req)
+    wd = req["workdir"]
+    dirs = req.get("dirs") or []
+    if dirs:
+        os.chown(wd, 0, 0)
+        os.chmod(wd, 0o711)
+    else:
+        uid, gid = req.get("run_as") or (0, 0)
+        os.chown(wd, uid, gid)
+        os.chmod(wd, 0o700)
+    for path, uid, gid, mode in dirs:
+        os.makedirs(path, exist_ok=True)
+        os.chown(path, uid, gid)
+        os.chmod(path, mode)
+
+
 def suite_init(fds):
-    """PID 1 of the suite's PID namespace: set the suite up, fork the runner, reap, report."""
+    """PID 1 of the suite's PID namespace: set the suite up, fork the host (split) and the
+    runner, reap, report."""
     out_w, err_w, res_w, tok_r, st_w, suite_fd, runner_fd = fds
     st_w = fcntl.fcntl(st_w, fcntl.F_DUPFD_CLOEXEC, 100)
+    os.close(fds[4])
+    host_init, pair = None, None
     try:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.setsid()
@@ -247,31 +300,74 @@ def suite_init(fds):
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
         # The namespace's own /proc: this suite's processes only.
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-        if req.get("minimal_root"):
-            own_work_dir(req)
-        elif req.get("tmpfs_bytes"):
-            tmpfs_work_dir(req)
+        work_dir(req)
         wd = req["workdir"]
-        uid, gid = req.get("run_as") or (0, 0)
-        os.chown(wd, uid, gid)
-        os.chmod(wd, 0o700)
         written = place_files(wd, req.get("files") or [])
+        if req.get("host"):
+            pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            host_init = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w)
         run = read_part(runner_fd)
         written += place_files(wd, run.get("files") or [])
-        for p, _ in written:
-            read_only(p)
     except BaseException as e:
         report(st_w, "error zygote child setup: %s\n" % e)
         os._exit(125)
     pid = os.fork()
     if pid == 0:
-        runner(req, run, (out_w, err_w, res_w, tok_r), st_w)
+        sock = None
+        if pair is not None:
+            sock = pair[0].detach()
+            pair[1].close()
+        runner(req, run, (out_w, err_w, res_w, tok_r), sock, st_w)
         os._exit(124)
     for fd in (out_w, err_w, res_w, tok_r):
         os.close(fd)
-    wd = req["workdir"]
+    if pair is not None:
+        for end in pair:
+            end.close()
     del req, run
-    reap(pid, st_w, written, wd)
+    reap(pid, st_w, written, wd, host_init)
+
+
+def start_host(req, pair, outputs, runner_fds, st_w):
+    """The host's init, PID 1 of a PID namespace nested in the suite's: it mounts that
+    namespace's own /proc in a mount namespace of its own and forks the host. Only the suite's
+    part of the request is in memory here (no test). Returns the host init's pid."""
+    own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    check(libc.unshare(CLONE_NEWPID), "unshare(pid) for the host")
+    pid = os.fork()
+    if pid != 0:
+        # The runner is forked in the suite's namespace, not the host's.
+        check(libc.setns(own, CLONE_NEWPID), "setns(pid)")
+        os.close(own)
+        return pid
+    try:
+        os.close(own)
+        for fd in runner_fds:
+            os.close(fd)
+        pair[0].close()
+        check(libc.unshare(CLONE_NEWNS), "unshare(mount) for the host")
+        mount("none", "/", None, MS_REC | MS_PRIVATE, None)
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    except BaseException as e:
+        report(st_w, "error host setup: %s\n" % e)
+        os._exit(125)
+    host = os.fork()
+    if host == 0:
+        h = req["host"]
+        python(req, dict(req, **h), HARNESSES["host"]["_host_entry"], h["spec"],
+               list(outputs) + [pair[1].detach()], st_w)
+        os._exit(124)
+    pair[1].close()
+    for fd in outputs:
+        os.close(fd)
+    while True:
+        try:
+            pid, st, ru = os.wait4(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == host:
+            report(st_w, "host %s\n" % ended(st, ru))
+            os._exit(0)
 
 
 def report(fd, text):
@@ -281,7 +377,28 @@ def report(fd, text):
         pass
 
 
-def reap(runner_pid, st_w, written, wd):
+def ended(st, ru):
+    if os.WIFSIGNALED(st):
+        kind, n = "signal", os.WTERMSIG(st)
+    else:
+        kind, n = "exit", os.WEXITSTATUS(st)
+    return "%s %d %d %d %d" % (kind, n, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
+                               ru.ru_maxrss)
+
+
+def nspids(pid):
+    """The pid's NSpid entries (this namespace's, then nested ones'); None once it is gone."""
+    try:
+        with open("/proc/%s/status" % pid) as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return line.split()[1:]
+    except OSError:
+        return None
+    return []
+
+
+def reap(runner_pid, st_w, written, wd, host_init):
     while True:
         try:
             pid, st, ru = os.wait4(-1, 0)
@@ -289,20 +406,21 @@ def reap(runner_pid, st_w, written, wd):
             os._exit(0)
         if pid != runner_pid:
             continue
-        if os.WIFSIGNALED(st):
-            kind, n = "signal", os.WTERMSIG(st)
-        else:
-            kind, n = "exit", os.WEXITSTATUS(st)
-        lines = ["python %s %d %d %d %d" % (kind, n, int(ru.ru_utime * 1e6),
-                                            int(ru.ru_stime * 1e6), ru.ru_maxrss)]
+        lines = ["python " + ended(st, ru)]
         for name in os.listdir("/proc"):
-            if name.isdigit() and name != "1":
-                try:
-                    with open("/proc/%s/comm" % name) as f:
-                        comm = f.read().strip()
-                except OSError:
-                    comm = "?"
-                lines.append("leftover %s (%s) [pid in the sandbox]" % (name, comm))
+            if not name.isdigit() or name == "1" or int(name) == host_init:
+                continue
+            ids = nspids(name)
+            # Gone by now (the host ends on its own once the runner closed the socket), or the
+            # host itself (pid 2 one namespace down): not left behind.
+            if ids is None or (host_init is not None and len(ids) == 2 and ids[1] == "2"):
+                continue
+            try:
+                with open("/proc/%s/comm" % name) as f:
+                    comm = f.read().strip()
+            except OSError:
+                continue
+            lines.append("leftover %s (%s) [pid in the sandbox]" % (name, comm))
         # The suite's files are mounted read-only; say so if one changed all the same.
         for p, data in written:
             try:
@@ -313,19 +431,29 @@ def reap(runner_pid, st_w, written, wd):
             if not same:
                 lines.append("tampered %s" % os.path.relpath(p, wd))
         report(st_w, "".join(line + "\n" for line in lines))
-        # Exiting as PID 1 of the namespace kills everything the suite left behind.
+        # Exiting as PID 1 of the namespace kills everything the suite left behind, the
+        # split harness's host with it.
         os._exit(0)
 
 
-def runner(req, run, fds, st_w):
+def runner(req, run, fds, sock, st_w):
+    ns = HARNESSES["split" if run.get("harness") == "split" else "inproc"]
+    python(req, req, ns["_main"], run["spec"], list(fds) + ([sock] if sock is not None else []),
+           st_w)
+
+
+def python(req, own, main, spec, fds, st_w):
+    """Become one of the suite's Pythons: `fds` as 1, 2, 3… (0 is /dev/null), the rest closed;
+    rlimits, cwd, no_new_privs, capabilities dropped as `own`'s user, Landlock with `own`'s
+    paths, seccomp; then `main` with `spec` as sys.argv[1]."""
     try:
         os.setsid()
         null = os.open("/dev/null", os.O_RDONLY)
         # Move the descriptors out of the way (above 100), then into place.
-        hi = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in (null,) + tuple(fds)]
+        hi = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in [null] + list(fds)]
         for target, fd in enumerate(hi):
             os.dup2(fd, target, inheritable=True)
-        for fd in range(5, 1024):
+        for fd in range(len(hi), 1024):
             if fd != st_w:
                 try:
                     os.close(fd)
@@ -335,22 +463,22 @@ def runner(req, run, fds, st_w):
             cur_soft, cur_hard = resource.getrlimit(res)
             hard = min(hard, cur_hard) if cur_hard != resource.RLIM_INFINITY else hard
             resource.setrlimit(res, (min(soft, hard), hard))
-        os.chdir(req["workdir"])
+        os.chdir(req.get("cwd") or req["workdir"])
         check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         if req["drop_caps"]:
-            drop_caps(req.get("run_as"))
+            drop_caps(own.get("run_as"))
         if req["landlock_abi"]:
-            landlock(req["landlock_abi"], req["read_paths"], req["write_paths"], True)
+            landlock(req["landlock_abi"], own["read_paths"], own["write_paths"], True)
         seccomp(req.get("seccomp") or [], os.getpid())
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.environ.clear()
-        os.environ.update(req["env"])
-        sys.argv = ["-c", run["spec"]]
+        os.environ.update(own["env"])
+        sys.argv = ["-c", spec]
         os.close(st_w)
     except BaseException as e:
         report(st_w, "error zygote child setup: %s\n" % e)
         os._exit(125)
-    RUNNER["_main"]()
+    main()
 
 
 def start(fds, own_pidns):

@@ -192,15 +192,15 @@ pub(crate) fn kill(pid: i32, sig: i32) -> bool {
     unsafe { libc::kill(pid, sig) == 0 }
 }
 
-/// Make the child see `fds` as descriptors 3, 4, 5 (the launcher's protocol), whatever
+/// Make the child see `fds` as descriptors 3, 4, 5… (the launcher's protocol), whatever
 /// numbers they have in the parent.
-pub(crate) fn place_fds_at_3(cmd: &mut std::process::Command, fds: [RawFd; 3]) {
+pub(crate) fn place_fds_at_3<const N: usize>(cmd: &mut std::process::Command, fds: [RawFd; N]) {
     use std::os::unix::process::CommandExt;
     // SAFETY: only fcntl/dup2 (async-signal-safe) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
-            // First move all three above 16, so that placing one cannot clobber another.
-            let mut high = [0; 3];
+            // First move all of them above 16, so that placing one cannot clobber another.
+            let mut high = [0; N];
             for (i, fd) in fds.iter().enumerate() {
                 high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 16);
                 if high[i] < 0 {

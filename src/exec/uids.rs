@@ -50,6 +50,11 @@ impl UidLease<'_> {
     pub fn runner(&self) -> u32 {
         FIRST_SUITE_UID + 2 * self.slot as u32
     }
+
+    /// The split harness host's uid (and gid), never the runner's.
+    pub fn host(&self) -> u32 {
+        self.runner() + 1
+    }
 }
 
 impl Drop for UidLease<'_> {
@@ -72,6 +77,8 @@ mod tests {
         let b = pool.lease().unwrap();
         assert_ne!(a.runner(), b.runner());
         assert_eq!(b.runner(), a.runner() + 2, "a pair each");
+        assert_ne!(a.host(), b.runner());
+        assert_ne!(a.runner(), a.host());
         assert_eq!(a.runner(), FIRST_SUITE_UID);
         let freed = a.runner();
         drop(a);
