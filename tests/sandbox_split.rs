@@ -121,6 +121,16 @@ class Look:
         return len(text)
     def die(self):
         os._exit(3)
+    def write_into(self, d, name):
+        with open(os.path.join(d, name), 'w') as f:
+            f.write('from the code')
+        return sorted(os.listdir(d))
+    def private_dir(self):
+        import tempfile
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, 'made.txt'), 'w') as f:
+            f.write('code')
+        return d
     def forked_warm(self):
         with open('/proc/self/cmdline', 'rb') as f:
             return b'classlab warm interpreter' in f.read()
@@ -158,6 +168,18 @@ class T(unittest.TestCase):
         self.assertEqual(Look().read('from_runner.txt'), 'runner')
         os.remove('from_host.txt')
         self.assertFalse(os.path.exists('from_host.txt'))
+    def test_h_private_directories_are_shared(self):
+        import shutil, tempfile
+        d = tempfile.mkdtemp()  # mode 0700, the runner's
+        self.assertEqual(Look().write_into(d, 'x.txt'), ['x.txt'])
+        with open(os.path.join(d, 'x.txt')) as f:
+            self.assertEqual(f.read(), 'from the code')
+        shutil.rmtree(d)
+        theirs = Look().private_dir()  # mode 0700, the host's
+        with open(os.path.join(theirs, 'made.txt')) as f:
+            self.assertEqual(f.read(), 'code')
+        shutil.rmtree(theirs)
+        self.assertFalse(os.path.exists(theirs))
     def test_g_host_output_is_captured(self):
         self.assertEqual(Look().say('said-by-the-host'), 16)
     def test_f_uids(self):
@@ -180,6 +202,10 @@ fn the_host_cannot_reach_the_runner_or_the_tests() {
         "T.test_g_host_output_is_captured",
     ] {
         passes(&r, id);
+    }
+    // Through the host's idmapped view of the scratch directory (when the machine has it).
+    if sandbox().isolation().scratch_idmap || sandbox().isolation().run_as.is_none() {
+        passes(&r, "T.test_h_private_directories_are_shared");
     }
     let uids: Vec<u32> = r
         .stdout

@@ -332,6 +332,8 @@ def start_host(req, pair, outputs, runner_fds, st_w):
     """The host's init, PID 1 of a PID namespace nested in the suite's: it mounts that
     namespace's own /proc in a mount namespace of its own and forks the host. Only the suite's
     part of the request is in memory here (no test). Returns the host init's pid."""
+    idmap = req["host"].get("scratch_idmap")
+    userns = userns_showing(idmap[1], idmap[2]) if idmap else None
     own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     check(libc.unshare(CLONE_NEWPID), "unshare(pid) for the host")
     pid = os.fork()
@@ -339,6 +341,8 @@ def start_host(req, pair, outputs, runner_fds, st_w):
         # The runner is forked in the suite's namespace, not the host's.
         check(libc.setns(own, CLONE_NEWPID), "setns(pid)")
         os.close(own)
+        if userns is not None:
+            os.close(userns)
         return pid
     try:
         os.close(own)
@@ -348,6 +352,9 @@ def start_host(req, pair, outputs, runner_fds, st_w):
         check(libc.unshare(CLONE_NEWNS), "unshare(mount) for the host")
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+        if userns is not None:
+            idmap_over(idmap[0], userns)
+            os.close(userns)
     except BaseException as e:
         report(st_w, "error host setup: %s\n" % e)
         os._exit(125)
@@ -368,6 +375,53 @@ def start_host(req, pair, outputs, runner_fds, st_w):
         if pid == host:
             report(st_w, "host %s\n" % ended(st, ru))
             os._exit(0)
+
+
+SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # x86_64
+OPEN_TREE_CLONE, AT_RECURSIVE, AT_EMPTY_PATH, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x1000, 4
+MOUNT_ATTR_IDMAP, CLONE_NEWUSER, AT_FDCWD = 0x00100000, 0x10000000, -100
+
+
+def userns_showing(from_id, to_id):
+    """A user namespace (descriptor) whose maps show `from_id` (uid and gid) as `to_id`: what
+    the host's idmapped scratch directory is described by (see idmap.rs). Made before the
+    host's PID namespace, so that its helper takes no pid there."""
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(ready_r)
+        os.close(done_w)  # the parent's closing it must reach this child as end of file
+        ok = libc.unshare(CLONE_NEWUSER) == 0
+        os.write(ready_w, b"1" if ok else b"0")
+        os.read(done_r, 1)
+        os._exit(0)
+    os.close(ready_w)
+    os.close(done_r)
+    try:
+        if os.read(ready_r, 1) != b"1":
+            raise Fail("unshare(user) for the idmap failed")
+        for name in ("uid_map", "gid_map"):
+            with open("/proc/%d/%s" % (pid, name), "w") as f:
+                f.write("%d %d 1\n" % (from_id, to_id))
+        return os.open("/proc/%d/ns/user" % pid, os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(done_w)
+        os.close(ready_r)
+        os.waitpid(pid, 0)
+
+
+def idmap_over(path, userns):
+    """An idmapped bind of `path` over itself, mapped as `userns` says: the scratch directory
+    as the split harness's host sees it."""
+    tree = check(libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
+                              OPEN_TREE_CLONE | os.O_CLOEXEC | AT_RECURSIVE), "open_tree")
+    attr = struct.pack("QQQQ", MOUNT_ATTR_IDMAP, 0, 0, userns)
+    check(libc.syscall(SYS_MOUNT_SETATTR, tree, b"", AT_EMPTY_PATH | AT_RECURSIVE, attr,
+                       len(attr)), "mount_setattr(idmap)")
+    check(libc.syscall(SYS_MOVE_MOUNT, tree, b"", AT_FDCWD, path.encode(),
+                       MOVE_MOUNT_F_EMPTY_PATH), "move_mount")
+    os.close(tree)
 
 
 def report(fd, text):

@@ -210,8 +210,7 @@ impl Sandbox {
                 files,
             });
         }
-        let p = &self.probe;
-        if !(p.pidns && p.mountns && p.proc_remount) {
+        if !self.report.split_available() {
             return Err(io::Error::other(
                 "the split harness needs PID and mount namespaces with a /proc of their own, \
                  which this machine does not allow (see `classlab doctor`)",
@@ -236,17 +235,26 @@ impl Sandbox {
         config.read_paths.push(dirs.tests.clone());
         let host_as = uids.map(|u| (u.host(), u.host()));
         let (r, h) = (run_as.unwrap_or((0, 0)), host_as.unwrap_or((0, 0)));
+        // Scratch belongs to the runner: through the host's idmapped view it is the host's
+        // too (an idmapped mount writes nothing whose owner it cannot map).
         config.dirs = vec![
             (dirs.tests.clone(), r.0, r.1, 0o700),
             (dirs.code.clone(), h.0, h.1, 0o700),
-            (dirs.scratch.clone(), 0, 0, 0o777),
+            (dirs.scratch.clone(), r.0, r.1, 0o777),
         ];
+        let scratch_idmap = match (run_as, host_as) {
+            (Some(r), Some(h)) if self.report.scratch_idmap => {
+                Some((dirs.scratch.clone(), r.0, h.0))
+            }
+            _ => None,
+        };
         config.host = Some(HostConfig {
             argv: python_cmd(&python, python_argv(HOST, &host_spec)),
             env: config.env.clone(),
             run_as: host_as,
             read_paths: host_read,
             write_paths: config.write_paths.clone(),
+            scratch_idmap,
         });
         Ok(SuiteLaunch {
             config,

@@ -95,6 +95,10 @@ pub struct IsolationReport {
     pub rlimits: Vec<String>,
     /// Suites fork from a warm interpreter (asked for, and the machine allows it).
     pub warm: bool,
+    /// The split harness's runner and host share the scratch directory through an idmapped
+    /// mount (each sees the other's files as its own); without it, by modes only.
+    #[serde(default)]
+    pub scratch_idmap: bool,
     /// What is weaker than intended, one line each.
     pub warnings: Vec<String>,
 }
@@ -103,6 +107,12 @@ impl IsolationReport {
     /// Every protection this module knows is active.
     pub fn complete(&self) -> bool {
         self.warnings.is_empty()
+    }
+
+    /// The split harness can run here: it puts the host in a PID namespace nested in the
+    /// suite's, with a mount namespace and `/proc` of its own.
+    pub fn split_available(&self) -> bool {
+        self.pid_namespace && self.mount_namespace && self.private_proc
     }
 }
 
@@ -219,6 +229,17 @@ impl fmt::Display for IsolationReport {
                 "cold (one per suite)"
             }
         )?;
+        if self.run_as.is_some() {
+            writeln!(
+                f,
+                "split scratch     {}",
+                if self.scratch_idmap {
+                    "idmapped (runner and host each see the other's files as their own)"
+                } else {
+                    "by modes only (NO idmapped mounts)"
+                }
+            )?;
+        }
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
         }

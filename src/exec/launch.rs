@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use super::idmap::userns_showing;
 use super::rootfs::{self, RootPlan};
 use super::sys::{self, check};
 
@@ -117,6 +118,10 @@ pub(crate) struct HostConfig {
     pub run_as: Option<(u32, u32)>,
     pub read_paths: Vec<PathBuf>,
     pub write_paths: Vec<PathBuf>,
+    /// The scratch directory and (runner uid, host uid): as the host sees it, an idmapped
+    /// mount showing the runner's files as its own (see `idmap.rs`).
+    #[serde(default)]
+    pub scratch_idmap: Option<(PathBuf, u32, u32)>,
 }
 
 impl LaunchConfig {
@@ -412,6 +417,14 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     }
     let mut host_init = None;
     if let (Some(host), Some((runner_end, host_end))) = (&cfg.host, pair.as_ref()) {
+        // Before the host's PID namespace: its helper process takes no pid there.
+        let idmap = match &host.scratch_idmap {
+            Some((_, runner, host_uid)) => Some(
+                userns_showing(*runner, *host_uid)
+                    .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?,
+            ),
+            None => None,
+        };
         // Forked last: the PID namespace unshared here is only for the host's children.
         check(
             // SAFETY: plain syscall.
@@ -420,7 +433,7 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
         )?;
         let pid = fork()?;
         if pid == 0 {
-            let code = match child::host_init(cfg, host, host_end, runner_end) {
+            let code = match child::host_init(cfg, host, host_end, runner_end, idmap.as_ref()) {
                 Ok(c) => c,
                 Err(e) => {
                     status(&format!("error host: {e}"));

@@ -46,6 +46,7 @@
 
 mod cgroup;
 mod config;
+mod idmap;
 mod isolation;
 mod launch;
 mod pool;

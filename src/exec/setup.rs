@@ -185,6 +185,9 @@ impl Sandbox {
         }
         // Only inside its own root: on the host tree the interpreter may sit in root's home.
         let run_as = (probe.root && probe.drop_caps && minimal_root).then_some(FIRST_SUITE_UID);
+        if run_as.is_some() && !probe.idmap {
+            warnings.push("no idmapped mounts of tmpfs (Linux < 6.3?): the split harness's runner and host share their scratch directory by modes only (a directory one makes with mode 0700, e.g. tempfile.mkdtemp, is closed to the other)".into());
+        }
         let mut rlimits: Vec<String> = ["cpu", "as", "fsize", "nofile", "core"]
             .iter()
             .map(|s| s.to_string())
@@ -268,6 +271,7 @@ impl Sandbox {
             cgroup,
             rlimits,
             warm: options.warm && warm_ok,
+            scratch_idmap: run_as.is_some() && probe.idmap,
             warnings,
         };
         Ok(Sandbox {

@@ -63,6 +63,7 @@ pub(crate) fn request_parts(
             "spec": launch.host_spec,
             "env": env(&h.env),
             "run_as": h.run_as,
+            "scratch_idmap": h.scratch_idmap,
             "read_paths": h.read_paths,
             "write_paths": h.write_paths,
         })

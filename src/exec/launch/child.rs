@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use super::{HostConfig, LaunchConfig, STATUS_FD, close_suite_fds, fork, status};
+use crate::exec::idmap::idmap_over;
 use crate::exec::seccomp;
 use crate::exec::sys::{self, check};
 
@@ -95,13 +96,15 @@ pub(super) fn runner_main(cfg: &LaunchConfig, pair: Option<(&OwnedFd, &OwnedFd)>
 }
 
 /// The host's init: PID 1 of the PID namespace the suite's init unshared for it. Mounts the
-/// namespace's own `/proc` in a mount namespace of its own, forks the host, reports its end
-/// (`host exit|signal …`) and exits, which ends whatever the host left.
+/// namespace's own `/proc` in a mount namespace of its own (and the idmapped scratch
+/// directory, with `idmap`'s user namespace), forks the host, reports its end (`host
+/// exit|signal …`) and exits, which ends whatever the host left.
 pub(super) fn host_init(
     cfg: &LaunchConfig,
     host: &HostConfig,
     sock: &OwnedFd,
     runner_end: &OwnedFd,
+    idmap: Option<&OwnedFd>,
 ) -> io::Result<i32> {
     // SAFETY: plain prctl/close.
     unsafe {
@@ -127,6 +130,10 @@ pub(super) fn host_init(
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
         None,
     )?;
+    if let (Some((scratch, ..)), Some(ns)) = (&host.scratch_idmap, idmap) {
+        idmap_over(scratch, ns)
+            .map_err(|e| io::Error::new(e.kind(), format!("idmapped scratch: {e}")))?;
+    }
     let pid = fork()?;
     if pid == 0 {
         let e = host_main(cfg, host, sock);
