@@ -86,6 +86,8 @@ pub struct RunArgs {
     /// (docs/conditions.md); recorded on the session so reports compare conditions.
     #[arg(long, value_name = "full|partial|none")]
     pub docstrings: Option<String>,
+    #[command(flatten)]
+    pub harness: super::eval::HarnessArg,
 }
 
 /// The tasks a session's run covers (`run_started`), for `--resume`.
@@ -245,6 +247,7 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
                 .clamp(0.1, 3600.0),
         ),
         prompts_dir,
+        harness: args.harness.choose(log.as_ref().map(|_| &recorded))?,
         ..RunRequest::new(&ds, strategy, provider, root)
     };
     let human = ctx.output == Output::Human;
