@@ -66,17 +66,19 @@ def _host_main():
         return None
 
     def caller_in_code(depth):
+        """file:line of the code under test when it is what called (the import machinery and
+        exec'd text are passed through to whoever ran them); None for a library."""
         try:
             f = getframe(depth)
         except ValueError:
             return None
-        while f is not None and f.f_code.co_filename == host_file:
+        while f is not None:
+            fn = f.f_code.co_filename
+            if fn.startswith(untrusted_dirs):
+                return "%s:%d" % (os.path.basename(fn), f.f_lineno)
+            if fn != host_file and not fn.startswith("<"):
+                return None
             f = f.f_back
-        if f is None:
-            return None
-        fn = f.f_code.co_filename
-        if fn.startswith(untrusted_dirs) or fn.startswith("<"):
-            return "%s:%d" % (os.path.basename(fn), f.f_lineno)
         return None
 
     busy = [False]
@@ -102,17 +104,21 @@ def _host_main():
         try:
             what = frame_events.get(event)
             if what is not None:
-                where = caller_in_code(3)
+                where = caller_in_code(2)
                 if where is not None:
                     note("%s at %s" % (what, where))
             elif event.startswith("ctypes."):
-                where = caller_in_code(3)
-                if where is not None or event == "ctypes.dlopen":
-                    note("used ctypes (%s)%s" % (event, " at " + where if where else ""))
+                where = caller_in_code(2)
+                if where is not None:
+                    note("used ctypes (%s) at %s" % (event, where))
+            elif event == "import" and args and args[0] in ("ctypes", "gc"):
+                where = caller_in_code(2)
+                if where is not None:
+                    note("imported %s at %s" % (args[0], where))
             elif event == "object.__setattr__" and args:
                 target, name = args[0], args[1] if len(args) > 1 else "?"
                 if name in ("__code__", "__class__", "__defaults__", "__kwdefaults__"):
-                    where = caller_in_code(3)
+                    where = caller_in_code(2)
                     if where is not None:
                         note("assigned %s of %s at %s" % (name, getattr(target, "__qualname__",
                                                                        type(target).__name__),
@@ -123,11 +129,11 @@ def _host_main():
                     p = os.fsdecode(path)
                     base = os.path.basename(p)
                     if p.startswith("/proc/") and not p.startswith("/proc/self/fd"):
-                        where = caller_in_code(3)
+                        where = caller_in_code(2)
                         if where is not None:
                             note("opened %s at %s" % (p[:80], where))
                     elif base.startswith("test_") and base.endswith(".py"):
-                        where = caller_in_code(3)
+                        where = caller_in_code(2)
                         if where is not None:
                             note("looked for a test file (%s) at %s" % (p[:80], where))
         except BaseException:
@@ -190,8 +196,6 @@ def _host_main():
             note("left a trace function installed (sys.settrace)")
         if _sys.getprofile() is not None:
             note("left a profile function installed (sys.setprofile)")
-        if "ctypes" in _sys.modules:
-            note("imported ctypes")
 
     # ---- the peer -----------------------------------------------------------------------------
     frames = Frames(fd, 1 << 30)  # the runner is trusted: only memory bounds it
@@ -248,6 +252,7 @@ def _host_main():
     class Peer(Codec):
         def __init__(self):
             super().__init__()
+            self.type_path = class_path
             self.copies = []  # per request being served: cid -> container
             self.fixups = []
             self.next_rid = 1
@@ -275,34 +280,18 @@ def _host_main():
             if t is type or isinstance(x, type):
                 path = class_path(x)
                 if path is not None:
-                    out.append(T_PATH)
-                    out.append(ord("c"))
-                    self.enc(path[0], out, depth)
-                    self.enc(path[1], out, depth)
+                    self.enc_path("c", path[0], path[1], out, depth)
                     return
                 self.enc_class(x, out, depth)
                 return
             if t is types.ModuleType:
                 name = getattr(x, "__name__", None)
                 if type(name) is str and module_trusted(name) and _sys.modules.get(name) is x:
-                    out.append(T_PATH)
-                    out.append(ord("m"))
-                    self.enc(name, out, depth)
-                    self.enc("", out, depth)
+                    self.enc_path("m", name, "", out, depth)
                     return
-            if self.enc_value(x, t, out, depth):
+            if self.enc_value(x, out, depth):
                 return
             self.enc_handle(x, out, depth)
-
-        def enc_value(self, x, t, out, depth):
-            v = value_of(x, class_path)
-            if v is None:
-                return False
-            out.append(T_VALUE)
-            self.enc(v[0], out, depth)
-            self.enc(v[1], out, depth)
-            self.enc(v[2], out, depth + 1)
-            return True
 
         def enc_handle(self, x, out, depth):
             hid, new = handles.export(x)
@@ -578,7 +567,11 @@ def _host_main():
 
         def recv(self):
             while not frames.pending():
-                if not frames.fill():
+                try:
+                    more = frames.fill()
+                except OSError:
+                    more = False
+                if not more:
                     os._exit(0)  # the runner is gone: nothing left to do
             return self.decode(frames.take())
 
@@ -586,26 +579,31 @@ def _host_main():
             """Ask the runner (a callback into a test's object); serve its requests meanwhile."""
             rid = self.next_rid
             self.next_rid += 1
-            self.send(("q", rid, op, None) + operands)
-            while True:
-                msg = self.recv()
-                kind = msg[0]
-                if kind == "q":
-                    self.serve(msg)
-                elif kind == "R":
-                    handles.release(msg[1])
-                elif kind == "a" and msg[1] == rid:
-                    return msg[2]
-                elif kind == "x" and msg[1] == rid:
-                    if msg[3] == "abort":
-                        raise RunnerAbort("the test failed in the runner")
-                    raise msg[2]
-                else:
-                    raise WireError("unexpected message %r" % (kind,))
+            was = in_code[0]
+            in_code[0] = False  # the runner keeps time while it runs the callback
+            try:
+                self.send(("q", rid, op, None, None) + operands)
+                while True:
+                    msg = self.recv()
+                    kind = msg[0]
+                    if kind == "q":
+                        self.serve(msg)
+                    elif kind == "R":
+                        handles.release(msg[1])
+                    elif kind == "a" and msg[1] == rid:
+                        return msg[2]
+                    elif kind == "x" and msg[1] == rid:
+                        if msg[3] == "abort":
+                            raise RunnerAbort("the test failed in the runner")
+                        raise msg[2]
+                    else:
+                        raise WireError("unexpected message %r" % (kind,))
+            finally:
+                in_code[0] = was
 
         def serve(self, msg):
-            rid, op, left = msg[1], msg[2], msg[3]
-            operands = msg[4:]
+            rid, op, left, depth = msg[1], msg[2], msg[3], msg[4]
+            operands = msg[5:]
             outer = deadline[0]
             if type(left) in (int, float):
                 mine = monotonic() + left
@@ -614,11 +612,19 @@ def _host_main():
             self.copies.append(self.pending_copies)
             self.pending_copies = {}
             self.budget = [200_000]
+            was = in_code[0]
             try:
                 handler = ops.get(op)
                 if handler is None:
                     raise ValueError("unknown request %r" % (op,))
-                value = handler(*operands)
+                in_code[0] = True  # the alarm may interrupt the code, never the protocol
+                limit = headroom(depth)
+                try:
+                    value = handler(*operands)
+                finally:
+                    in_code[0] = was
+                    if limit:
+                        _sys.setrecursionlimit(base_limit)
                 backs = []
                 self.budget = [200_000]
                 for cid, c in self.copies[-1].items():
@@ -627,28 +633,37 @@ def _host_main():
                     self.enc_copy_state(c, state)
                     backs.append(_Raw(state))
                 answer = ("a", rid, value, tuple(backs))
-                try:
-                    self.send(answer)
-                except WireError as e:
-                    raise TypeError("the answer cannot cross to the tests: %s" % e) from None
+                payload = self.encode_message(answer)
             except HostTimeout as e:
-                self.send_error(rid, e, "timeout")
+                payload = self.error_message(rid, e, "timeout")
+            except RunnerAbort as e:
+                payload = self.error_message(rid, e, "abort")
             except BaseException as e:
-                if isinstance(e, RunnerAbort):
-                    self.send_error(rid, e, "abort")
-                else:
-                    self.send_error(rid, e, "raise")
+                payload = self.error_message(rid, e, "raise")
             finally:
                 self.copies.pop()
                 deadline[0] = outer
                 arm()
+            self.send_payload(payload)
 
-        def send_error(self, rid, e, kind):
+        def encode_message(self, msg):
             try:
-                self.send(("x", rid, _Raised(e), kind))
+                return bytes(self.dumps(msg))
+            except WireError as e:
+                raise TypeError("the answer cannot cross to the tests: %s" % e) from None
+
+        def error_message(self, rid, e, kind):
+            try:
+                return bytes(self.dumps(("x", rid, _Raised(e), kind)))
             except BaseException:
-                self.send(("x", rid, _Raised(TypeError(
-                    "%s (its details cannot cross to the tests)" % type(e).__name__)), kind))
+                return bytes(self.dumps(("x", rid, _Raised(TypeError(
+                    "%s (its details cannot cross to the tests)" % type(e).__name__)), kind)))
+
+        def send_payload(self, payload):
+            rel = handles.take_released()
+            if rel is not None:
+                frames.send(bytes(self.dumps(("R", rel))))
+            frames.send(payload)
 
         def enc_raised(self, e, out, depth):
             out.append(T_EXC)
@@ -808,9 +823,28 @@ def _host_main():
     # ---- what the runner may ask ----------------------------------------------------------------
     alarm_on = [False]
 
+    in_code = [False]  # the code under test is running (not the protocol)
+    base_limit = _sys.getrecursionlimit()
+
+    def headroom(depth):
+        """Give the code the recursion headroom it would have in one process, called from a
+        test frame at `depth` (code that recurses until RecursionError and catches it behaves
+        by where that happens)."""
+        if type(depth) is not int or depth <= 0:
+            return False
+        f, here = getframe(1), 0
+        while f is not None:
+            here += 1
+            f = f.f_back
+        # serve -> handler -> the code: the code's first frame is here + 2 deep; in one
+        # process it is depth + 1.
+        _sys.setrecursionlimit(max(base_limit - depth - 1 + here + 2, here + 64))
+        return True
+
     def on_alarm(signum, frame):
         signal.setitimer(signal.ITIMER_REAL, 0.2)  # keep firing until the code lets it through
-        raise HostTimeout("the test's time ran out")
+        if in_code[0]:
+            raise HostTimeout("the test's time ran out")
 
     def arm():
         d = deadline[0]

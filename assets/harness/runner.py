@@ -459,6 +459,23 @@ def _harness():
         except (ValueError, OSError):
             pass
 
+    def hold_clock():
+        """Stop the test's alarm (split mode: the runner imports a module the code handed
+        over); what was left of it."""
+        try:
+            left = signal.getitimer(signal.ITIMER_REAL)[0]
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        except (ValueError, OSError):
+            left = 0.0
+        return left
+
+    def release_clock(left):
+        if left > 0:
+            try:
+                signal.setitimer(signal.ITIMER_REAL, left)
+            except (ValueError, OSError):
+                pass
+
     def disarm():
         if split_ctl[0] is not None:
             split_ctl[0].set_deadline(None)
@@ -825,6 +842,11 @@ def _harness():
         return True
 
     emit("start", pid=_os.getpid(), python=_sys.version.split()[0])
+    if split and probe:
+        # The probe watches the code run: in split mode the code runs in another process.
+        emit("probe", final=True, coverage_error="instrumentation (calls, files, coverage) "
+             "needs the code in the tests' process: run it with the in-process harness")
+        probe = {}
     probe_start()
     trace0[0] = gettrace()
 
@@ -835,6 +857,7 @@ def _harness():
         split_ctl[0] = _split_runner({
             "spec": spec, "emit": emit, "HarnessTimeout": HarnessTimeout,
             "alarm_reason": lambda: alarm_reason[0], "test_paths": set(test_paths),
+            "hold_clock": hold_clock, "release_clock": release_clock,
             "test_modules": [spec.get("test_module") or
                              _os.path.basename(spec.get("test_file", ""))[:-3]],
         })
@@ -1355,6 +1378,13 @@ def _harness():
             def pytest_runtest_makereport(self, item, call):
                 if call.excinfo is not None:
                     excs[(item.nodeid, call.when)] = call.excinfo.value
+                if split and call.when == "call":
+                    # The test's own part is over: pytest's report of it (which reads source
+                    # and scans modules, slow when the code's objects are remote) is not timed
+                    # against the code; what the host is still asked gets the test's budget.
+                    disarm()
+                    if test_timeout:
+                        split_ctl[0].set_deadline(float(test_timeout))
                 return None
 
             def pytest_runtest_logreport(self, report):

@@ -11,6 +11,10 @@
 # the error it is shown. Equalities between a host object and a test's value are asked twice,
 # with the value and with a decoy of the same type in random order: equal to both is a forgery.
 
+# pytest leaves the harness's frames out of its reports (it would read their source, and scan
+# every module, the code's proxies among them, for each frame).
+__tracebackhide__ = True
+
 
 def _split_runner(ctx):
     """The runner's connection to the host. `ctx` holds what runner.py shares: the spec, the
@@ -310,6 +314,29 @@ def _split_runner(ctx):
 
     trusted_proxies = {}
 
+    module_dunders = ("__name__", "__file__", "__spec__", "__loader__", "__package__",
+                      "__path__", "__cached__", "__builtins__")
+
+    def module_getattribute(self, name):
+        """A module of the code's: what identifies it is asked once (inspect and pytest scan
+        every module in sys.modules for its file, again and again)."""
+        if name in local_names(type_(self)):
+            return object_getattribute(self, name)
+        if name in module_dunders:
+            cache = module_meta.setdefault(id(self), {})
+            if name not in cache:
+                try:
+                    cache[name] = (True, peer.getattr(self, name))
+                except AttributeError as e:
+                    cache[name] = (False, e)
+            ok, v = cache[name]
+            if not ok:
+                raise v
+            return v
+        return peer.getattr(self, name)
+
+    module_meta = {}
+
     def trusted_proxy_class(real):
         """The proxy class for host objects of a class the runner has too (sqlite3.Connection):
         it reports the real class (`isinstance` holds) and forwards everything."""
@@ -317,6 +344,8 @@ def _split_runner(ctx):
         if cls is None:
             names = [n for n in PROTOCOL if getattr_(real, n, None) is not None]
             ns = protocol_ns(names)
+            if real is types.ModuleType:
+                ns["__getattribute__"] = module_getattribute
             ns["__module__"] = real.__module__
             ns["__qualname__"] = real.__qualname__
             ns["__slots__"] = ()
@@ -482,21 +511,33 @@ def _split_runner(ctx):
             raise HostMisbehaved("the host named the module %r" % name)
         m = sys.modules.get(name)
         if m is None:
+            # Importing it here is the runner's cost, not the test's (in one process the
+            # code's import paid for it): the test's clock stops meanwhile.
+            left = ctx["hold_clock"]()
+            t0 = monotonic()
             try:
-                found = importlib.util.find_spec(name)
-            except BaseException:
-                found = None
-            origin = getattr_(found, "origin", None) or ""
-            if found is None or os.path.realpath(origin).startswith(tests_dir + os.sep):
-                raise Unjudged("the code under test hands over its module %r, which the tests' "
-                               "side cannot import" % name)
-            try:
-                m = importlib.import_module(name)
-            except BaseException as e:
-                raise Unjudged("the code under test hands over its module %r, which the "
-                               "tests' side cannot import (%s)" % (name, type_(e).__name__))
+                m = import_trusted(name)
+            finally:
+                if state["deadline"] is not None:
+                    state["deadline"] += monotonic() - t0
+                ctx["release_clock"](left)
         module_cache[name] = m
         return m
+
+    def import_trusted(name):
+        try:
+            found = importlib.util.find_spec(name)  # imports the parents
+        except BaseException:
+            found = None
+        origin = getattr_(found, "origin", None) or ""
+        if found is None or os.path.realpath(origin).startswith(tests_dir + os.sep):
+            raise Unjudged("the code under test hands over its module %r, which the tests' "
+                           "side cannot import" % name)
+        try:
+            return importlib.import_module(name)
+        except BaseException as e:
+            raise Unjudged("the code under test hands over its module %r, which the tests' "
+                           "side cannot import (%s)" % (name, type_(e).__name__))
 
     def resolve_class(mod, qual):
         m = import_named(mod)
@@ -726,6 +767,7 @@ def _split_runner(ctx):
         def __init__(self):
             super().__init__()
             self._dec_table[ord("B")] = self.d_back
+            self.type_path = type_path
             self.next_rid = 1
             self.copies = []  # per request: cid -> the runner's container lent to the host
             self.fixups = []
@@ -752,17 +794,14 @@ def _split_runner(ctx):
             if isinstance_(x, BaseException):
                 self.enc_exc(x, out, depth)
                 return
-            if self.enc_value(x, t, out, depth):
+            if self.enc_value(x, out, depth):
                 return
             if isinstance_(x, (type, types.ModuleType, types.FunctionType,
                                types.BuiltinFunctionType, types.MethodDescriptorType,
                                types.WrapperDescriptorType)):
                 p = path_of(x)
                 if p is not None:
-                    out.append(T_PATH)
-                    out.append(ord(p[0]))
-                    self.enc(p[1], out, depth)
-                    self.enc(p[2], out, depth)
+                    self.enc_path(p[0], p[1], p[2], out, depth)
                     return
             if exportable(x):
                 hid, new = handles.export(x)
@@ -780,16 +819,6 @@ def _split_runner(ctx):
                 return
             raise Unjudged("the test hands the code under test an object of type %s.%s, which "
                            "the protocol does not carry" % (t.__module__, t.__qualname__))
-
-        def enc_value(self, x, t, out, depth):
-            v = value_of(x, type_path)
-            if v is None:
-                return False
-            out.append(T_VALUE)
-            self.enc(v[0], out, depth)
-            self.enc(v[1], out, depth)
-            self.enc(v[2], out, depth + 1)
-            return True
 
         def enc_copy(self, x, t, tag, out, depth):
             cur = self.copies[-1]
@@ -1046,13 +1075,10 @@ def _split_runner(ctx):
                         die(HarnessTimeout, "the code under test did not answer within %.1f s "
                                             "of the test's deadline" % grace)
                     timeout = int(left * 1000) + 1
-                state["waiting"] = True
                 try:
                     ready = poller.poll(timeout)
                 except InterruptedError:
                     ready = None
-                finally:
-                    state["waiting"] = False
                 if not ready:
                     continue
                 try:
@@ -1076,9 +1102,13 @@ def _split_runner(ctx):
             d = state["deadline"]
             left = None if d is None else max(d - monotonic(), 0.0)
             self.copies.append({})
+            # The protocol is never interrupted half way: the alarm only marks the deadline
+            # (see Split.waiting) until the answer is in, or while a callback runs test code.
+            was_waiting = state["waiting"]
+            state["waiting"] = True
             try:
                 try:
-                    self.send(("q", rid, op, left) + operands)
+                    self.send(("q", rid, op, left, caller_depth()) + operands)
                 except WireError as e:
                     raise Unjudged("the test hands the code under test something the protocol "
                                    "does not carry (%s)" % e)
@@ -1096,10 +1126,12 @@ def _split_runner(ctx):
                         handles.release(msg[1] if type_(msg[1]) is tuple else ())
                     elif kind == "a" and len_(msg) == 4 and msg[1] == rid:
                         self.apply_backs(msg[3])
+                        state["waiting"] = was_waiting
                         self.after()
                         return msg[2]
                     elif kind == "x" and len_(msg) == 4 and msg[1] == rid:
                         self.apply_backs(())
+                        state["waiting"] = was_waiting
                         self.after()
                         err, how = msg[2], msg[3]
                         if how == "timeout":
@@ -1110,6 +1142,7 @@ def _split_runner(ctx):
                     else:
                         die(HostMisbehaved, "an answer out of turn (%r)" % (kind,))
             finally:
+                state["waiting"] = was_waiting
                 self.copies.pop()
 
         def after(self):
@@ -1148,11 +1181,16 @@ def _split_runner(ctx):
             state["epoch"] += 1  # the code ran: snapshots are stale
             if len_(msg) < 4 or type_(msg[1]) is not int:
                 die(HostMisbehaved, "a malformed request")
-            rid, op, operands = msg[1], msg[2], msg[4:]
+            rid, op, operands = msg[1], msg[2], msg[5:]
             self.copies.append({})
+            was_waiting = state["waiting"]
             try:
                 try:
-                    value = self.dispatch(op, operands)
+                    state["waiting"] = False  # test code (a mock, a callback) runs
+                    try:
+                        value = self.dispatch(op, operands)
+                    finally:
+                        state["waiting"] = was_waiting
                     answer = ("a", rid, value, ())
                     try:
                         self.send(answer)
@@ -1254,6 +1292,21 @@ def _split_runner(ctx):
                     raise Forged(text)
             return real[1] if len_(real) == 3 else None
 
+    own_file = sys._getframe().f_code.co_filename
+    getframe = sys._getframe
+
+    def caller_depth():
+        """The stack depth of the test's frame that made this request: the code is called
+        with the recursion headroom it would have in one process."""
+        f = getframe(2)
+        while f is not None and f.f_code.co_filename == own_file:
+            f = f.f_back
+        n = 0
+        while f is not None:
+            n += 1
+            f = f.f_back
+        return n
+
     def short(v):
         try:
             s = repr(v)
@@ -1354,6 +1407,91 @@ def _split_runner(ctx):
         mock._patch_dict._patch_dict = patch_dict
         mock._patch_dict._unpatch_dict = unpatch_dict
 
+    # ---- near-equality: the host answers subtraction too, so it is asked with a decoy -------
+    def is_host_object(x):
+        info = proxy_info.get(type_(x))
+        return info is not None and info["kind"] in ("class", "trusted")
+
+    def near_decoy(v, tol):
+        """A number no honest value within `tol` of v is also within `tol` of."""
+        if type_(v) not in (int, float) or v != v:
+            return NO_DECOY
+        cands = [x for x in pool.get(float, ()) + pool.get(int, ())
+                 if type_(x) in (int, float) and abs(x - v) > 4 * tol]
+        if cands:
+            return rng.choice(cands)
+        return v + (abs(v) + 1.0 + 10 * tol) * rng.uniform(0.37, 3.1) * rng.choice((-1, 1))
+
+    def paired(check, h, v, tol):
+        """check(value) for the test's value and for a decoy, in random order: a host object
+        that passes both is a forgery."""
+        d = near_decoy(v, tol)
+        if d is NO_DECOY:
+            return check(v)
+        order = [(True, v), (False, d)]
+        rng.shuffle(order)
+        got = {}
+        for real, x in order:
+            try:
+                got[real] = (True, check(x))
+            except BaseException as e:
+                if isinstance_(e, (HostDied, HostMisbehaved, Unjudged, Forged)):
+                    raise
+                got[real] = (False, e)
+        ok, r = got[True]
+        if not ok:
+            raise r
+        decoy_ok, decoy_r = got[False]
+        if decoy_ok and decoy_r in (None, True) and r in (None, True):
+            t = type_(h)
+            text = ("an object of type %s.%s is close to both %s and a decoy %s"
+                    % (t.__module__, t.__qualname__, short(v), short(d)))
+            state["forged"].append(text)
+            observe(text)
+            raise Forged(text)
+        return r
+
+    guarded = [False, False]
+
+    def guard_near():
+        """assertAlmostEqual and pytest.approx compare through subtraction, which the host
+        answers: a host object is asked against a decoy too."""
+        if not guarded[0]:
+            guarded[0] = True
+            tc = unittest.TestCase
+            orig = tc.assertAlmostEqual
+
+            def almost(self, first, second, places=None, msg=None, delta=None):
+                hf, hs = is_host_object(first), is_host_object(second)
+                if hf == hs:
+                    return orig(self, first, second, places, msg, delta)
+                h, v = (first, second) if hf else (second, first)
+                tol = delta if delta is not None else 10.0 ** -(places if places else 7)
+
+                def check(x):
+                    a, b = (h, x) if hf else (x, h)
+                    return orig(self, a, b, places, msg, delta)
+                return paired(check, h, v, float(tol))
+
+            tc.assertAlmostEqual = almost
+            tc.assertAlmostEquals = almost
+        api = sys.modules.get("_pytest.python_api")
+        if not guarded[1] and api is not None and hasattr(api, "ApproxScalar"):
+            guarded[1] = True
+            scalar = api.ApproxScalar
+            orig_eq = scalar.__eq__
+
+            def approx_eq(self, actual):
+                if not is_host_object(actual):
+                    return orig_eq(self, actual)
+                tol = self.tolerance if type_(getattr_(self, "expected", None)) in (
+                    int, float) else 0.0
+                return paired(lambda x: orig_eq(scalar(x, rel=self.rel, abs=self.abs,
+                                                       nan_ok=self.nan_ok), actual),
+                              actual, self.expected, float(tol))
+
+            scalar.__eq__ = approx_eq
+
     # ---- what runner.py calls -----------------------------------------------------------------
     class Split:
 
@@ -1406,10 +1544,12 @@ def _split_runner(ctx):
         @staticmethod
         def tests_loaded():
             hook_mock()
+            guard_near()
 
         @staticmethod
         def begin_test(test_id):
             hook_mock()
+            guard_near()
             state["test"] = test_id
             state["held"] = []
             state["unjudged"] = []

@@ -3,9 +3,11 @@
 # The runner (trusted: the benchmark's tests, the verdicts) and the host (the code under test)
 # talk over one AF_UNIX stream socket. A frame is a 4-byte little-endian length and one message
 # in the encoding below; a message is a tuple whose first item says what it is:
-#   ("q", rid, op, seconds_left, *operands)  a request; answered before anything else of the
+#   ("q", rid, op, seconds_left, depth, *operands)
+#                                            a request; answered before anything else of the
 #                                            sender's (both sides serve the peer's requests
-#                                            while they wait: a callback may call back)
+#                                            while they wait: a callback may call back); depth:
+#                                            the caller's stack depth (recursion headroom)
 #   ("a", rid, value, backs)                 the answer; `backs` copies back the containers the
 #                                            request carried ((cid, state), ...)
 #   ("x", rid, error)                        the request raised
@@ -170,6 +172,27 @@ class Codec:
 
     def enc_other(self, x, out, depth):
         raise WireError("cannot encode %s" % type(x).__name__)
+
+    def type_path(self, t):
+        """(module, qualname) of a class the peer can import itself, or None (each side's)."""
+        return None
+
+    def enc_path(self, kind, module, qualname, out, depth):
+        out.append(T_PATH)
+        out.append(ord(kind))
+        self.enc(module, out, depth)
+        self.enc(qualname, out, depth)
+
+    def enc_value(self, x, out, depth):
+        """A value type's instance by (path, state); False when x is none."""
+        v = value_of(x, self.type_path)
+        if v is None:
+            return False
+        out.append(T_VALUE)
+        self.enc(v[0], out, depth)
+        self.enc(v[1], out, depth)
+        self.enc(v[2], out, depth + 1)
+        return True
 
     # ---- decoding --------------------------------------------------------------------------
     def loads(self, data):

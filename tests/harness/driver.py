@@ -123,7 +123,10 @@ class Feeder:
 
 
 def run_suite(suite, python=sys.executable, inproc=False, wall=60.0):
-    """Run a suite; (records, stdout, stderr, runner status, host status, seconds)."""
+    """Run a suite; (records, stdout, stderr, runner status, host status, seconds, CPU seconds
+    of runner and host together)."""
+    import resource
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory(prefix="classlab-split-dev-") as root:
         dirs = {k: os.path.join(root, k) for k in ("tests", "code", "scratch", "work")}
         for d in dirs.values():
@@ -195,9 +198,11 @@ def run_suite(suite, python=sys.executable, inproc=False, wall=60.0):
             err += b"\n--- host ---\n" + herr
             out += hout
         tok_parent.close()
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (ru1.ru_utime - ru0.ru_utime) + (ru1.ru_stime - ru0.ru_stime)
         return (feeder.records, out.decode(errors="replace"), err.decode(errors="replace"),
                 runner.returncode, host.returncode if host else None,
-                time.perf_counter() - t0)
+                time.perf_counter() - t0, cpu)
 
 
 def spawn(argv, fds, cwd, env):
@@ -218,10 +223,14 @@ def spawn(argv, fds, cwd, env):
 
 def main():
     suite = json.load(open(sys.argv[1]))
-    recs, out, err, rc, hrc, dt = run_suite(suite, inproc="--inproc" in sys.argv)
+    recs, out, err, rc, hrc, dt, cpu = run_suite(suite, inproc="--inproc" in sys.argv)
+    if "--json" in sys.argv:
+        json.dump({"records": recs, "stdout": out, "stderr": err, "runner_exit": rc,
+                   "host_exit": hrc, "seconds": dt, "cpu_seconds": cpu}, sys.stdout)
+        return
     for r in recs:
         print(json.dumps({k: v for k, v in r.items() if k not in ("n", "s", "k")})[:400])
-    print("runner exit", rc, "host exit", hrc, "%.2fs" % dt)
+    print("runner exit", rc, "host exit", hrc, "%.2fs (CPU %.2fs)" % (dt, cpu))
     if err.strip():
         print(err[-3000:])
 

@@ -1,0 +1,396 @@
+"""What the split harness carries, suite by suite through the dev driver (runner and host as
+two processes, no sandbox): each test here is a small suite whose tests must come out as they
+would in one process (or as the protocol says when it cannot)."""
+
+import ast
+import os
+import sys
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver  # noqa: E402
+
+
+def expected(tests):
+    ids = []
+    for node in ast.parse(tests).body:
+        if isinstance(node, ast.ClassDef):
+            for m in node.body:
+                if isinstance(m, ast.FunctionDef) and m.name.startswith("test"):
+                    ids.append("%s.%s" % (node.name, m.name))
+        elif isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            ids.append(node.name)
+    return ids
+
+
+def run_one_module(code, tests, class_timeout=5.0):
+    """ClassEval's layout: the tests see the code's top-level names."""
+    code, tests = textwrap.dedent(code), textwrap.dedent(tests)
+    suite = {
+        "files": [["code_module.py", code], ["test_classeval.py", tests]],
+        "kind": {"kind": "unittest", "module": "test_classeval"},
+        "code_modules": [], "globals_module": "code_module",
+        "code": [{"file": "code_module.py", "first": 1, "last": len(code.splitlines())}],
+        "expected": expected(tests),
+        "limits": {"class_timeout": {"secs": int(class_timeout),
+                                     "nanos": int(class_timeout % 1 * 1e9)}},
+    }
+    return records(suite)
+
+
+def run_pytest(code, tests, test_timeout=5.0):
+    """RealClassEval's layout: tests/test_snippet_1.py imports snippet_1."""
+    code, tests = textwrap.dedent(code), textwrap.dedent(tests)
+    suite = {
+        "files": [["snippet_1.py", code], ["tests/test_snippet_1.py", tests]],
+        "kind": {"kind": "pytest", "file": "tests/test_snippet_1.py"},
+        "code_modules": ["snippet_1"],
+        "code": [{"file": "snippet_1.py", "first": 1, "last": None}],
+        "expected": expected(tests),
+        "limits": {"test_timeout": {"secs": int(test_timeout), "nanos": 0}},
+    }
+    return records(suite)
+
+
+class Result:
+    def __init__(self, recs, stderr):
+        self.recs = recs
+        self.stderr = stderr
+        self.tests = {}
+        for r in recs:
+            if r.get("t") == "test":
+                self.tests.setdefault(r["id"], r)
+        self.evidence = [(r["source"], i["detail"]) for r in recs if r.get("t") == "evidence"
+                         for i in r["items"]]
+
+    def outcome(self, tid):
+        return self.tests[tid]["o"]
+
+
+def records(suite):
+    recs, out, err, rc, hrc, dt, cpu = driver.run_suite(suite)
+    assert "classlab harness error" not in err, err
+    return Result(recs, err)
+
+
+class Carried(unittest.TestCase):
+    def assertAllPass(self, r):
+        bad = {k: (v["o"], v.get("et"), v.get("msg")) for k, v in r.tests.items()
+               if v["o"] != "pass"}
+        self.assertFalse(bad, "%s\n%s" % (bad, r.stderr[-3000:]))
+        self.assertTrue(r.tests)
+
+    def test_mutation_through_handles_happens_in_the_host(self):
+        r = run_one_module("""
+            class Order:
+                def __init__(self):
+                    self.menu = []
+                    self.students = {}
+
+                def count(self):
+                    return len(self.menu), len(self.students)
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_append_and_assign(self):
+                    o = Order()
+                    o.menu.append({"dish": "x"})
+                    o.students["ann"] = {"grade": 1}
+                    o.students["ann"]["grade"] = 2
+                    self.assertEqual(o.count(), (1, 1))
+                    self.assertEqual(o.students, {"ann": {"grade": 2}})
+                    self.assertIs(o.menu, o.menu)
+                    self.assertEqual(type(o.students), dict)
+                    self.assertIsInstance(o.menu, list)
+                    self.assertEqual(sorted(o.students.keys()), ["ann"])
+            """)
+        self.assertAllPass(r)
+
+    def test_arguments_are_copied_back_and_identity_kept(self):
+        r = run_one_module("""
+            class Sorter:
+                def sort_in_place(self, items):
+                    items.sort()
+                    items.append({"n": len(items)})
+
+                def same(self, items):
+                    return items
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_in_place(self):
+                    data = [3, 1, 2]
+                    Sorter().sort_in_place(data)
+                    self.assertEqual(data, [1, 2, 3, {"n": 3}])
+
+                def test_returned_argument_is_the_tests(self):
+                    data = [1]
+                    self.assertIs(Sorter().same(data), data)
+            """)
+        self.assertAllPass(r)
+
+    def test_exceptions_cross_with_their_types(self):
+        r = run_one_module("""
+            import json
+            import sqlite3
+
+            class MyError(ValueError):
+                def __init__(self, code):
+                    super().__init__("bad %d" % code)
+                    self.code = code
+
+            class Thing:
+                def parse(self, text):
+                    return json.loads(text)
+
+                def query(self):
+                    return sqlite3.connect(":memory:").execute("select * from nothing")
+
+                def mine(self):
+                    raise MyError(7)
+            """, """
+            import json
+            import sqlite3
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_json(self):
+                    with self.assertRaises(json.JSONDecodeError) as cm:
+                        Thing().parse("{")
+                    self.assertEqual(cm.exception.pos, 1)
+
+                def test_sqlite(self):
+                    with self.assertRaises(sqlite3.OperationalError):
+                        Thing().query()
+
+                def test_own_subclass_of_a_builtin(self):
+                    with self.assertRaises(ValueError) as cm:
+                        Thing().mine()
+                    self.assertEqual(cm.exception.code, 7)
+                    self.assertEqual(str(cm.exception), "bad 7")
+                    self.assertIsInstance(cm.exception, MyError)
+                    self.assertRaisesRegex(MyError, "bad", Thing().mine)
+            """)
+        self.assertAllPass(r)
+
+    def test_types_report_the_code_s_names_and_isinstance_holds(self):
+        r = run_pytest("""
+            class Base:
+                pass
+
+            class Child(Base):
+                LIMIT = 3
+
+                def __init__(self, calls=None):
+                    self.calls = calls or []
+
+                @staticmethod
+                def helper(x):
+                    return x * 2
+            """, """
+            import pytest
+            import snippet_1 as module_0
+
+            def test_names():
+                c = module_0.Child()
+                assert f'{type(c).__module__}.{type(c).__qualname__}' == 'snippet_1.Child'
+                assert f'{type(c.calls).__module__}.{type(c.calls).__qualname__}' == 'builtins.list'
+                assert isinstance(c, module_0.Base)
+                assert c.calls == []
+                assert module_0.Child.LIMIT == 3
+                assert module_0.Child.helper(4) == 8
+
+            @pytest.mark.xfail(strict=True)
+            def test_expected_failure():
+                module_0.Child(1, 2, 3)
+            """)
+        self.assertEqual(r.outcome("test_names"), "pass", r.tests)
+        self.assertEqual(r.outcome("test_expected_failure"), "xfail", r.tests)
+
+    def test_patches_reach_the_code(self):
+        r = run_pytest("""
+            import os
+            import time
+
+            def now():
+                return time.time()
+
+            def read(path):
+                with open(path) as f:
+                    return f.read()
+
+            def home():
+                return os.environ.get("CLASSLAB_X")
+
+            class Api:
+                def fetch(self):
+                    return now() + 1
+            """, """
+            import os
+            from unittest import mock
+            import snippet_1 as module_0
+
+            def test_patch_module_name():
+                with mock.patch("snippet_1.now", return_value=41):
+                    assert module_0.Api().fetch() == 42
+                assert module_0.Api().fetch() > 1000
+
+            def test_patch_stdlib():
+                with mock.patch("time.time", return_value=5.0):
+                    assert module_0.now() == 5.0
+
+            def test_patch_open():
+                with mock.patch("builtins.open", mock.mock_open(read_data="hello")):
+                    assert module_0.read("any") == "hello"
+
+            def test_patch_environ():
+                with mock.patch.dict(os.environ, {"CLASSLAB_X": "y"}):
+                    assert module_0.home() == "y"
+                assert module_0.home() is None
+            """)
+        self.assertAllPass(r)
+
+    def test_callbacks_and_mocks(self):
+        r = run_one_module("""
+            class Bus:
+                def __init__(self):
+                    self.seen = []
+
+                def publish(self, handler, value):
+                    try:
+                        return handler(value)
+                    except BaseException:
+                        return "swallowed"
+
+                def read_file(self):
+                    return "disk"
+
+                def total(self):
+                    return len(self.read_file())
+            """, """
+            import unittest
+            from unittest.mock import MagicMock
+
+            class T(unittest.TestCase):
+                def test_callback_result(self):
+                    self.assertEqual(Bus().publish(lambda v: v * 3, 2), 6)
+
+                def test_mock_on_instance(self):
+                    b = Bus()
+                    b.read_file = MagicMock(return_value="abcd")
+                    self.assertEqual(b.total(), 4)
+                    b.read_file.assert_called_once_with()
+
+                def test_assertion_in_callback_is_not_swallowed(self):
+                    def handler(v):
+                        self.assertEqual(v, 1)
+                    Bus().publish(handler, 2)
+            """)
+        self.assertEqual(r.outcome("T.test_callback_result"), "pass", r.tests)
+        self.assertEqual(r.outcome("T.test_mock_on_instance"), "pass", r.tests)
+        self.assertEqual(r.outcome("T.test_assertion_in_callback_is_not_swallowed"), "fail")
+
+    def test_honest_equality_is_no_forgery(self):
+        r = run_one_module("""
+            class Money:
+                def __init__(self, cents):
+                    self.cents = cents
+
+                def __eq__(self, other):
+                    if isinstance(other, Money):
+                        return self.cents == other.cents
+                    return self.cents == other
+
+                def __hash__(self):
+                    return hash(self.cents)
+
+            def price():
+                return Money(250)
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_equal(self):
+                    for _ in range(20):
+                        self.assertEqual(price(), 250)
+                        self.assertNotEqual(price(), 300)
+                        self.assertTrue(price() == 250)
+                        self.assertEqual(price(), Money(250))
+                        self.assertIn(price(), [1, 250])
+            """)
+        self.assertAllPass(r)
+        self.assertFalse(r.evidence)
+
+    def test_what_the_protocol_cannot_carry_is_unjudged(self):
+        r = run_one_module("""
+            class Store:
+                def keep(self, thing):
+                    self.thing = thing
+            """, """
+            import socket
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_socket(self):
+                    a, b = socket.socketpair()
+                    Store().keep(a)
+            """)
+        self.assertEqual(r.outcome("T.test_socket"), "error")
+        self.assertEqual(r.tests["T.test_socket"]["et"], "Unjudged")
+
+    def test_host_death_and_timeouts_fail_the_rest_listed(self):
+        r = run_one_module("""
+            import os
+
+            class Slow:
+                def spin(self):
+                    while True:
+                        pass
+
+                def leave(self):
+                    os._exit(3)
+            """, """
+            import unittest
+
+            class A(unittest.TestCase):
+                def test_spin(self):
+                    Slow().spin()
+
+                def test_after(self):
+                    self.assertTrue(True)
+
+            class B(unittest.TestCase):
+                def test_leave(self):
+                    Slow().leave()
+
+                def test_z_later(self):
+                    Slow()
+            """, class_timeout=1.0)
+        self.assertEqual(r.tests["A.test_spin"]["et"], "Timeout", r.tests)
+        self.assertEqual(r.outcome("A.test_after"), "pass")  # the host answered in time
+        self.assertEqual(r.tests["B.test_leave"]["et"], "HostDied", r.tests)
+        self.assertEqual(r.tests["B.test_z_later"]["et"], "HostDied", r.tests)
+
+    def test_import_failures_are_reported_as_the_code_s(self):
+        r = run_one_module("""
+            class A:
+                def f(self):
+                    return 1 +
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_f(self):
+                    self.assertEqual(A().f(), 1)
+            """)
+        imp = [x for x in r.recs if x.get("t") == "import"]
+        self.assertEqual(imp[0]["et"], "SyntaxError", r.recs)
+        self.assertEqual(imp[0]["where"], "code")
+        self.assertEqual(imp[0]["line"], 4)
+
+
+if __name__ == "__main__":
+    unittest.main()
