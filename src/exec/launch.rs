@@ -447,17 +447,7 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     }
     drop(pair);
     close_suite_fds();
-    loop {
-        let mut st = 0;
-        // SAFETY: valid out-pointers.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::wait4(-1, &mut st, 0, &mut ru) };
-        if r < 0 {
-            match io::Error::last_os_error().raw_os_error() {
-                Some(libc::EINTR) => continue,
-                _ => return Ok(0),
-            }
-        }
+    while let Some((r, st, ru)) = wait_any() {
         if r == child {
             status(&format!("python {}", child::ended(st, &ru)));
             if cfg.pidns && cfg.remount_proc {
@@ -474,6 +464,25 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             // Exiting as PID 1 of the namespace kills everything Python left behind, the
             // split harness's host with it.
             return Ok(0);
+        }
+    }
+    Ok(0)
+}
+
+/// Wait for any child, again when interrupted: its pid, status and resource usage; `None`
+/// when no child is left.
+pub(super) fn wait_any() -> Option<(libc::pid_t, i32, libc::rusage)> {
+    loop {
+        let mut st = 0;
+        // SAFETY: a zeroed rusage is a valid value of it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid out-pointers.
+        let r = unsafe { libc::wait4(-1, &mut st, 0, &mut ru) };
+        if r >= 0 {
+            return Some((r, st, ru));
+        }
+        if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
         }
     }
 }

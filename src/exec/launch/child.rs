@@ -18,7 +18,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use super::{HostConfig, LaunchConfig, STATUS_FD, close_suite_fds, fork, status};
+use super::{HostConfig, LaunchConfig, STATUS_FD, close_suite_fds, fork, status, wait_any};
 use crate::exec::idmap::idmap_over;
 use crate::exec::seccomp;
 use crate::exec::sys::{self, check};
@@ -144,22 +144,13 @@ pub(super) fn host_init(
     // SAFETY: closing our copy: the runner must see end of file when the host is gone.
     unsafe { libc::close(sock.as_raw_fd()) };
     close_suite_fds();
-    loop {
-        let mut st = 0;
-        // SAFETY: valid out-pointers.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::wait4(-1, &mut st, 0, &mut ru) };
-        if r < 0 {
-            match io::Error::last_os_error().raw_os_error() {
-                Some(libc::EINTR) => continue,
-                _ => return Ok(0),
-            }
-        }
+    while let Some((r, st, ru)) = wait_any() {
         if r == pid {
             status(&format!("host {}", ended(st, &ru)));
             return Ok(0);
         }
     }
+    Ok(0)
 }
 
 /// The host: descriptors 0-2 and the socket as 3, nothing else; then Python.
