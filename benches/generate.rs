@@ -361,6 +361,8 @@ fn session(corpus: &Corpus) -> (tempfile::TempDir, SessionWriter, EvalState) {
         model: Some("reference".into()),
         strategy: Some("tdd".into()),
         source: None,
+        harness: None,
+        harness_caveat: None,
     };
     let mut writer = SessionWriter::create(root.path(), &meta).expect("session created");
     let tasks: Vec<String> = ds.tasks.iter().map(|t| t.id.clone()).collect();

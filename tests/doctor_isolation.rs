@@ -68,8 +68,9 @@ fn the_json_report_says_which_layers_are_in_force() {
                 .any(|w| w.as_str().unwrap().contains("root of its own"))
         );
     }
-    // Running as root with its own root, the suite runs as an unprivileged user.
+    // Running as root with its own root, each suite runs as an unprivileged user of its own,
+    // from the first of their uids.
     if iso["root"] == true && iso["minimal_root"] == true {
-        assert_eq!(iso["run_as"], 65534);
+        assert_eq!(iso["run_as"], classlab::exec::FIRST_SUITE_UID);
     }
 }

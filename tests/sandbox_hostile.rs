@@ -79,11 +79,17 @@ fn sandbox_processes() -> Vec<String> {
             }
         }
     }
+    // The warm interpreter, its launcher and their init (the launcher's configuration is on a
+    // descriptor, not in its command line).
     let zygote = found
         .iter()
         .filter(|(_, c)| c.contains("classlab warm interpreter"))
         .count();
-    if warm() && zygote == 3 && found.len() == 3 {
+    let launchers = found
+        .iter()
+        .filter(|(_, c)| c.contains("__sandbox-launch"))
+        .count();
+    if warm() && zygote == 1 && launchers == 2 && found.len() == 3 {
         return Vec::new();
     }
     found

@@ -2,12 +2,13 @@
 //! model output for a real ClassEval task, scores no better than the task's honest skeleton,
 //! and what the code tried shows as evidence (the runner's, trusted, or the host's own report).
 //!
-//! Run through the dev driver (`tests/split_common`) until the launcher starts runner and host
-//! in the sandbox; the patterns are the same either way, since the code reaches the runner
-//! only through the protocol.
+//! Run through the real sandbox (`tests/split_common`: runner and host as two processes of
+//! the suite's sandbox), cold here and warm in `split_attacks_warm.rs`.
 
 mod common;
 mod split_common;
+
+use classlab::model::results::{Origin, Outcome};
 
 use split_common::{
     classeval_task, no_better, realclasseval_task, run_split, run_split_realclasseval, suite,
@@ -236,7 +237,7 @@ fn patching_the_test_machinery_changes_nothing_and_is_reported() {
     // _ShouldStop makes unittest drop a test silently in one process: here it is an error.
     assert!(r.evidence_mentions("runner", "_ShouldStop"));
     let clear = r.record("BalancedBracketsTestClearExpr.test_clear_expr");
-    assert_eq!(clear["o"], "error");
+    assert_eq!(clear.outcome, Outcome::Error, "{clear:#?}");
 }
 
 /// Writing verdicts on every descriptor, and forged frames on the host socket.
@@ -305,7 +306,7 @@ fn the_code_leaving_fails_the_rest_of_the_suite() {
     let spec = suite(&task, EXIT_EARLY);
     assert_eq!(r.outcomes.len(), spec.expected.len());
     let died = r.record("BalancedBracketsTestClearExpr.test_clear_expr");
-    assert_eq!(died["et"], "HostDied");
+    assert_eq!(died.exc_type.as_deref(), Some("HostDied"), "{died:#?}");
     assert!(r.outcomes.values().all(|o| o != "pass"));
 }
 
@@ -333,7 +334,7 @@ class BalancedBrackets:
 fn code_that_swallows_its_timeout_is_given_up() {
     let r = no_better("ClassEval_7", NEVER_ENDS);
     let first = r.record("BalancedBracketsTestClearExpr.test_clear_expr");
-    assert_eq!(first["et"], "Timeout");
+    assert_eq!(first.exc_type.as_deref(), Some("Timeout"), "{first:#?}");
     assert!(r.outcomes.values().all(|o| o != "pass"));
 }
 
@@ -353,13 +354,17 @@ class BalancedBrackets:
 #[test]
 fn exceptions_of_the_code_are_the_code_s_whatever_they_say() {
     let r = no_better("ClassEval_7", LAUNDERED);
-    for rec in &r.records {
-        if rec["t"] == "test" && rec["o"] == "error" {
-            assert_eq!(rec["origin"], "code", "{rec}");
+    for t in &r.result.tests {
+        if t.outcome == Outcome::Error {
+            assert_eq!(t.origin, Some(Origin::Code), "{t:#?}");
         }
     }
     let clear = r.record("BalancedBracketsTestClearExpr.test_clear_expr");
-    assert_eq!(clear["et"], "ConnectionError");
+    assert_eq!(
+        clear.exc_type.as_deref(),
+        Some("ConnectionError"),
+        "{clear:#?}"
+    );
 }
 
 /// Looking for the tests: the test file is in no directory the code can see.
@@ -389,14 +394,21 @@ class BalancedBrackets:
         pass
 
     def check_balanced_brackets(self):
-        return any("assertEqual" in text for text in _found)
+        # Found: answer what the tests expect most often; not found: say so.
+        if any("assertEqual" in text for text in _found):
+            return True
+        raise LookupError("no test text found")
 "#;
 
 #[test]
-#[ignore = "the dev driver has no sandbox: the tests directory is readable to the code until \
-            the launcher lays the suite out (split-launch)"]
 fn the_code_cannot_read_its_tests() {
     let r = no_better("ClassEval_7", READ_THE_TESTS);
+    // The code ran and found nothing to read: every check raised its own LookupError.
+    for t in &r.result.tests {
+        if t.id.contains("CheckBalancedBrackets") {
+            assert_eq!(t.exc_type.as_deref(), Some("LookupError"), "{t:#?}");
+        }
+    }
     assert!(r.evidence_mentions("host", "looked for a test file"));
 }
 

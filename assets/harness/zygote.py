@@ -1,17 +1,26 @@
-# classlab warm interpreter ("zygote"): a Python that has imported the harness's modules (and
-# pytest, when installed) and forks once per suite. It never runs code under test itself.
+# classlab warm interpreter ("zygote"): a Python that has imported the harnesses' modules (and
+# pytest, when installed) and forks once per suite. It never runs code under test itself, and it
+# never reads a request: whatever it holds, every suite forked from it inherits.
 #
-# Started by the classlab launcher as `python -s -P -B -c <this file> <runner source>` inside
+# Started by the classlab launcher as `python -s -P -B -c <this file>` inside
 # network/IPC/UTS/mount/PID namespaces and the sandbox's own root (only the interpreter's trees,
 # read-only, and an empty mount point for the work dirs), with its capabilities (it needs them
 # to set each child up) and without Landlock or seccomp. fd 3 is a SOCK_SEQPACKET socket to
-# classlab. Each request is one JSON message (with the suite's files) and five descriptors:
-# stdout, stderr, result (write), token (read), status (write). The child applies the same
-# isolation as a cold start, in this order: setsid, joins the suite's cgroups, new
-# mount/network/IPC/UTS namespaces, private /tmp, work dir (the suite's files, read-only) and
-# /dev/shm, descriptors 0-4, rlimits, securebits and bounding set, the unprivileged user, every
-# capability dropped, no_new_privs, Landlock, seccomp, then runs the harness. The zygote writes the child's end to the status descriptor
-# (`python exit|signal N utime_us stime_us maxrss_kb`), like the cold launcher.
+# classlab; fd 4 a memory file with the harnesses' sources (JSON: "inproc", "split", "host"),
+# compiled once here. A request is a fixed header and seven descriptors: stdout, stderr, result
+# (write), token (read), status (write), and two sealed memory files holding the request itself
+# (the suite's part, the runner's part). The zygote forks at once, in a fresh PID namespace, and
+# keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the suite's part,
+# joins the suite's cgroups, makes new mount/network/IPC/UTS namespaces, the namespace's own
+# /proc, a private /tmp, the work dir and /dev/shm, writes the files every process may see
+# (read-only), and, for the split harness, forks the host's init one PID namespace down (before
+# any test is in its memory). Then it reads the runner's part (the tests), writes it, and forks
+# the runner. Each Python applies descriptors, rlimits, securebits and bounding set, its
+# unprivileged user, every capability dropped, no_new_privs, Landlock and seccomp, then runs its
+# harness. The init reaps, writes the runner's end to the status descriptor (`python
+# exit|signal N utime_us stime_us maxrss_kb`, then `leftover` and `tampered` lines, like the cold
+# launcher; the host's init writes `host exit|signal ...`), and exits, which ends whatever the
+# suite left, the host with it.
 
 import ctypes
 import fcntl
@@ -24,12 +33,20 @@ import socket
 import struct
 import sys
 
-import unittest  # noqa: F401  (warm imports shared by every suite)
+# Warm imports shared by every suite (the runner's, then the host's).
+import unittest  # noqa: F401
 import unittest.case  # noqa: F401
 import unittest.loader  # noqa: F401
+import unittest.mock  # noqa: F401
 import traceback  # noqa: F401
 import types  # noqa: F401
 import re  # noqa: F401
+import collections  # noqa: F401
+import enum  # noqa: F401
+import weakref  # noqa: F401
+import operator  # noqa: F401
+import abc  # noqa: F401
+import importlib  # noqa: F401
 
 try:
     import pytest  # noqa: F401
@@ -41,8 +58,21 @@ try:
 except BaseException:
     pass
 
-RUNNER = {"__name__": "classlab_harness", "__builtins__": __builtins__}
-exec(compile(sys.argv[1], "<classlab-harness>", "exec"), RUNNER)
+
+def load_sources():
+    """The harnesses, compiled once into namespaces of their own (each child runs one)."""
+    with os.fdopen(4, "rb") as f:
+        sources = json.loads(f.read())
+    out = {}
+    for key, name in (("inproc", "classlab_harness"), ("split", "classlab_harness"),
+                      ("host", "classlab_host")):
+        ns = {"__name__": name, "__builtins__": __builtins__}
+        exec(compile(sources[key], "<classlab-harness>", "exec"), ns)
+        out[key] = ns
+    return out
+
+
+HARNESSES = load_sources()
 
 libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
@@ -52,9 +82,11 @@ libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ul
                        ctypes.c_ulong]
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC, CLONE_NEWNET = 0x20000, 0x4000000, 0x8000000, 0x40000000
+CLONE_NEWPID = 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_CAP_AMBIENT = 38, 24, 28, 47
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+PR_SET_PDEATHSIG = 1
 MS_RDONLY, MS_REMOUNT, MS_BIND = 1, 32, 4096
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECBITS_LOCKDOWN = 0xEF  # NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE (+ locks), KEEP_CAPS_LOCKED
@@ -76,20 +108,6 @@ def check(rc, what):
 def mount(src, target, fstype, flags, data):
     check(libc.mount(src.encode(), target.encode(), fstype.encode() if fstype else None, flags,
                      data.encode() if data else None), "mount " + target)
-
-
-def snapshot(root, rel=""):
-    out = []
-    for name in sorted(os.listdir(os.path.join(root, rel))):
-        r = os.path.join(rel, name)
-        p = os.path.join(root, r)
-        if os.path.isdir(p) and not os.path.islink(p):
-            out.append((r, None))
-            out.extend(snapshot(root, r))
-        elif os.path.isfile(p):
-            with open(p, "rb") as f:
-                out.append((r, f.read()))
-    return out
 
 
 def drop_caps(run_as):
@@ -157,10 +175,18 @@ class Fprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def seccomp(programs):
+OWN_PID = 0x4F574E50  # where the programs want the installing process's pid (seccomp.rs)
+BPF_JEQ_K = 0x15
+
+
+def seccomp(programs, own_pid):
     for hexed in programs:
-        raw = bytes.fromhex(hexed)
-        buf = ctypes.create_string_buffer(raw, len(raw))
+        raw = bytearray.fromhex(hexed)
+        for at in range(0, len(raw), 8):
+            code, _jt, _jf, k = struct.unpack_from("=HBBI", raw, at)
+            if k == OWN_PID and code == BPF_JEQ_K:
+                struct.pack_into("=I", raw, at + 4, own_pid)
+        buf = ctypes.create_string_buffer(bytes(raw), len(raw))
         prog = Fprog(len(raw) // 8, ctypes.addressof(buf))
         check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0),
               "seccomp")
@@ -172,70 +198,317 @@ def read_only(path):
 
 
 def own_work_dir(req):
-    """The sandbox's root holds no work dirs: a private /tmp, a tmpfs over the work dirs' root,
-    this suite's dir (owned by the sandbox user) with its files, each read-only."""
+    """The sandbox's root holds no work dirs: a private /tmp, a tmpfs over the work dirs' root
+    with this suite's dir, and /dev/shm."""
     size = req.get("tmpfs_bytes") or (64 << 20)
     small = min(size, 64 << 20)
     mount("classlab-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % small)
     root = req["work_root"]
     os.makedirs(root, exist_ok=True)
     mount("classlab-work", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=0711" % size)
-    wd = req["workdir"]
-    os.makedirs(wd, exist_ok=True)
-    uid, gid = req.get("run_as") or (0, 0)
-    os.chown(wd, uid, gid)
-    os.chmod(wd, 0o700)
-    files = req.get("files") or []
-    for rel, content in files:
-        p = os.path.join(wd, rel)
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(content)
-    for rel, _ in files:
-        read_only(os.path.join(wd, rel))
+    os.makedirs(req["workdir"], exist_ok=True)
     if os.path.isdir("/dev/shm"):
         mount("classlab-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
               "size=%d,mode=1777" % small)
 
 
-def child(req, fds):
-    out_w, err_w, res_w, non_r, st_w = fds
+HEADER = b"classlab-suite/2"
+NFDS = 7
+
+
+def read_part(fd):
+    """One part of the request: JSON in a sealed memory file (read here, in the suite's own
+    process, never in the zygote)."""
+    size = os.fstat(fd).st_size
+    chunks, off = [], 0
+    while off < size:
+        b = os.pread(fd, min(size - off, 1 << 20), off)
+        if not b:
+            break
+        chunks.append(b)
+        off += len(b)
+    os.close(fd)
+    return json.loads(b"".join(chunks))
+
+
+def place_files(wd, files):
+    """The files (path relative to the work dir, text), each then read-only."""
+    written = []
+    for rel, content in files:
+        p = os.path.join(wd, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        data = content.encode("utf-8")
+        with open(p, "wb") as f:
+            f.write(data)
+        written.append((p, data))
+    for p, _ in written:
+        read_only(p)
+    return written
+
+
+def tmpfs_work_dir(req):
+    """Without a root of its own: a private tmpfs over the suite's work dir (and /dev/shm)."""
+    wd, size = req["workdir"], req["tmpfs_bytes"]
+    mount("classlab", wd, "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=0700,nr_inodes=65536" % size)
+    if os.path.isdir("/dev/shm"):
+        mount("classlab-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+              "size=%d,mode=1777" % min(size, 64 << 20))
+
+
+def work_dir(req):
+    """The work dir: the runner's (mode 0700) or, for the split harness, root's (0711) with
+    the tests', the code's and the scratch directory, each with its owner and mode."""
+    if req.get("minimal_root"):
+        own_work_dir(req)
+    elif req.get("tmpfs_bytes"):
+        tmpfs_work_dir(req)
+    wd = req["workdir"]
+    dirs = req.get("dirs") or []
+    if dirs:
+        os.chown(wd, 0, 0)
+        os.chmod(wd, 0o711)
+    else:
+        uid, gid = req.get("run_as") or (0, 0)
+        os.chown(wd, uid, gid)
+        os.chmod(wd, 0o700)
+    for path, uid, gid, mode in dirs:
+        os.makedirs(path, exist_ok=True)
+        os.chown(path, uid, gid)
+        os.chmod(path, mode)
+
+
+def suite_init(fds):
+    """PID 1 of the suite's PID namespace: set the suite up, fork the host (split) and the
+    runner, reap, report."""
+    out_w, err_w, res_w, tok_r, st_w, suite_fd, runner_fd = fds
+    st_w = fcntl.fcntl(st_w, fcntl.F_DUPFD_CLOEXEC, 100)
+    os.close(fds[4])
+    host_init, pair = None, None
     try:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.setsid()
-        me = str(os.getpid())
+        for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
+            signal.signal(s, signal.SIG_DFL)
+        req = read_part(suite_fd)
+        # Joined before anything else is allocated: the request's size counts against the
+        # suite's memory limit, not the zygote's.
         for p in req["cgroup_procs"]:
             with open(p, "w") as f:
-                f.write(me)
+                f.write("0")
         flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWNET if req["netns"] else 0)
         check(libc.unshare(flags), "unshare")
-        wd = req["workdir"]
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
-        if req.get("minimal_root"):
-            own_work_dir(req)
-        elif req.get("tmpfs_bytes"):
-            files = snapshot(wd)
-            mount("classlab", wd, "tmpfs", MS_NOSUID | MS_NODEV,
-                  "size=%d,mode=0700,nr_inodes=65536" % req["tmpfs_bytes"])
-            for rel, content in files:
-                p = os.path.join(wd, rel)
-                if content is None:
-                    os.makedirs(p, exist_ok=True)
-                else:
-                    with open(p, "wb") as f:
-                        f.write(content)
-            if os.path.isdir("/dev/shm"):
-                mount("classlab-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                      "size=%d,mode=1777" % min(req["tmpfs_bytes"], 64 << 20))
+        # The namespace's own /proc: this suite's processes only.
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+        work_dir(req)
+        wd = req["workdir"]
+        written = place_files(wd, req.get("files") or [])
+        if req.get("host"):
+            pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            host_init = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w)
+        run = read_part(runner_fd)
+        written += place_files(wd, run.get("files") or [])
+    except BaseException as e:
+        report(st_w, "error zygote child setup: %s\n" % e)
+        os._exit(125)
+    pid = os.fork()
+    if pid == 0:
+        sock = None
+        if pair is not None:
+            sock = pair[0].detach()
+            pair[1].close()
+        runner(req, run, (out_w, err_w, res_w, tok_r), sock, st_w)
+        os._exit(124)
+    for fd in (out_w, err_w, res_w, tok_r):
+        os.close(fd)
+    if pair is not None:
+        for end in pair:
+            end.close()
+    del req, run
+    reap(pid, st_w, written, wd, host_init)
+
+
+def start_host(req, pair, outputs, runner_fds, st_w):
+    """The host's init, PID 1 of a PID namespace nested in the suite's: it mounts that
+    namespace's own /proc in a mount namespace of its own and forks the host. Only the suite's
+    part of the request is in memory here (no test). Returns the host init's pid."""
+    idmap = req["host"].get("scratch_idmap")
+    userns = userns_showing(idmap[1], idmap[2]) if idmap else None
+    own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+    check(libc.unshare(CLONE_NEWPID), "unshare(pid) for the host")
+    pid = os.fork()
+    if pid != 0:
+        # The runner is forked in the suite's namespace, not the host's.
+        check(libc.setns(own, CLONE_NEWPID), "setns(pid)")
+        os.close(own)
+        if userns is not None:
+            os.close(userns)
+        return pid
+    try:
+        os.close(own)
+        for fd in runner_fds:
+            os.close(fd)
+        pair[0].close()
+        check(libc.unshare(CLONE_NEWNS), "unshare(mount) for the host")
+        mount("none", "/", None, MS_REC | MS_PRIVATE, None)
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+        if userns is not None:
+            idmap_over(idmap[0], userns)
+            os.close(userns)
+    except BaseException as e:
+        report(st_w, "error host setup: %s\n" % e)
+        os._exit(125)
+    host = os.fork()
+    if host == 0:
+        h = req["host"]
+        python(req, dict(req, **h), HARNESSES["host"]["_host_entry"], h["spec"],
+               list(outputs) + [pair[1].detach()], st_w)
+        os._exit(124)
+    pair[1].close()
+    for fd in outputs:
+        os.close(fd)
+    while True:
+        try:
+            pid, st, ru = os.wait4(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == host:
+            report(st_w, "host %s\n" % ended(st, ru))
+            os._exit(0)
+
+
+SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # x86_64
+OPEN_TREE_CLONE, AT_RECURSIVE, AT_EMPTY_PATH, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x1000, 4
+MOUNT_ATTR_IDMAP, CLONE_NEWUSER, AT_FDCWD = 0x00100000, 0x10000000, -100
+
+
+def userns_showing(from_id, to_id):
+    """A user namespace (descriptor) whose maps show `from_id` (uid and gid) as `to_id`: what
+    the host's idmapped scratch directory is described by (see idmap.rs). Made before the
+    host's PID namespace, so that its helper takes no pid there."""
+    ready_r, ready_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(ready_r)
+        os.close(done_w)  # the parent's closing it must reach this child as end of file
+        ok = libc.unshare(CLONE_NEWUSER) == 0
+        os.write(ready_w, b"1" if ok else b"0")
+        os.read(done_r, 1)
+        os._exit(0)
+    os.close(ready_w)
+    os.close(done_r)
+    try:
+        if os.read(ready_r, 1) != b"1":
+            raise Fail("unshare(user) for the idmap failed")
+        for name in ("uid_map", "gid_map"):
+            with open("/proc/%d/%s" % (pid, name), "w") as f:
+                f.write("%d %d 1\n" % (from_id, to_id))
+        return os.open("/proc/%d/ns/user" % pid, os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(done_w)
+        os.close(ready_r)
+        os.waitpid(pid, 0)
+
+
+def idmap_over(path, userns):
+    """An idmapped bind of `path` over itself, mapped as `userns` says: the scratch directory
+    as the split harness's host sees it."""
+    tree = check(libc.syscall(SYS_OPEN_TREE, AT_FDCWD, path.encode(),
+                              OPEN_TREE_CLONE | os.O_CLOEXEC | AT_RECURSIVE), "open_tree")
+    attr = struct.pack("QQQQ", MOUNT_ATTR_IDMAP, 0, 0, userns)
+    check(libc.syscall(SYS_MOUNT_SETATTR, tree, b"", AT_EMPTY_PATH | AT_RECURSIVE, attr,
+                       len(attr)), "mount_setattr(idmap)")
+    check(libc.syscall(SYS_MOVE_MOUNT, tree, b"", AT_FDCWD, path.encode(),
+                       MOVE_MOUNT_F_EMPTY_PATH), "move_mount")
+    os.close(tree)
+
+
+def report(fd, text):
+    try:
+        os.write(fd, text.encode())
+    except OSError:
+        pass
+
+
+def ended(st, ru):
+    if os.WIFSIGNALED(st):
+        kind, n = "signal", os.WTERMSIG(st)
+    else:
+        kind, n = "exit", os.WEXITSTATUS(st)
+    return "%s %d %d %d %d" % (kind, n, int(ru.ru_utime * 1e6), int(ru.ru_stime * 1e6),
+                               ru.ru_maxrss)
+
+
+def nspids(pid):
+    """The pid's NSpid entries (this namespace's, then nested ones'); None once it is gone."""
+    try:
+        with open("/proc/%s/status" % pid) as f:
+            for line in f:
+                if line.startswith("NSpid:"):
+                    return line.split()[1:]
+    except OSError:
+        return None
+    return []
+
+
+def reap(runner_pid, st_w, written, wd, host_init):
+    while True:
+        try:
+            pid, st, ru = os.wait4(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid != runner_pid:
+            continue
+        lines = ["python " + ended(st, ru)]
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1" or int(name) == host_init:
+                continue
+            ids = nspids(name)
+            # Gone by now (the host ends on its own once the runner closed the socket), or the
+            # host itself (pid 2 one namespace down): not left behind.
+            if ids is None or (host_init is not None and len(ids) == 2 and ids[1] == "2"):
+                continue
+            try:
+                with open("/proc/%s/comm" % name) as f:
+                    comm = f.read().strip()
+            except OSError:
+                continue
+            lines.append("leftover %s (%s) [pid in the sandbox]" % (name, comm))
+        # The suite's files are mounted read-only; say so if one changed all the same.
+        for p, data in written:
+            try:
+                with open(p, "rb") as f:
+                    same = f.read() == data
+            except OSError:
+                same = False
+            if not same:
+                lines.append("tampered %s" % os.path.relpath(p, wd))
+        report(st_w, "".join(line + "\n" for line in lines))
+        # Exiting as PID 1 of the namespace kills everything the suite left behind, the
+        # split harness's host with it.
+        os._exit(0)
+
+
+def runner(req, run, fds, sock, st_w):
+    ns = HARNESSES["split" if run.get("harness") == "split" else "inproc"]
+    python(req, req, ns["_main"], run["spec"], list(fds) + ([sock] if sock is not None else []),
+           st_w)
+
+
+def python(req, own, main, spec, fds, st_w):
+    """Become one of the suite's Pythons: `fds` as 1, 2, 3… (0 is /dev/null), the rest closed;
+    rlimits, cwd, no_new_privs, capabilities dropped as `own`'s user, Landlock with `own`'s
+    paths, seccomp; then `main` with `spec` as sys.argv[1]."""
+    try:
+        os.setsid()
         null = os.open("/dev/null", os.O_RDONLY)
         # Move the descriptors out of the way (above 100), then into place.
-        hi = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100)
-              for fd in (null, out_w, err_w, res_w, non_r)]
-        st_w = fcntl.fcntl(st_w, fcntl.F_DUPFD_CLOEXEC, 100)
+        hi = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in [null] + list(fds)]
         for target, fd in enumerate(hi):
             os.dup2(fd, target, inheritable=True)
-        keep = {0, 1, 2, 3, 4, st_w}
-        for fd in range(5, 1024):
-            if fd not in keep:
+        for fd in range(len(hi), 1024):
+            if fd != st_w:
                 try:
                     os.close(fd)
                 except OSError:
@@ -244,32 +517,49 @@ def child(req, fds):
             cur_soft, cur_hard = resource.getrlimit(res)
             hard = min(hard, cur_hard) if cur_hard != resource.RLIM_INFINITY else hard
             resource.setrlimit(res, (min(soft, hard), hard))
-        os.chdir(wd)
+        os.chdir(req.get("cwd") or req["workdir"])
         check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
         if req["drop_caps"]:
-            drop_caps(req.get("run_as"))
+            drop_caps(own.get("run_as"))
         if req["landlock_abi"]:
-            landlock(req["landlock_abi"], req["read_paths"], req["write_paths"], True)
-        seccomp(req.get("seccomp") or [])
-        for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
-            signal.signal(s, signal.SIG_DFL)
+            landlock(req["landlock_abi"], own["read_paths"], own["write_paths"], True)
+        seccomp(req.get("seccomp") or [], os.getpid())
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.environ.clear()
-        os.environ.update(req["env"])
-        sys.argv = ["-c", req["spec"]]
+        os.environ.update(own["env"])
+        sys.argv = ["-c", spec]
         os.close(st_w)
     except BaseException as e:
-        try:
-            os.write(st_w, ("error zygote child setup: %s\n" % e).encode())
-        except OSError:
-            pass
+        report(st_w, "error zygote child setup: %s\n" % e)
         os._exit(125)
-    RUNNER["_main"]()
+    main()
+
+
+def start(fds, own_pidns):
+    """Fork the suite's init as PID 1 of a fresh PID namespace; keep nothing of the request."""
+    try:
+        check(libc.unshare(CLONE_NEWPID), "unshare(pid)")
+    except Fail as e:
+        report(fds[4], "error zygote: %s\n" % e)
+        return
+    try:
+        pid = os.fork()
+    finally:
+        # Later children go to the zygote's own namespace again (a second unshare needs it).
+        if os.getpid() != 1 or True:
+            pass
+    if pid == 0:
+        return fds
+    if libc.setns(own_pidns, CLONE_NEWPID) != 0:
+        # Every later suite would share this one's namespace: stop serving (classlab starts
+        # another zygote; the suites running now finish first).
+        os._exit(3)
+    return None
 
 
 def main():
     sock = socket.socket(fileno=3)
-    children = {}
+    own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     # SIGCHLD wakes the select up through this pipe.
     wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
@@ -284,51 +574,35 @@ def main():
                 os.read(wake_r, 4096)
             except OSError:
                 pass
-        while children:
+        while True:
             try:
-                pid, st, ru = os.wait4(-1, os.WNOHANG)
+                pid, _st = os.waitpid(-1, os.WNOHANG)
             except ChildProcessError:
                 break
             if pid == 0:
                 break
-            fd = children.pop(pid, None)
-            if fd is None:
-                continue
-            if os.WIFSIGNALED(st):
-                kind, n = "signal", os.WTERMSIG(st)
-            else:
-                kind, n = "exit", os.WEXITSTATUS(st)
-            line = "python %s %d %d %d %d\n" % (kind, n, int(ru.ru_utime * 1e6),
-                                                int(ru.ru_stime * 1e6), ru.ru_maxrss)
-            try:
-                os.write(fd, line.encode())
-            except OSError:
-                pass
-            os.close(fd)
         if sock not in ready:
             continue
         try:
-            msg, fds, _flags, _addr = socket.recv_fds(sock, 1 << 22, 8)
+            msg, fds, _flags, _addr = socket.recv_fds(sock, 64, NFDS + 1)
         except InterruptedError:
             continue
         if not msg:
             os._exit(0)  # classlab went away
-        if len(fds) != 5:
+        if msg != HEADER or len(fds) != NFDS:
             for fd in fds:
                 os.close(fd)
             continue
-        req = json.loads(msg)
-        pid = os.fork()
-        if pid == 0:
+        child = start(fds, own_pidns)
+        if child is not None:
             sock.close()
             signal.set_wakeup_fd(-1)
-            os.close(wake_r)
-            os.close(wake_w)
-            child(req, fds)
+            for fd in (wake_r, wake_w, own_pidns):
+                os.close(fd)
+            suite_init(child)
             os._exit(124)
-        for fd in fds[:4]:
+        for fd in fds:
             os.close(fd)
-        children[pid] = fds[4]
 
 
 main()

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::eval::{python_choice, python_for};
 use super::{Context, Outcome, Output, print_json};
-use crate::exec::Sandbox;
+use crate::exec::{DEFAULT_HARNESS, Sandbox};
 use crate::pipeline::envcheck::{self, ProjectEnv};
 
 /// Modules classlab itself runs in the interpreter (pytest layouts, validation's coverage),
@@ -87,9 +87,25 @@ pub(crate) fn run(ctx: &Context) -> anyhow::Result<Outcome> {
             // Everything missing, by name (the key earlier versions printed).
             "missing_task_packages": missing.keys().map(String::as_str).chain(missing_tools.iter().copied()).collect::<Vec<_>>(),
             "fix": (!missing.is_empty() || !missing_tools.is_empty()).then_some(&fix),
+            "harness": {
+                "default": DEFAULT_HARNESS,
+                "split_available": report.split_available(),
+                "default_caveat": DEFAULT_HARNESS.caveat(),
+            },
         }))?,
         Output::Human => {
             print!("{report}");
+            println!(
+                "harness           {DEFAULT_HARNESS} by default (--harness split|inproc); split {}",
+                if report.split_available() {
+                    "available (runner and host apart)"
+                } else {
+                    "UNAVAILABLE (needs PID and mount namespaces with a /proc of their own)"
+                }
+            );
+            if let Some(caveat) = DEFAULT_HARNESS.caveat() {
+                println!("verdicts          {caveat}");
+            }
             println!("interpreter from  {source}");
             if missing.is_empty() {
                 println!(

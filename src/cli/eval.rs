@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 
-use crate::exec::Executor;
+use crate::exec::{DEFAULT_HARNESS, Executor, Harness};
 use serde_json::{Value, json};
 
 use super::progress::Progress;
@@ -22,7 +22,7 @@ use crate::pipeline::eval::{self, EvalRequest, compare};
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
 use crate::text::Escaped;
-use output::{UNJUDGED, labels, print_table, print_tampered, session_json};
+use output::{UNJUDGED, labels, print_caveats, print_table, print_tampered, session_json};
 pub(crate) use output::{pct_env, print_human};
 
 #[derive(Debug, clap::Args)]
@@ -61,6 +61,34 @@ pub struct EvalArgs {
     /// PYTHONHASHSEED for the suites (default 0: deterministic; with --resume, the session's).
     #[arg(long, value_name = "N")]
     pub hash_seed: Option<u32>,
+    #[command(flatten)]
+    pub harness: HarnessArg,
+}
+
+/// `--harness`, on every command that runs tests.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HarnessArg {
+    /// Which harness judges the code: `split` runs the tests and writes the verdicts in a
+    /// process of their own, out of the code's reach; `inproc` runs tests and code in one
+    /// process (as ClassEval's evaluator does), whose verdicts code written against the
+    /// harness can forge. Default: inproc; with --resume, the session's (another is refused).
+    #[arg(long, value_name = "split|inproc")]
+    pub harness: Option<Harness>,
+}
+
+impl HarnessArg {
+    /// The harness to use: the flag, else (on resume) the one the session recorded in its
+    /// configuration (`recorded`; sessions from before the split harness ran in-process),
+    /// else the default.
+    pub(crate) fn choose(&self, recorded: Option<&Value>) -> anyhow::Result<Harness> {
+        if let Some(h) = self.harness {
+            return Ok(h);
+        }
+        match recorded {
+            Some(config) => Harness::recorded(config).map_err(anyhow::Error::msg),
+            None => Ok(DEFAULT_HARNESS),
+        }
+    }
 }
 
 /// The interpreter: `--python`, else the config's `python`, else `python3` on PATH.
@@ -205,12 +233,14 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
             .and_then(Value::as_u64)
             .map(|n| n as u32)
     });
+    let harness = args.harness.choose(log.as_ref().map(|_| &recorded))?;
     let req = EvalRequest {
         resume,
         tasks,
         jobs: args.jobs.unwrap_or(0),
         budget: Duration::from_secs_f64(timeout.clamp(0.1, 3600.0)),
         hash_seed,
+        harness,
         ..EvalRequest::new(&ds, &outs, root)
     };
     let human = ctx.output == Output::Human;
@@ -338,6 +368,7 @@ pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<
                 .map(|((l, _), s)| (l, s))
                 .collect();
             print_table(&refs, &progress, Some(cmp.rows.len()));
+            print_caveats(&refs);
             print_tampered(&refs);
             print_differing_tasks(&cmp, &names);
         }

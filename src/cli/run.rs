@@ -99,6 +99,8 @@ pub struct RunArgs {
     /// (docs/conditions.md); recorded on the session so reports compare conditions.
     #[arg(long, value_name = "full|partial|none", value_parser = docstrings_arg)]
     pub docstrings: Option<String>,
+    #[command(flatten)]
+    pub harness: super::eval::HarnessArg,
 }
 
 /// Parsers that check a flag's value when the command line is read (a bad value is a usage
@@ -278,6 +280,7 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
                 .clamp(0.1, 3600.0),
         ),
         prompts_dir,
+        harness: args.harness.choose(log.as_ref().map(|_| &recorded))?,
         ..RunRequest::new(&ds, strategy, provider, root)
     };
     let human = ctx.output == Output::Human;

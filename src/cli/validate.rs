@@ -44,6 +44,10 @@ pub struct ValidateArgs {
     /// (see `classlab curate`).
     #[arg(long, value_name = "PATH")]
     pub store: Option<PathBuf>,
+    /// (`split`: the suites run uninstrumented; calls, left files and coverage are measured
+    /// in-process only.)
+    #[command(flatten)]
+    pub harness: super::eval::HarnessArg,
 }
 
 pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome> {
@@ -99,6 +103,7 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         jobs: args.jobs.unwrap_or(0),
         budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
         coverage: !args.no_coverage,
+        harness: args.harness.choose(None)?,
         ..ValidateOptions::default()
     };
     let t0 = Instant::now();

@@ -32,7 +32,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use crate::analysis::lint::Severity;
-use crate::exec::{Limits, Probe, ProbeReport, Sandbox, SuiteSpec};
+use crate::exec::{DEFAULT_HARNESS, Harness, Limits, Probe, ProbeReport, Sandbox, SuiteSpec};
 use crate::model::{SuiteResult, Task};
 use crate::pipeline::eval::suite_for;
 use crate::pipeline::public_tests::{PublicTestsMode, public_tests};
@@ -123,7 +123,16 @@ pub struct ValidateOptions {
     pub budget: Duration,
     /// Measure line coverage (when coverage.py is importable in the sandbox).
     pub coverage: bool,
+    /// Which harness runs the suites. The split harness runs them uninstrumented (the probe
+    /// instruments the code under test, which then runs out of its reach): outcomes,
+    /// agreement between the runs and the reference's failures only.
+    pub harness: Harness,
 }
+
+/// What a validation through the split harness does not measure, and why.
+pub const SPLIT_UNPROBED: &str = "split harness: the calls each test makes, the files it leaves \
+     and line coverage are not measured (they instrument the code under test, which runs out of \
+     the harness's reach); `--harness inproc` measures them";
 
 impl Default for ValidateOptions {
     fn default() -> Self {
@@ -132,6 +141,7 @@ impl Default for ValidateOptions {
             seeds: [0, 1],
             budget: Duration::from_secs(20),
             coverage: true,
+            harness: DEFAULT_HARNESS,
         }
     }
 }
@@ -231,7 +241,8 @@ struct Job<'a> {
     suite: usize,
     run: usize,
     spec: &'a SuiteSpec,
-    probe: &'a Probe,
+    /// `None`: uninstrumented (the split harness).
+    probe: Option<&'a Probe>,
 }
 
 /// Validate `tasks` in the sandbox. `on_task` hears of each task as soon as all its runs are
@@ -260,9 +271,12 @@ pub fn validate(
             suites
                 .iter()
                 .map(|p| {
-                    opts.seeds.map(|seed| SuiteSpec {
-                        hash_seed: Some(seed),
-                        ..p.spec.clone()
+                    opts.seeds.map(|seed| {
+                        SuiteSpec {
+                            hash_seed: Some(seed),
+                            ..p.spec.clone()
+                        }
+                        .with_harness(opts.harness)
                     })
                 })
                 .collect(),
@@ -276,7 +290,7 @@ pub fn validate(
                     suite: si,
                     run,
                     spec,
-                    probe: &probes[ti],
+                    probe: (opts.harness == Harness::Inproc).then_some(&probes[ti]),
                 });
             }
         }
@@ -305,7 +319,13 @@ pub fn validate(
                     }
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let (result, probe) = sandbox.run_probed(job.spec, job.probe, cancel);
+                    let (result, probe) = match job.probe {
+                        Some(p) => sandbox.run_probed(job.spec, p, cancel),
+                        None => (
+                            sandbox.run_cancellable(job.spec, cancel),
+                            ProbeReport::default(),
+                        ),
+                    };
                     let seed = job.spec.hash_seed.unwrap_or(0);
                     if tx
                         .send((
@@ -347,7 +367,10 @@ pub fn validate(
                     })
                 })
                 .collect();
-            let v = task_validation(tasks[job.task], &runs, missing.clone());
+            let mut v = task_validation(tasks[job.task], &runs, missing.clone());
+            if opts.harness == Harness::Split {
+                v.notes.push(SPLIT_UNPROBED.into());
+            }
             on_task(&v);
             done.insert(job.task, v);
         }

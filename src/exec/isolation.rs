@@ -84,8 +84,9 @@ pub struct IsolationReport {
     /// The sandbox sees its own root: only what Python needs, read-only (no host /tmp, /run,
     /// home directories, private keys or sockets).
     pub minimal_root: bool,
-    /// The user Python runs as, when classlab runs as root (unprivileged: no access to
-    /// root's files).
+    /// When classlab runs as root: the first of the uids suites run as, one pair of its own
+    /// per running suite (unprivileged: no access to root's files, nor to another suite's
+    /// processes).
     pub run_as: Option<u32>,
     /// The seccomp filter (no UNIX/netlink sockets, no ptrace, namespaces, mounts, io_uring…).
     pub seccomp: bool,
@@ -94,6 +95,10 @@ pub struct IsolationReport {
     pub rlimits: Vec<String>,
     /// Suites fork from a warm interpreter (asked for, and the machine allows it).
     pub warm: bool,
+    /// The split harness's runner and host share the scratch directory through an idmapped
+    /// mount (each sees the other's files as its own); without it, by modes only.
+    #[serde(default)]
+    pub scratch_idmap: bool,
     /// What is weaker than intended, one line each.
     pub warnings: Vec<String>,
 }
@@ -102,6 +107,12 @@ impl IsolationReport {
     /// Every protection this module knows is active.
     pub fn complete(&self) -> bool {
         self.warnings.is_empty()
+    }
+
+    /// The split harness can run here: it puts the host in a PID namespace nested in the
+    /// suite's, with a mount namespace and `/proc` of its own.
+    pub fn split_available(&self) -> bool {
+        self.pid_namespace && self.mount_namespace && self.private_proc
     }
 }
 
@@ -130,7 +141,15 @@ impl fmt::Display for IsolationReport {
             writeln!(f, "user namespace    {}", yn(self.user_namespace))?;
         }
         writeln!(f, "network namespace {}", yn(self.network_namespace))?;
-        writeln!(f, "pid namespace     {}", yn(self.pid_namespace))?;
+        writeln!(
+            f,
+            "pid namespace     {}",
+            if self.pid_namespace {
+                "yes (one per suite, warm or cold)"
+            } else {
+                "NO"
+            }
+        )?;
         writeln!(
             f,
             "mount namespace   {} (private tmpfs work dir: {}, private /proc: {})",
@@ -145,7 +164,10 @@ impl fmt::Display for IsolationReport {
             yn(self.minimal_root)
         )?;
         match self.run_as {
-            Some(uid) => writeln!(f, "runs as           uid {uid} (unprivileged)")?,
+            Some(uid) => writeln!(
+                f,
+                "runs as           a uid of its own per running suite, from {uid} (unprivileged)"
+            )?,
             None if self.root => writeln!(f, "runs as           root (NOT switched)")?,
             None => writeln!(
                 f,
@@ -156,7 +178,8 @@ impl fmt::Display for IsolationReport {
             f,
             "seccomp           {}",
             if self.seccomp {
-                "yes (no UNIX/netlink sockets, ptrace, namespaces, mounts, io_uring, bpf)"
+                "yes (no UNIX/netlink sockets, ptrace, namespaces, mounts, io_uring, bpf; \
+                 prlimit, setpriority, ioprio_set, sched_setaffinity on the calling process only)"
             } else {
                 "NO"
             }
@@ -201,11 +224,22 @@ impl fmt::Display for IsolationReport {
             f,
             "interpreters      {}",
             if self.warm {
-                "warm (fork server)"
+                "warm (fork server that never reads a request: no suite inherits another's data)"
             } else {
                 "cold (one per suite)"
             }
         )?;
+        if self.run_as.is_some() {
+            writeln!(
+                f,
+                "split scratch     {}",
+                if self.scratch_idmap {
+                    "idmapped (runner and host each see the other's files as their own)"
+                } else {
+                    "by modes only (NO idmapped mounts)"
+                }
+            )?;
+        }
         for w in &self.warnings {
             writeln!(f, "warning: {w}")?;
         }

@@ -9,24 +9,32 @@
 //!      └─ init          PID 1 of the new PID namespace: private mounts (tmpfs work dir, /dev/shm,
 //!          │            /proc), reaps everything, reports Python's end on the status fd, exits
 //!          │            (which kills whatever is left in the namespace)
-//!          └─ python    setsid, rlimits, capabilities dropped, no_new_privs, Landlock, exec
+//!          ├─ python    the runner: setsid, rlimits, capabilities dropped, no_new_privs,
+//!          │            Landlock, seccomp, exec
+//!          └─ host init split harness only: PID 1 of a PID namespace nested in the suite's,
+//!              │        with a mount namespace and /proc of its own; reports the host's end
+//!              └─ host  the code under test's Python, as another uid (see `child.rs`)
 //! ```
 //! Descriptors received from the parent: 0 `/dev/null`, 1/2 output pipes, 3 result pipe (write),
-//! 4 nonce pipe (read), 5 status pipe (write; never reaches Python).
+//! 4 nonce pipe (read), 5 status pipe (write; never reaches Python), and 6 the configuration
+//! (a sealed memory file) when argv\[2\] is [`CONFIG_ON_FD`] (a configuration above the
+//! argument limit, 128 KiB, cannot travel in argv).
 //! Status lines: `pid N` (no PID namespace), `python exit|signal N utime_us stime_us maxrss_kb`,
-//! `init exit|signal N`, `error <what>: <why>`.
+//! `host exit|signal N utime_us stime_us maxrss_kb`, `init exit|signal N`, `leftover …`,
+//! `tampered <file>`, `error <what>: <why>`.
 
-use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use serde::{Deserialize, Serialize};
 
+use super::idmap::userns_showing;
 use super::rootfs::{self, RootPlan};
-use super::seccomp;
 use super::sys::{self, check};
 
+mod child;
 mod probe;
 pub(crate) use probe::ProbeResult;
 use probe::probe;
@@ -38,10 +46,14 @@ pub const LAUNCH_ENV: &str = "CLASSLAB_SANDBOX_LAUNCH";
 pub const LAUNCH_ARG: &str = "__sandbox-launch";
 /// What a probe prints first, so the parent knows the hook is there.
 pub const PROBE_MAGIC: &str = "classlab-sandbox-launcher/1";
+/// argv\[2\] saying the configuration is on descriptor [`CONFIG_FD`], not in argv.
+pub const CONFIG_ON_FD: &str = "@6";
+const CONFIG_FD: i32 = 6;
 
-const STATUS_FD: i32 = 5;
+/// Where status lines go: descriptor 5, until a child moves it out of a Python's way.
+static STATUS_FD: AtomicI32 = AtomicI32::new(5);
 
-/// Everything the launcher needs, passed as JSON in argv[2].
+/// Everything the launcher needs, passed as JSON (argv\[2\], or on descriptor 6).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 pub(crate) struct LaunchConfig {
     pub python: PathBuf,
@@ -83,6 +95,40 @@ pub(crate) struct LaunchConfig {
     /// seccomp programs (hex), installed last before Python starts.
     #[serde(default)]
     pub seccomp: Vec<String>,
+    /// Directories of the work dir with their owner and mode: (path, uid, gid, mode), made
+    /// before its files (the split harness's tests, code and scratch directories). With any,
+    /// the work dir itself belongs to root (mode 0711).
+    #[serde(default)]
+    pub dirs: Vec<(PathBuf, u32, u32, u32)>,
+    /// Python's working directory (default: the work dir).
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// The split harness's host: a second Python beside the runner (see `child.rs`).
+    #[serde(default)]
+    pub host: Option<HostConfig>,
+}
+
+/// The split harness's host process: what differs from the runner's settings.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub(crate) struct HostConfig {
+    /// Full argv (argv[0] included).
+    pub argv: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// (uid, gid), never the runner's.
+    pub run_as: Option<(u32, u32)>,
+    pub read_paths: Vec<PathBuf>,
+    pub write_paths: Vec<PathBuf>,
+    /// The scratch directory and (runner uid, host uid): as the host sees it, an idmapped
+    /// mount showing the runner's files as its own (see `idmap.rs`).
+    #[serde(default)]
+    pub scratch_idmap: Option<(PathBuf, u32, u32)>,
+}
+
+impl LaunchConfig {
+    /// Where Python starts.
+    pub fn cwd(&self) -> &Path {
+        self.cwd.as_deref().unwrap_or(&self.workdir)
+    }
 }
 
 /// Call first thing in `main`: when this process was started as the sandbox launcher, it does
@@ -96,18 +142,13 @@ pub fn maybe_launch() {
         return;
     }
     let code = match mode.as_bytes() {
-        b"run" => {
-            let cfg = args
-                .get(2)
-                .and_then(|a| serde_json::from_slice::<LaunchConfig>(a.as_bytes()).ok());
-            match cfg {
-                Some(cfg) => run(&cfg),
-                None => {
-                    status("error config: unreadable launcher configuration");
-                    125
-                }
+        b"run" => match args.get(2).and_then(|a| read_config(a.as_bytes())) {
+            Some(cfg) => run(&cfg),
+            None => {
+                status("error config: unreadable launcher configuration");
+                125
             }
-        }
+        },
         b"probe" => probe(),
         _ => 125,
     };
@@ -115,10 +156,24 @@ pub fn maybe_launch() {
     unsafe { libc::_exit(code) }
 }
 
+/// The configuration: argv\[2\] itself, or the memory file on descriptor 6 (then closed).
+fn read_config(arg: &[u8]) -> Option<LaunchConfig> {
+    if arg != CONFIG_ON_FD.as_bytes() {
+        return serde_json::from_slice(arg).ok();
+    }
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: descriptor 6 is ours (the parent placed it) and read only here.
+    let mut f = unsafe { std::fs::File::from_raw_fd(CONFIG_FD) };
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
 fn status(line: &str) {
     let mut l = line.replace('\n', " ");
     l.push('\n');
-    let _ = sys::write_all(STATUS_FD, l.as_bytes());
+    let _ = sys::write_all(STATUS_FD.load(Ordering::Relaxed), l.as_bytes());
 }
 
 fn fork() -> io::Result<i32> {
@@ -138,6 +193,14 @@ fn close_from(first: i32) {
     }
 }
 
+/// Close 0..=4: a process that only reports must not hold the suite's pipes open.
+fn close_suite_fds() {
+    for fd in 0..5 {
+        // SAFETY: closing our own descriptors.
+        unsafe { libc::close(fd) };
+    }
+}
+
 fn run(cfg: &LaunchConfig) -> i32 {
     match setup_and_fork(cfg) {
         Ok(code) => code,
@@ -149,10 +212,11 @@ fn run(cfg: &LaunchConfig) -> i32 {
 }
 
 fn setup_and_fork(cfg: &LaunchConfig) -> io::Result<i32> {
-    close_from(STATUS_FD + 1);
+    let status_fd = STATUS_FD.load(Ordering::Relaxed);
+    close_from(status_fd + 1);
     // SAFETY: plain fcntl/prctl calls.
     unsafe {
-        libc::fcntl(STATUS_FD, libc::F_SETFD, libc::FD_CLOEXEC);
+        libc::fcntl(status_fd, libc::F_SETFD, libc::FD_CLOEXEC);
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
         if libc::getppid() != cfg.parent_pid {
             return Err(io::Error::other("parent: classlab went away"));
@@ -209,27 +273,26 @@ fn setup_and_fork(cfg: &LaunchConfig) -> io::Result<i32> {
     }
     // The launcher keeps only the status descriptor: the pipes must reach end of file when the
     // sandbox is gone.
-    for fd in 0..STATUS_FD {
-        // SAFETY: closing our own descriptors.
-        unsafe { libc::close(fd) };
-    }
-    let mut st = 0;
-    loop {
-        // SAFETY: st is a valid int.
-        let r = unsafe { libc::waitpid(init, &mut st, 0) };
-        if r == init {
-            break;
-        }
-        if r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            break;
-        }
-    }
+    close_suite_fds();
+    let st = wait_for(init);
     if libc::WIFSIGNALED(st) {
         status(&format!("init signal {}", libc::WTERMSIG(st)));
     } else if libc::WIFEXITED(st) && libc::WEXITSTATUS(st) != 0 {
         status(&format!("init exit {}", libc::WEXITSTATUS(st)));
     }
     Ok(0)
+}
+
+/// Wait for one child (retrying on EINTR); its wait status.
+fn wait_for(pid: i32) -> i32 {
+    let mut st = 0;
+    loop {
+        // SAFETY: st is a valid int.
+        let r = unsafe { libc::waitpid(pid, &mut st, 0) };
+        if r == pid || (r < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINTR)) {
+            return st;
+        }
+    }
 }
 
 /// Read the work dir's files (small: code and tests) to put them back on the tmpfs.
@@ -248,6 +311,19 @@ fn snapshot(dir: &Path, rel: &Path, out: &mut Vec<(PathBuf, Option<Vec<u8>>)>) -
     Ok(())
 }
 
+/// The split harness's directories: their owner and mode (the files in them are root's and
+/// read-only already).
+fn own_dirs(cfg: &LaunchConfig) -> io::Result<()> {
+    for (dir, uid, gid, mode) in &cfg.dirs {
+        std::fs::create_dir_all(dir)?;
+        let c = sys::cstr(dir)?;
+        // SAFETY: valid C string.
+        check(unsafe { libc::chown(c.as_ptr(), *uid, *gid) }, "chown")?;
+        check(unsafe { libc::chmod(c.as_ptr(), *mode) }, "chmod")?;
+    }
+    Ok(())
+}
+
 fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     // SAFETY: plain prctl.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
@@ -262,6 +338,7 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             None,
         )?;
     }
+    let split = !cfg.dirs.is_empty();
     if cfg.mountns && cfg.minimal_root {
         snapshot(&cfg.workdir, Path::new(""), &mut written)
             .map_err(|e| io::Error::new(e.kind(), format!("read work dir: {e}")))?;
@@ -270,7 +347,12 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             workdir: &cfg.workdir,
             files: written.clone(),
             disk_bytes: cfg.tmpfs_bytes.unwrap_or(64 << 20),
-            owner: cfg.run_as.unwrap_or((0, 0)),
+            owner: if split {
+                (0, 0)
+            } else {
+                cfg.run_as.unwrap_or((0, 0))
+            },
+            work_mode: if split { 0o711 } else { 0o700 },
             own_proc: cfg.pidns && cfg.remount_proc,
             mkdirs: &cfg.root_dirs,
             rw: &cfg.rw_paths,
@@ -281,12 +363,13 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             let mut files = Vec::new();
             snapshot(&cfg.workdir, Path::new(""), &mut files)
                 .map_err(|e| io::Error::new(e.kind(), format!("read work dir: {e}")))?;
+            let mode = if split { "0711" } else { "0700" };
             sys::mount(
                 "classlab",
                 &cfg.workdir,
                 Some("tmpfs"),
                 libc::MS_NOSUID | libc::MS_NODEV,
-                Some(&format!("size={size},mode=0700,nr_inodes=65536")),
+                Some(&format!("size={size},mode={mode},nr_inodes=65536")),
             )?;
             for (rel, content) in files {
                 let p = cfg.workdir.join(rel);
@@ -316,9 +399,15 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
             )?;
         }
     }
+    own_dirs(cfg).map_err(|e| io::Error::new(e.kind(), format!("split directories: {e}")))?;
+    // The host socket: one end each, nothing else shared.
+    let pair = match &cfg.host {
+        Some(_) => Some(sys::socket_pair(libc::SOCK_STREAM)?),
+        None => None,
+    };
     let child = fork()?;
     if child == 0 {
-        let e = python_main(cfg);
+        let e = child::runner_main(cfg, pair.as_ref().map(|(runner, host)| (runner, host)));
         status(&format!("error {e}"));
         // SAFETY: leave the child.
         unsafe { libc::_exit(127) }
@@ -326,36 +415,43 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     if !cfg.pidns {
         status(&format!("pid {child}"));
     }
-    for fd in 0..STATUS_FD {
-        // SAFETY: closing our own descriptors.
-        unsafe { libc::close(fd) };
-    }
-    loop {
-        let mut st = 0;
-        // SAFETY: valid out-pointers.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::wait4(-1, &mut st, 0, &mut ru) };
-        if r < 0 {
-            match io::Error::last_os_error().raw_os_error() {
-                Some(libc::EINTR) => continue,
-                _ => return Ok(0),
-            }
-        }
-        if r == child {
-            let us = |t: libc::timeval| t.tv_sec * 1_000_000 + t.tv_usec;
-            let (kind, n) = if libc::WIFSIGNALED(st) {
-                ("signal", libc::WTERMSIG(st))
-            } else {
-                ("exit", libc::WEXITSTATUS(st))
+    let mut host_init = None;
+    if let (Some(host), Some((runner_end, host_end))) = (&cfg.host, pair.as_ref()) {
+        // Before the host's PID namespace: its helper process takes no pid there.
+        let idmap = match &host.scratch_idmap {
+            Some((_, runner, host_uid)) => Some(
+                userns_showing(*runner, *host_uid)
+                    .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?,
+            ),
+            None => None,
+        };
+        // Forked last: the PID namespace unshared here is only for the host's children.
+        check(
+            // SAFETY: plain syscall.
+            unsafe { libc::unshare(libc::CLONE_NEWPID) },
+            "unshare(pid) for the host",
+        )?;
+        let pid = fork()?;
+        if pid == 0 {
+            let code = match child::host_init(cfg, host, host_end, runner_end, idmap.as_ref()) {
+                Ok(c) => c,
+                Err(e) => {
+                    status(&format!("error host: {e}"));
+                    125
+                }
             };
-            status(&format!(
-                "python {kind} {n} {} {} {}",
-                us(ru.ru_utime),
-                us(ru.ru_stime),
-                ru.ru_maxrss
-            ));
+            // SAFETY: leave the child.
+            unsafe { libc::_exit(code) }
+        }
+        host_init = Some(pid);
+    }
+    drop(pair);
+    close_suite_fds();
+    while let Some((r, st, ru)) = wait_any() {
+        if r == child {
+            status(&format!("python {}", child::ended(st, &ru)));
             if cfg.pidns && cfg.remount_proc {
-                report_leftovers();
+                report_leftovers(host_init);
             }
             // The suite's files are mounted read-only; say so if one changed all the same.
             for (rel, content) in &written {
@@ -365,23 +461,52 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
                     status(&format!("tampered {}", rel.display()));
                 }
             }
-            // Exiting as PID 1 of the namespace kills everything Python left behind.
+            // Exiting as PID 1 of the namespace kills everything Python left behind, the
+            // split harness's host with it.
             return Ok(0);
+        }
+    }
+    Ok(0)
+}
+
+/// Wait for any child, again when interrupted: its pid, status and resource usage; `None`
+/// when no child is left.
+pub(super) fn wait_any() -> Option<(libc::pid_t, i32, libc::rusage)> {
+    loop {
+        let mut st = 0;
+        // SAFETY: a zeroed rusage is a valid value of it.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid out-pointers.
+        let r = unsafe { libc::wait4(-1, &mut st, 0, &mut ru) };
+        if r >= 0 {
+            return Some((r, st, ru));
+        }
+        if io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return None;
         }
     }
 }
 
-/// In the namespace's own /proc: every process but init is something the suite left behind.
-fn report_leftovers() {
+/// In the namespace's own /proc: every process but init is something the suite left behind,
+/// except the split harness's host and its init (they end with the suite by design).
+fn report_leftovers(host_init: Option<i32>) {
     let Ok(rd) = std::fs::read_dir("/proc") else {
         return;
     };
     for e in rd.flatten() {
         let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
             continue;
         };
-        if pid == 1 {
+        if pid == 1 || Some(pid) == host_init {
+            continue;
+        }
+        // A process that is gone by now is not left behind (the host ends on its own once the
+        // runner has closed the socket).
+        let Ok(proc_status) = std::fs::read_to_string(e.path().join("status")) else {
+            continue;
+        };
+        if host_init.is_some() && is_host(&proc_status) {
             continue;
         }
         let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
@@ -392,48 +517,26 @@ fn report_leftovers() {
     }
 }
 
-/// Runs in the Python child: returns only on failure.
-fn python_main(cfg: &LaunchConfig) -> io::Error {
-    match python_setup(cfg) {
-        Ok(e) | Err(e) => e,
-    }
+/// The host itself: pid 2 of the PID namespace nested in the suite's (`NSpid: N 2`).
+fn is_host(proc_status: &str) -> bool {
+    proc_status
+        .lines()
+        .find_map(|l| l.strip_prefix("NSpid:"))
+        .is_some_and(|ids| {
+            let ids: Vec<&str> = ids.split_whitespace().collect();
+            ids.len() == 2 && ids[1] == "2"
+        })
 }
 
-fn python_setup(cfg: &LaunchConfig) -> io::Result<io::Error> {
-    // SAFETY: plain syscalls.
-    check(unsafe { libc::setsid() }, "setsid (python)")?;
-    for &(res, soft, hard) in &cfg.rlimits {
-        sys::set_rlimit(res, soft, hard)?;
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_is_pid_2_one_namespace_down() {
+        assert!(is_host("Name:\tpython3\nNSpid:\t17\t2\n"));
+        assert!(!is_host("Name:\tpython3\nNSpid:\t2\n"));
+        assert!(!is_host("NSpid:\t18\t3\n"));
+        assert!(!is_host(""));
     }
-    let wd = sys::cstr(&cfg.workdir)?;
-    // SAFETY: valid C string.
-    check(unsafe { libc::chdir(wd.as_ptr()) }, "chdir")?;
-    sys::no_new_privs()?;
-    if cfg.drop_caps {
-        sys::drop_all_capabilities(cfg.run_as)?;
-    }
-    if cfg.landlock_abi > 0 {
-        let read: Vec<&Path> = cfg.read_paths.iter().map(PathBuf::as_path).collect();
-        let write: Vec<&Path> = cfg.write_paths.iter().map(PathBuf::as_path).collect();
-        sys::landlock_restrict(cfg.landlock_abi, &read, &write, cfg.landlock_scoped)?;
-    }
-    seccomp::install(&cfg.seccomp)?;
-    let prog = sys::cstr(&cfg.python)?;
-    let argv: Vec<CString> = cfg
-        .argv
-        .iter()
-        .map(|a| CString::new(a.as_str()).unwrap_or_default())
-        .collect();
-    let env: Vec<CString> = cfg
-        .env
-        .iter()
-        .map(|(k, v)| CString::new(format!("{k}={v}")).unwrap_or_default())
-        .collect();
-    let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    argv_p.push(std::ptr::null());
-    let mut env_p: Vec<*const libc::c_char> = env.iter().map(|a| a.as_ptr()).collect();
-    env_p.push(std::ptr::null());
-    // SAFETY: NUL-terminated arrays of valid C strings.
-    unsafe { libc::execve(prog.as_ptr(), argv_p.as_ptr(), env_p.as_ptr()) };
-    Ok(sys::err(&format!("exec {}", cfg.python.display())))
 }

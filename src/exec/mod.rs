@@ -22,8 +22,9 @@
 //! [`Sandbox::detect`] finds out which of these the machine allows and reports it in an
 //! [`IsolationReport`]; what is missing is replaced by weaker means (rlimits, process groups)
 //! with a warning, never silently. [`Pool`] runs suites concurrently. With
-//! [`SandboxOptions::warm`], suites fork from a pre-started interpreter instead (see `warm.rs`
-//! for what differs: no per-suite PID namespace, the cgroup kill is relied on instead).
+//! [`SandboxOptions::warm`], suites fork from a pre-started interpreter instead (see `warm.rs`:
+//! it never reads a request, so no suite inherits another's data, and every suite still gets
+//! its own PID namespace). As root, every running suite has a uid of its own (`uids.rs`).
 //!
 //! # Verdicts and their limits
 //! The harness keeps private references to the unittest/pytest internals it uses, builds its
@@ -44,8 +45,11 @@
 //! ours, and `PYTHONHASHSEED` must apply).
 
 mod cgroup;
+mod config;
+mod idmap;
 mod isolation;
 mod launch;
+mod mode;
 mod pool;
 mod probe;
 mod protocol;
@@ -55,20 +59,22 @@ mod service;
 mod setup;
 mod spec;
 mod sys;
+mod uids;
 mod warm;
 
 use std::fmt;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use cgroup::CgroupBase;
 pub use isolation::{IsolationReport, PythonInfo};
 pub use launch::maybe_launch;
+pub use mode::{DEFAULT_HARNESS, INPROC_CAVEAT};
 pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
 pub use service::{Executor, SetupError};
@@ -76,9 +82,10 @@ pub use spec::{
     CodeRegion, HOST, Harness, Limits, Placement, SPLIT_RUNNER, SplitDirs, SuiteKind, SuiteSpec,
     pytest_expected, python_argv, unittest_expected,
 };
+pub use uids::FIRST_SUITE_UID;
 
 use crate::model::results::SuiteResult;
-use launch::{LAUNCH_ARG, LAUNCH_ENV, LaunchConfig, ProbeResult};
+use launch::{CONFIG_ON_FD, LAUNCH_ARG, LAUNCH_ENV, ProbeResult};
 use protocol::{Channel, Observed, Status, Stop};
 
 /// The harness that runs inside the sandbox.
@@ -130,10 +137,9 @@ pub struct Sandbox {
     /// seccomp programs (hex) for every suite.
     seccomp: Vec<String>,
     zygote: Mutex<Option<warm::Zygote>>,
+    /// Uids of the suites running now (as root: one pair per suite).
+    uids: uids::UidPool,
 }
-
-/// The unprivileged user suites run as when classlab runs as root (`nobody`).
-const SANDBOX_UID: u32 = 65534;
 
 impl fmt::Debug for Sandbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -201,259 +207,6 @@ impl Sandbox {
         }
     }
 
-    fn make_workdir(&self, spec: &SuiteSpec) -> io::Result<WorkDir> {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        let name = format!(
-            "classlab-sbx-{}-{}-{}",
-            std::process::id(),
-            SEQ.fetch_add(1, Ordering::Relaxed),
-            &sys::random_hex()[..8]
-        );
-        let dir = self.work_root.join(name);
-        std::fs::create_dir(&dir)?;
-        let wd = WorkDir(dir);
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&wd.0, std::fs::Permissions::from_mode(0o700))?;
-        for (rel, content) in &spec.files {
-            let rp = Path::new(rel);
-            if rel.is_empty() || !rp.components().all(|c| matches!(c, Component::Normal(_))) {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("suite file path {rel:?} is not a plain relative path"),
-                ));
-            }
-            let p = wd.0.join(rp);
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&p, content)?;
-        }
-        Ok(wd)
-    }
-
-    fn harness_spec(&self, spec: &SuiteSpec, workdir: &Path, probe: Option<&Probe>) -> String {
-        let (kind, module_key, module_val) = match &spec.kind {
-            SuiteKind::Unittest { module } => ("unittest", "test_module", module.clone()),
-            SuiteKind::Pytest { file } => ("pytest", "test_file", file.clone()),
-        };
-        let mut v = serde_json::json!({
-            "kind": kind,
-            "workdir": workdir,
-            "code_modules": spec.code_modules,
-            "code": spec.code.iter().map(|c| serde_json::json!({"file": c.file, "first": c.first, "last": c.last})).collect::<Vec<_>>(),
-            "expected": spec.expected,
-            "test_timeout": spec.limits.test_timeout.map(|d| d.as_secs_f64()),
-            "class_timeout": spec.limits.class_timeout.map(|d| d.as_secs_f64()),
-            "import_timeout": spec.limits.import_timeout.map(|d| d.as_secs_f64()),
-            "allow_pytest": true,
-            "eq_guard": true,
-        });
-        v[module_key] = serde_json::Value::String(module_val);
-        if let Some(p) = probe {
-            v["probe"] = p.harness_json(spec);
-        }
-        v.to_string()
-    }
-
-    fn launch_config(
-        &self,
-        spec: &SuiteSpec,
-        workdir: &Path,
-        procs: Vec<PathBuf>,
-        probe: Option<&Probe>,
-    ) -> LaunchConfig {
-        let p = &self.probe;
-        let l = &spec.limits;
-        let python = self.report.python.executable.clone();
-        let mut path = String::new();
-        if let Some(d) = python.parent() {
-            path.push_str(&d.to_string_lossy());
-            path.push(':');
-        }
-        path.push_str("/usr/local/bin:/usr/bin:/bin");
-        let wd = workdir.to_string_lossy().into_owned();
-        let mut env: Vec<(String, String)> = vec![
-            ("PATH".into(), path),
-            ("HOME".into(), wd.clone()),
-            ("TMPDIR".into(), wd.clone()),
-            ("PWD".into(), wd.clone()),
-            ("LANG".into(), "C.UTF-8".into()),
-            (
-                "PYTHONHASHSEED".into(),
-                spec.hash_seed.unwrap_or(0).to_string(),
-            ),
-            ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
-            ("PYTHONIOENCODING".into(), "utf-8".into()),
-            ("PYTEST_DISABLE_PLUGIN_AUTOLOAD".into(), "1".into()),
-            ("OPENBLAS_NUM_THREADS".into(), "1".into()),
-            ("OMP_NUM_THREADS".into(), "1".into()),
-            ("MKL_NUM_THREADS".into(), "1".into()),
-            ("NUMEXPR_NUM_THREADS".into(), "1".into()),
-            ("MPLBACKEND".into(), "Agg".into()),
-        ];
-        env.extend(self.options.extra_env.iter().cloned());
-        let cpu = l.cpu.as_secs_f64().ceil().max(1.0) as u64;
-        let mut rlimits = vec![
-            (libc::RLIMIT_CPU as i32, cpu, cpu + 1),
-            (
-                libc::RLIMIT_AS as i32,
-                l.address_space_bytes,
-                l.address_space_bytes,
-            ),
-            (libc::RLIMIT_FSIZE as i32, l.file_size, l.file_size),
-            (libc::RLIMIT_NOFILE as i32, l.open_files, l.open_files),
-            (libc::RLIMIT_CORE as i32, 0, 0),
-        ];
-        if !p.root {
-            let mine = count_own_processes();
-            let n = mine + u64::from(l.pids);
-            rlimits.push((libc::RLIMIT_NPROC as i32, n, n));
-        }
-        let mut write = vec![workdir.to_path_buf(), PathBuf::from("/dev/null")];
-        if p.tmpfs || self.report.minimal_root {
-            write.push(PathBuf::from("/dev/shm"));
-        }
-        if self.report.minimal_root {
-            write.push(PathBuf::from("/tmp")); // the sandbox's own
-        }
-        LaunchConfig {
-            python: python.clone(),
-            argv: vec![
-                python.to_string_lossy().into_owned(),
-                // -I without -E: the environment is ours (scrubbed), and PYTHONHASHSEED must apply.
-                "-s".into(),
-                "-P".into(),
-                "-B".into(),
-                "-c".into(),
-                HARNESS.into(),
-                self.harness_spec(spec, workdir, probe),
-            ],
-            env,
-            workdir: workdir.to_path_buf(),
-            cgroup_procs: procs,
-            parent_pid: std::process::id() as i32,
-            userns: !p.root && p.userns,
-            netns: p.netns,
-            pidns: p.pidns,
-            mountns: p.mountns,
-            ipc_uts: p.ipc_uts,
-            tmpfs_bytes: p.tmpfs.then_some(l.disk_bytes),
-            remount_proc: p.proc_remount,
-            landlock_abi: p.landlock_abi,
-            landlock_scoped: true,
-            read_paths: self.read_paths.clone(),
-            write_paths: write,
-            rlimits,
-            drop_caps: p.drop_caps,
-            minimal_root: self.report.minimal_root,
-            root_dirs: Vec::new(),
-            rw_paths: Vec::new(),
-            run_as: self.report.run_as.map(|u| (u, SANDBOX_UID)),
-            seccomp: self.seccomp.clone(),
-        }
-    }
-
-    /// The zygote's own launch: namespaces and the sandbox's root (with an empty mount point for
-    /// the suites' work dirs), no Landlock or seccomp, capabilities kept (it sets children up).
-    fn zygote_config(&self) -> io::Result<LaunchConfig> {
-        let p = &self.probe;
-        let python = self.report.python.executable.clone();
-        let base = SuiteSpec {
-            files: Vec::new(),
-            kind: SuiteKind::Unittest {
-                module: String::new(),
-            },
-            code_modules: Vec::new(),
-            code: Vec::new(),
-            expected: Vec::new(),
-            allowed_skips: Vec::new(),
-            limits: Limits::default(),
-            hash_seed: Some(0),
-            harness: Harness::Inproc,
-            globals_module: None,
-        };
-        let home = self
-            .work_root
-            .join(format!("zygote-{}", &sys::random_hex()[..8]));
-        std::fs::create_dir_all(&home)?;
-        let mut cfg = self.launch_config(&base, &home, Vec::new(), None);
-        cfg.argv = vec![
-            python.to_string_lossy().into_owned(),
-            "-s".into(),
-            "-P".into(),
-            "-B".into(),
-            "-c".into(),
-            warm::ZYGOTE.into(),
-            HARNESS.into(),
-        ];
-        cfg.tmpfs_bytes = Some(16 << 20);
-        cfg.remount_proc = p.proc_remount;
-        cfg.landlock_abi = 0;
-        cfg.write_paths.clear();
-        cfg.rlimits = vec![(libc::RLIMIT_CORE as i32, 0, 0)];
-        cfg.drop_caps = false;
-        cfg.run_as = None;
-        cfg.seccomp.clear();
-        cfg.root_dirs = vec![self.work_root.clone()];
-        // Children join their suite's cgroups from inside the zygote's root.
-        if let Some(c) = &self.report.cgroup {
-            cfg.rw_paths = [&c.pids, &c.memory, &c.freezer]
-                .into_iter()
-                .flatten()
-                .cloned()
-                .collect();
-        }
-        if !cfg.minimal_root {
-            cfg.tmpfs_bytes = None;
-            cfg.read_paths.clear();
-        }
-        Ok(cfg)
-    }
-
-    /// Hand a suite to the zygote (started, or restarted, on demand).
-    fn warm_request(
-        &self,
-        config: &LaunchConfig,
-        files: &[(String, String)],
-        fds: [i32; 5],
-    ) -> io::Result<()> {
-        let req = serde_json::json!({
-            "files": files,
-            "work_root": self.work_root,
-            "minimal_root": config.minimal_root,
-            "run_as": config.run_as,
-            "seccomp": config.seccomp,
-            "workdir": config.workdir,
-            "spec": config.argv.last(),
-            "env": config.env.iter().cloned().collect::<std::collections::BTreeMap<String, String>>(),
-            "rlimits": config.rlimits,
-            "cgroup_procs": config.cgroup_procs,
-            "netns": config.netns,
-            "tmpfs_bytes": config.tmpfs_bytes,
-            "drop_caps": config.drop_caps,
-            "landlock_abi": config.landlock_abi,
-            "read_paths": config.read_paths,
-            "write_paths": config.write_paths,
-        });
-        let bytes = serde_json::to_vec(&req).map_err(io::Error::other)?;
-        let mut slot = self.zygote.lock().unwrap_or_else(|e| e.into_inner());
-        for attempt in 0..2 {
-            if slot.as_ref().is_none_or(|z| !z.alive()) {
-                *slot = None;
-                *slot = Some(warm::Zygote::start(
-                    &self.report.launcher,
-                    self.zygote_config()?,
-                )?);
-            }
-            match slot.as_ref().map(|z| z.request(&bytes, fds)) {
-                Some(Ok(())) => return Ok(()),
-                Some(Err(e)) if attempt == 1 => return Err(e),
-                _ => *slot = None,
-            }
-        }
-        Err(io::Error::other("zygote unavailable"))
-    }
-
     fn run_inner(
         &self,
         spec: &SuiteSpec,
@@ -461,6 +214,8 @@ impl Sandbox {
         t0: Instant,
         probe: Option<&Probe>,
     ) -> io::Result<(SuiteResult, ProbeReport)> {
+        let warm =
+            self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && self.report.cgroup.is_some();
         let workdir = self.make_workdir(spec)?;
         let workdir_path = workdir.0.clone();
         // Without Landlock nothing stops writes outside the work dir: look for new entries in
@@ -473,8 +228,15 @@ impl Sandbox {
             None => None,
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
-        let config = self.launch_config(spec, &workdir.0, procs, probe);
-        let config_json = serde_json::to_string(&config).map_err(io::Error::other)?;
+        let lease = match self.report.run_as {
+            Some(_) => Some(
+                self.uids
+                    .lease()
+                    .ok_or_else(|| io::Error::other("no free uid for the suite"))?,
+            ),
+            None => None,
+        };
+        let launch = self.suite_launch(spec, &workdir.0, procs, probe, lease.as_ref())?;
 
         let (out_r, out_w) = sys::pipe()?;
         let (err_r, err_w) = sys::pipe()?;
@@ -488,12 +250,12 @@ impl Sandbox {
         let mut channel = Channel::new(&nonce, Box::new(sys::random_hex));
         sys::send_all(&non_w, channel.greeting().as_bytes())?;
 
-        let warm = self.report.warm && spec.hash_seed.unwrap_or(0) == 0 && cg.is_some();
         let sent = warm
+            && cg.is_some()
             && self
                 .warm_request(
-                    &config,
-                    &spec.files,
+                    &launch,
+                    spec,
                     [
                         out_w.as_raw_fd(),
                         err_w.as_raw_fd(),
@@ -507,19 +269,29 @@ impl Sandbox {
         if sent {
             drop((out_w, err_w, res_w, non_r, st_w));
         } else {
+            Self::write_files(&launch, spec)?;
+            // The configuration in a memory file: with the split harness's sources it is larger
+            // than one argument may be.
+            let config_json = serde_json::to_vec(&launch.config).map_err(io::Error::other)?;
+            let config_fd = sys::sealed_memfd("classlab-launch", &config_json)?;
             let mut cmd = Command::new(&self.report.launcher);
             cmd.arg(LAUNCH_ARG)
-                .arg(&config_json)
+                .arg(CONFIG_ON_FD)
                 .env_clear()
                 .env(LAUNCH_ENV, "run")
                 .stdin(Stdio::null())
                 .stdout(Stdio::from(out_w))
                 .stderr(Stdio::from(err_w));
-            let fds = [res_w.as_raw_fd(), non_r.as_raw_fd(), st_w.as_raw_fd()];
+            let fds = [
+                res_w.as_raw_fd(),
+                non_r.as_raw_fd(),
+                st_w.as_raw_fd(),
+                config_fd.as_raw_fd(),
+            ];
             sys::place_fds_at_3(&mut cmd, fds);
             child = Some(cmd.spawn()?);
             drop(cmd);
-            drop((res_w, non_r, st_w));
+            drop((res_w, non_r, st_w, config_fd));
         }
         let launcher_pid = child.as_ref().map(|c| c.id() as i32);
 
@@ -669,7 +441,17 @@ impl Sandbox {
         }
         let mut oom_killed = false;
         if let Some(c) = cg.as_mut() {
-            let still = c.procs();
+            // A warm suite's init may still be ending (its namespace's last processes are
+            // reaped as it exits): give it a moment before calling anything a leftover.
+            let t = Instant::now();
+            let mut still = c.procs();
+            while launcher_pid.is_none()
+                && !still.is_empty()
+                && t.elapsed() < Duration::from_millis(200)
+            {
+                std::thread::sleep(Duration::from_millis(1));
+                still = c.procs();
+            }
             if !still.is_empty() {
                 for pid in &still {
                     leftovers.push(format!(
@@ -723,26 +505,6 @@ fn comm(pid: i32) -> String {
     std::fs::read_to_string(format!("/proc/{pid}/comm"))
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "?".into())
-}
-
-fn count_own_processes() -> u64 {
-    // SAFETY: getuid cannot fail.
-    let uid = unsafe { libc::getuid() };
-    let Ok(rd) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    rd.flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-        })
-        .filter(|e| {
-            use std::os::unix::fs::MetadataExt;
-            e.metadata().is_ok_and(|m| m.uid() == uid)
-        })
-        .count() as u64
 }
 
 /// Work dirs of classlab processes that no longer exist (killed before cleaning up).
@@ -822,7 +584,7 @@ impl OutsideSnapshot {
 }
 
 /// A suite's work dir, removed on drop if `remove` was not called.
-struct WorkDir(PathBuf);
+pub(crate) struct WorkDir(PathBuf);
 
 impl WorkDir {
     fn remove(mut self) -> io::Result<()> {

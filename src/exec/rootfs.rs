@@ -32,8 +32,11 @@ pub(crate) struct RootPlan<'a> {
     pub files: Vec<(PathBuf, Option<Vec<u8>>)>,
     /// Size of the work dir's tmpfs (and cap of `/tmp` and `/dev/shm`).
     pub disk_bytes: u64,
-    /// Owner of the work dir (the user Python will run as).
+    /// Owner of the work dir (the user Python will run as; root for the split harness, whose
+    /// two users each own a directory in it).
     pub owner: (u32, u32),
+    /// Mode of the work dir (0700; 0711 for the split harness).
+    pub work_mode: u32,
     /// Mount the PID namespace's own `/proc` (else the host's is bound read-only).
     pub own_proc: bool,
     /// Empty directories to create (mount points for what comes later).
@@ -212,8 +215,8 @@ pub(crate) fn enter(plan: &RootPlan) -> io::Result<()> {
         Some("tmpfs"),
         libc::MS_NOSUID | libc::MS_NODEV,
         Some(&format!(
-            "size={},mode=0700,uid={uid},gid={gid},nr_inodes=65536",
-            plan.disk_bytes
+            "size={},mode={:o},uid={uid},gid={gid},nr_inodes=65536",
+            plan.disk_bytes, plan.work_mode
         )),
     )?;
     write_files(&work, &plan.files)?;

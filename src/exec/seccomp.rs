@@ -11,6 +11,15 @@
 //!   kernel keyrings, module and kexec loading, open_by_handle_at, reboot, swap, accounting.
 //! * `clone3` answers `ENOSYS` (its flags are behind a pointer, out of a filter's sight): the C
 //!   library then falls back to `clone`, whose flags the filter checks.
+//! * Calls that act on another process by its pid act on the calling process only: `prlimit64`,
+//!   `setpriority`, `ioprio_set`, `sched_setaffinity`, `sched_setscheduler`, `sched_setparam`,
+//!   `sched_setattr`, `migrate_pages` and `move_pages` are refused (`EPERM`) unless the pid is 0
+//!   (what the C library passes for `setrlimit`, `nice` and the like) or the caller's own pid
+//!   (what `resource.prlimit(os.getpid(), …)` and psutil pass); `setpriority` and `ioprio_set`
+//!   only for one process, never a process group or a user. `pidfd_getfd`, `kcmp` and
+//!   `process_madvise` (other processes' descriptors and memory) are refused outright. The own
+//!   pid is not known when the programs are built: they carry [`OWN_PID`] where it goes, and
+//!   [`install`] puts the installing process's pid there.
 //!
 //! A call from another architecture's system-call table (e.g. 32-bit `int 0x80` on x86-64) kills
 //! the process (seccompiler's architecture check); x32 numbers of the refused calls are refused
@@ -74,6 +83,9 @@ fn refused() -> Vec<i64> {
         libc::SYS_move_mount,
         libc::SYS_open_tree,
         libc::SYS_mount_setattr,
+        libc::SYS_pidfd_getfd,
+        libc::SYS_kcmp,
+        libc::SYS_process_madvise,
     ];
     v.sort_unstable();
     v.dedup();
@@ -82,6 +94,40 @@ fn refused() -> Vec<i64> {
 
 fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> io::Result<SeccompCondition> {
     SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(io::Error::other)
+}
+
+/// Placeholder for the installing process's pid in the programs: above any pid the kernel
+/// hands out (`pid_max` ≤ 2²²), and unlike any other constant of the programs.
+pub(crate) const OWN_PID: u32 = 0x4f57_4e50;
+
+/// System calls whose first argument is a pid (0: the caller), and whose
+/// `(which, who)` pairs name one process when `which` is the given value.
+const PID_FIRST: &[i64] = &[
+    libc::SYS_prlimit64,
+    libc::SYS_sched_setaffinity,
+    libc::SYS_sched_setscheduler,
+    libc::SYS_sched_setparam,
+    libc::SYS_sched_setattr,
+    libc::SYS_migrate_pages,
+    libc::SYS_move_pages,
+];
+const PRIO_PROCESS: u64 = 0;
+const IOPRIO_WHO_PROCESS: u64 = 1;
+
+/// Rules that match (and so refuse) a call aimed at another process: `pid_arg` neither 0 nor
+/// the own pid (pids are `int`: only the low 32 bits count, as in the kernel).
+fn other_process(pid_arg: u8, extra: Option<SeccompCondition>) -> io::Result<Vec<SeccompRule>> {
+    let pid = |op, v| SeccompCondition::new(pid_arg, SeccompCmpArgLen::Dword, op, v);
+    let not_self = SeccompRule::new(vec![
+        pid(SeccompCmpOp::Ne, 0).map_err(io::Error::other)?,
+        pid(SeccompCmpOp::Ne, u64::from(OWN_PID)).map_err(io::Error::other)?,
+    ])
+    .map_err(io::Error::other)?;
+    let mut rules = vec![not_self];
+    if let Some(c) = extra {
+        rules.push(SeccompRule::new(vec![c]).map_err(io::Error::other)?);
+    }
+    Ok(rules)
 }
 
 /// The sandbox's filters, compiled for this machine; empty where seccomp filters cannot be
@@ -126,9 +172,27 @@ pub(crate) fn programs() -> io::Result<Vec<BpfProgram>> {
         })
         .collect::<io::Result<Vec<_>>>()?;
     add(libc::SYS_clone, clone_rules);
+    for &nr in PID_FIRST {
+        add(nr, other_process(0, None)?);
+    }
+    // (which, who, …): one process (which = PRIO_PROCESS / IOPRIO_WHO_PROCESS), never a
+    // process group or every process of a user.
+    let which = |v| {
+        SeccompCondition::new(0, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, v)
+            .map_err(io::Error::other)
+    };
+    add(
+        libc::SYS_setpriority,
+        other_process(1, Some(which(PRIO_PROCESS)?))?,
+    );
+    add(
+        libc::SYS_ioprio_set,
+        other_process(1, Some(which(IOPRIO_WHO_PROCESS)?))?,
+    );
     if x86 {
-        // Compat numbers of x32 (syscall table entries 512+).
-        for nr in [521, 539, 540] {
+        // Compat numbers of x32 (syscall table entries 512+): ptrace, process_vm_readv/writev,
+        // move_pages.
+        for nr in [521, 533, 539, 540] {
             rules.insert(nr | X32, Vec::new());
         }
     }
@@ -192,12 +256,18 @@ fn from_hex(s: &str) -> Option<Vec<libc::sock_filter>> {
     )
 }
 
-/// Install programs given as hex (no_new_privs must be set already).
-pub(crate) fn install(programs: &[String]) -> io::Result<()> {
+/// Install programs given as hex (no_new_privs must be set already), with `own_pid` (the
+/// calling process's pid, as it sees it) where they carry [`OWN_PID`].
+pub(crate) fn install(programs: &[String], own_pid: u32) -> io::Result<()> {
     for hex in programs {
         let Some(mut prog) = from_hex(hex) else {
             return Err(io::Error::other("seccomp: malformed program"));
         };
+        for i in &mut prog {
+            if i.k == OWN_PID && i.code == (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K) as u16 {
+                i.k = own_pid;
+            }
+        }
         let fprog = libc::sock_fprog {
             len: prog.len() as u16,
             filter: prog.as_mut_ptr(),
@@ -248,7 +318,7 @@ mod tests {
         if pid == 0 {
             let code = unsafe {
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                    || install(&progs).is_err()
+                    || install(&progs, libc::getpid() as u32).is_err()
                 {
                     10
                 } else if libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0) >= 0 {

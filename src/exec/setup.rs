@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::launch::{LAUNCH_ARG, LAUNCH_ENV, PROBE_MAGIC, ProbeResult};
 use super::{
-    CgroupBase, ExecError, IsolationReport, LAUNCHER_ENV, PythonInfo, SANDBOX_UID, Sandbox,
+    CgroupBase, ExecError, FIRST_SUITE_UID, IsolationReport, LAUNCHER_ENV, PythonInfo, Sandbox,
     SandboxOptions, remove_stale_workdirs, seccomp, sys,
 };
 
@@ -184,8 +184,10 @@ impl Sandbox {
             warnings.push("no seccomp filter: UNIX sockets of host services are reachable where the file tree shows them".into());
         }
         // Only inside its own root: on the host tree the interpreter may sit in root's home.
-        let run_as =
-            (probe.root && probe.drop_caps && minimal_root).then_some((SANDBOX_UID, SANDBOX_UID));
+        let run_as = (probe.root && probe.drop_caps && minimal_root).then_some(FIRST_SUITE_UID);
+        if run_as.is_some() && !probe.idmap {
+            warnings.push("no idmapped mounts of tmpfs (Linux < 6.3?): the split harness's runner and host share their scratch directory by modes only (a directory one makes with mode 0700, e.g. tempfile.mkdtemp, is closed to the other)".into());
+        }
         let mut rlimits: Vec<String> = ["cpu", "as", "fsize", "nofile", "core"]
             .iter()
             .map(|s| s.to_string())
@@ -264,11 +266,12 @@ impl Sandbox {
             landlock_abi: probe.landlock_abi,
             capabilities_dropped: probe.drop_caps,
             minimal_root,
-            run_as: run_as.map(|(u, _)| u),
+            run_as,
             seccomp: !seccomp_programs.is_empty(),
             cgroup,
             rlimits,
             warm: options.warm && warm_ok,
+            scratch_idmap: run_as.is_some() && probe.idmap,
             warnings,
         };
         Ok(Sandbox {
@@ -279,6 +282,7 @@ impl Sandbox {
             work_root,
             seccomp: seccomp_programs,
             zygote: Mutex::new(None),
+            uids: Default::default(),
         })
     }
 }

@@ -55,6 +55,30 @@ pub(crate) fn socket_pair(kind: libc::c_int) -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// An anonymous in-memory file holding `data`, sealed against any change and rewound: how a
+/// request of any size reaches a sandbox (its reader maps or reads it; nobody else sees it).
+pub(crate) fn sealed_memfd(name: &str, data: &[u8]) -> io::Result<OwnedFd> {
+    let c = CString::new(name).unwrap_or_default();
+    // SAFETY: c is a valid C string.
+    let fd = unsafe { libc::memfd_create(c.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
+    check(fd, "memfd_create")?;
+    // SAFETY: a fresh descriptor owned by nobody else.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    write_all(fd.as_raw_fd(), data)?;
+    let seals = libc::F_SEAL_SHRINK | libc::F_SEAL_GROW | libc::F_SEAL_WRITE | libc::F_SEAL_SEAL;
+    // SAFETY: fcntl and lseek on our own descriptor.
+    unsafe {
+        check(
+            libc::fcntl(fd.as_raw_fd(), libc::F_ADD_SEALS, seals),
+            "fcntl(F_ADD_SEALS)",
+        )?;
+        if libc::lseek(fd.as_raw_fd(), 0, libc::SEEK_SET) < 0 {
+            return Err(err("lseek"));
+        }
+    }
+    Ok(fd)
+}
+
 /// Send all of `data` on a socket without blocking and without SIGPIPE.
 pub(crate) fn send_all(fd: &OwnedFd, data: &[u8]) -> io::Result<()> {
     let raw = fd.as_raw_fd();
@@ -168,15 +192,15 @@ pub(crate) fn kill(pid: i32, sig: i32) -> bool {
     unsafe { libc::kill(pid, sig) == 0 }
 }
 
-/// Make the child see `fds` as descriptors 3, 4, 5 (the launcher's protocol), whatever
+/// Make the child see `fds` as descriptors 3, 4, 5… (the launcher's protocol), whatever
 /// numbers they have in the parent.
-pub(crate) fn place_fds_at_3(cmd: &mut std::process::Command, fds: [RawFd; 3]) {
+pub(crate) fn place_fds_at_3<const N: usize>(cmd: &mut std::process::Command, fds: [RawFd; N]) {
     use std::os::unix::process::CommandExt;
     // SAFETY: only fcntl/dup2 (async-signal-safe) run between fork and exec.
     unsafe {
         cmd.pre_exec(move || {
-            // First move all three above 16, so that placing one cannot clobber another.
-            let mut high = [0; 3];
+            // First move all of them above 16, so that placing one cannot clobber another.
+            let mut high = [0; N];
             for (i, fd) in fds.iter().enumerate() {
                 high[i] = libc::fcntl(*fd, libc::F_DUPFD_CLOEXEC, 16);
                 if high[i] < 0 {

@@ -251,6 +251,12 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 pub mod chat;
 pub mod index;
 pub mod results;
+
+/// What every report of an in-process session says about its verdicts (sessions record which
+/// harness judged them; those from before the split harness ran in-process).
+pub const INPROC_CAVEAT: &str = "in-process harness: the code under test runs in the process \
+     that judges it, so code written against the harness can forge its verdicts \
+     (docs/sandbox.md); `--harness split` keeps the judging out of its reach";
 pub use index::TaskIndex;
 pub use results::{Origin, Outcome, SuiteFailure, SuiteResult, TestResult};
 

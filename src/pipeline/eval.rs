@@ -14,7 +14,7 @@ use serde_json::json;
 use crate::analysis::extract::{self, Strategy};
 use crate::dataset::outputs::{Outputs, OutputsFormat};
 use crate::dataset::{Dataset, Problem};
-use crate::exec::{Executor, Pool, Sandbox, SetupError};
+use crate::exec::{DEFAULT_HARNESS, Executor, Harness, Pool, Sandbox, SetupError};
 use crate::metrics::fingerprint::Thresholds;
 use crate::model::TaskIndex;
 use crate::session::store::{DatasetRef, Meta, SCHEMA, new_id, now_rfc3339};
@@ -27,7 +27,7 @@ mod session_inputs;
 pub use code::realclasseval_code;
 pub use judge::{class_counts, env_context, suite_for, summarize, summarize_in};
 pub use session_inputs::inputs;
-pub(crate) use session_inputs::{add_judging, check_inputs};
+pub(crate) use session_inputs::{add_harness, add_judging, check_inputs};
 use session_inputs::{check_resumable, config_json};
 
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -112,6 +112,8 @@ pub struct EvalRequest<'a> {
     pub thresholds: Thresholds,
     /// Only these tasks of the outputs (`None`: every task they hold).
     pub tasks: Option<Vec<String>>,
+    /// Which harness judges the code (on resume: the session's).
+    pub harness: Harness,
 }
 
 impl<'a> EvalRequest<'a> {
@@ -129,6 +131,7 @@ impl<'a> EvalRequest<'a> {
             hash_seed: None,
             thresholds: Thresholds::default(),
             tasks: None,
+            harness: DEFAULT_HARNESS,
         }
     }
 }
@@ -271,6 +274,8 @@ pub fn run(
                 model: req.outputs.model.clone(),
                 strategy: req.outputs.strategy.map(|s| s.to_string()),
                 source: Some(req.outputs.file.clone()),
+                harness: Some(req.harness.to_string()),
+                harness_caveat: req.harness.caveat().map(String::from),
             };
             (
                 SessionWriter::create_with_inputs(&req.sessions_root, &meta, &inputs)?,
@@ -384,7 +389,8 @@ pub fn run(
                     round: None,
                 },
             )?;
-            pool.submit(next, suite_for(task, &item.code, req.budget, req.hash_seed));
+            let spec = suite_for(task, &item.code, req.budget, req.hash_seed);
+            pool.submit(next, spec.with_harness(req.harness));
             next += 1;
             running += 1;
         }

@@ -17,7 +17,7 @@ use super::public_tests::PublicTestsMode;
 use super::schedule::ScheduleMode;
 use super::task_io::{Sink, TaskIo};
 use crate::dataset::Dataset;
-use crate::exec::{Executor, Sandbox};
+use crate::exec::{DEFAULT_HARNESS, Executor, Harness, Sandbox};
 use crate::llm::{Params, Provider};
 use crate::metrics::fingerprint::Thresholds;
 use crate::model::{Strategy, TaskIndex};
@@ -58,6 +58,8 @@ pub struct RunRequest<'a> {
     /// The docstring level the tasks were given at (`full`, `partial`, `none`), when the
     /// edge changed it; recorded so reports can group runs by it.
     pub docstrings: Option<String>,
+    /// Which harness runs the public and private tests (on resume: the session's).
+    pub harness: Harness,
 }
 
 impl<'a> RunRequest<'a> {
@@ -89,6 +91,7 @@ impl<'a> RunRequest<'a> {
             provider_choice: None,
             prompts_dir: None,
             docstrings: None,
+            harness: DEFAULT_HARNESS,
         }
     }
 }
@@ -156,6 +159,7 @@ fn config_json(req: &RunRequest<'_>) -> serde_json::Value {
         "prompts": req.prompts.fingerprint(),
         "prompts_dir": req.prompts_dir,
         "provider_choice": req.provider_choice,
+        "harness": req.harness,
     });
     // Only when the edge changed it: the configuration of earlier runs stays as it was.
     if let Some(level) = &req.docstrings {
@@ -224,6 +228,7 @@ pub fn inputs(req: &RunRequest<'_>, sandbox: &Sandbox) -> Result<Inputs, RunErro
                 &req.thresholds,
                 sandbox,
             );
+            super::eval::add_harness(&mut config, req.harness);
             config
         }),
         recorded_on_resume: None,
@@ -270,6 +275,8 @@ fn new_meta(req: &RunRequest<'_>) -> Meta {
         model: Some(model),
         strategy: Some(req.strategy.to_string()),
         source: Some(req.provider.kind().to_string()),
+        harness: Some(req.harness.to_string()),
+        harness_caveat: req.harness.caveat().map(String::from),
     }
 }
 

@@ -256,7 +256,9 @@ impl<'r, 's> TaskIo<'r, 's> {
         let result = match recorded {
             Some(result) => result,
             None => {
-                let result = self.sandbox.run_cancellable(spec, self.cancel);
+                // Every suite of a run, public and private, through the run's harness.
+                let spec = spec.clone().with_harness(self.req.harness);
+                let result = self.sandbox.run_cancellable(&spec, self.cancel);
                 if self.cancelled() {
                     return Ok(None);
                 }

@@ -26,6 +26,12 @@ pub use figures::{
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
     pub session: String,
+    /// The harness that judged the code: `split` or `inproc`.
+    pub harness: String,
+    /// What the verdicts are worth when the harness cannot vouch for them (in-process:
+    /// forgeable by code written against the harness).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harness_caveat: Option<String>,
     pub strategy: Option<String>,
     pub model: Option<String>,
     /// `openai`, `replay` or `reference` (`null` for evaluations of existing outputs).
@@ -133,6 +139,8 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
     let fingerprint = state.fingerprint();
     RunReport {
         session: meta.id.clone(),
+        harness: meta.harness_name().to_string(),
+        harness_caveat: meta.verdict_caveat().map(String::from),
         strategy: meta.strategy.clone(),
         model: meta.model.clone(),
         provider,

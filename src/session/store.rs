@@ -45,9 +45,33 @@ pub struct Meta {
     pub strategy: Option<String>,
     /// Where the code came from (a predictions file), if anywhere.
     pub source: Option<String>,
+    /// The harness that judged the session's code, `split` or `inproc` (`None`: a session
+    /// from before the split harness, judged in-process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<String>,
+    /// What the session's verdicts are worth when the harness cannot vouch for them (the
+    /// in-process harness: forgeable by code written against it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness_caveat: Option<String>,
 }
 
 impl Meta {
+    /// The harness that judged the session: `split` or `inproc` (sessions from before the
+    /// split harness ran in-process).
+    pub fn harness_name(&self) -> &str {
+        self.harness.as_deref().unwrap_or("inproc")
+    }
+
+    /// What reports must say about the session's verdicts (`None`: nothing, the split
+    /// harness).
+    pub fn verdict_caveat(&self) -> Option<&str> {
+        (self.harness_name() == "inproc").then(|| {
+            self.harness_caveat
+                .as_deref()
+                .unwrap_or(crate::model::INPROC_CAVEAT)
+        })
+    }
+
     /// Whether this session can be resumed as a `kind` session on the dataset with `digest`;
     /// the reason, in words, when not (`what` names the kind: "an evaluation"). The other
     /// inputs are compared by [`Inputs::check_same`].

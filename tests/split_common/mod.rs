@@ -1,30 +1,29 @@
-//! Running suites under the split harness for `tests/split_*.rs`: through the dev driver
-//! (`tests/harness/driver.py`: runner and host as two processes joined by a socket pair,
-//! classlab's result channel emulated, no sandbox) until the launcher starts the two processes
-//! in the sandbox. The suites are classlab's own (`SuiteSpec::with_harness(Split)`); the code
-//! under test is this repository's attack code, never a model's.
+//! Running suites under the split harness for `tests/split_*.rs`: through the real sandbox
+//! (`Sandbox::run` with `Harness::Split`: runner and host as two processes of the suite's
+//! sandbox, distinct uids, the host one PID namespace down), cold, or warm when the test
+//! binary's name ends in `_warm` (`split_attacks_warm.rs` includes `split_attacks.rs`). The
+//! suites are classlab's own (`SuiteSpec::with_harness(Split)`); the code under test is this
+//! repository's attack code, never a model's.
 
 #![allow(dead_code)]
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::OnceLock;
 
-use classlab::exec::{Harness, SuiteSpec};
+use classlab::exec::{Harness, Sandbox, SandboxOptions, SuiteSpec};
 use classlab::model::Task;
-use serde_json::Value;
+use classlab::model::results::{SuiteResult, TestResult};
 
-use crate::common;
+use super::common;
 
 /// What a suite's run reported.
 #[derive(Debug)]
 pub struct Run {
-    /// Test id -> outcome (`pass`, `fail`, `error`, `tampered`, ...), first record of each.
+    /// Test id -> outcome as the harness names it (`pass`, `fail`, `error`, `tampered`, ...).
     pub outcomes: BTreeMap<String, String>,
-    pub records: Vec<Value>,
+    pub result: SuiteResult,
     /// (source, detail) of every evidence item.
     pub evidence: Vec<(String, String)>,
-    pub stderr: String,
 }
 
 impl Run {
@@ -36,14 +35,15 @@ impl Run {
         self.outcomes
             .get(id)
             .map(String::as_str)
-            .unwrap_or_else(|| panic!("no {id} in {:#?}", self.records))
+            .unwrap_or_else(|| panic!("no {id} in {:#?}", self.result))
     }
 
-    pub fn record(&self, id: &str) -> &Value {
-        self.records
+    pub fn record(&self, id: &str) -> &TestResult {
+        self.result
+            .tests
             .iter()
-            .find(|r| r["t"] == "test" && r["id"] == id)
-            .unwrap_or_else(|| panic!("no {id} in {:#?}", self.records))
+            .find(|t| t.id == id)
+            .unwrap_or_else(|| panic!("no {id} in {:#?}", self.result))
     }
 
     pub fn evidence_mentions(&self, source: &str, needle: &str) -> bool {
@@ -51,92 +51,80 @@ impl Run {
             .iter()
             .any(|(s, d)| s == source && d.contains(needle))
     }
+}
 
-    pub fn import_failure(&self) -> Option<&Value> {
-        self.records.iter().find(|r| r["t"] == "import")
-    }
+/// Warm when the test binary is a `_warm` one.
+pub fn warm() -> bool {
+    module_path!()
+        .split("::")
+        .next()
+        .is_some_and(|c| c.ends_with("_warm"))
+}
+
+/// The sandbox of the project's Python environment `env`, cold or warm as [`warm`] says.
+fn sandbox(env: &str) -> &'static Sandbox {
+    static CLASSEVAL: OnceLock<Sandbox> = OnceLock::new();
+    static REALCLASSEVAL: OnceLock<Sandbox> = OnceLock::new();
+    let cell = match env {
+        "classeval" => &CLASSEVAL,
+        _ => &REALCLASSEVAL,
+    };
+    cell.get_or_init(|| {
+        let sb = Sandbox::with_options(SandboxOptions {
+            python: Some(common::project_python(env)),
+            warm: warm(),
+            ..SandboxOptions::default()
+        })
+        .expect("sandbox available");
+        assert_eq!(sb.isolation().warm, warm(), "{}", sb.isolation());
+        sb
+    })
 }
 
 /// Run `spec` (converted to split mode) with the ClassEval environment's interpreter.
 pub fn run_split(spec: &SuiteSpec) -> Run {
-    run_with(
-        spec.clone().with_harness(Harness::Split),
-        false,
-        "classeval",
-    )
+    run_with(spec.clone().with_harness(Harness::Split), "classeval")
 }
 
 /// Run `spec` in split mode with RealClassEval's interpreter.
 pub fn run_split_realclasseval(spec: &SuiteSpec) -> Run {
-    run_with(
-        spec.clone().with_harness(Harness::Split),
-        false,
-        "realclasseval",
-    )
+    run_with(spec.clone().with_harness(Harness::Split), "realclasseval")
 }
 
-/// Run `spec` in process (the same driver), for comparison.
+/// Run `spec` in process (the same sandbox), for comparison.
 pub fn run_inproc(spec: &SuiteSpec) -> Run {
-    run_with(
-        spec.clone().with_harness(Harness::Inproc),
-        true,
-        "classeval",
-    )
+    run_with(spec.clone().with_harness(Harness::Inproc), "classeval")
 }
 
-fn run_with(spec: SuiteSpec, inproc: bool, env: &str) -> Run {
-    let python = common::project_python(env);
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("suite.json");
-    std::fs::write(&file, serde_json::to_vec(&spec).unwrap()).unwrap();
-    let mut cmd = std::process::Command::new(python);
-    cmd.arg(root.join("tests/harness/driver.py"))
-        .arg(&file)
-        .arg("--json")
-        .stdin(std::process::Stdio::null());
-    if inproc {
-        cmd.arg("--inproc");
-    }
-    let out = cmd.output().expect("the dev driver runs");
+fn name_of<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+fn run_with(spec: SuiteSpec, env: &str) -> Run {
+    let result = sandbox(env).run(&spec);
     assert!(
-        out.status.success(),
-        "driver failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        !result.stderr.contains("classlab harness error"),
+        "the runner itself failed:\n{}",
+        result.stderr
     );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("driver JSON");
-    let records: Vec<Value> = v["records"].as_array().cloned().unwrap_or_default();
     let mut outcomes = BTreeMap::new();
-    let mut evidence = Vec::new();
-    for r in &records {
-        match r["t"].as_str() {
-            Some("test") => {
-                let id = r["id"].as_str().unwrap_or("").to_string();
-                let o = r["o"].as_str().unwrap_or("").to_string();
-                outcomes.entry(id).or_insert(o);
-            }
-            Some("evidence") => {
-                let source = r["source"].as_str().unwrap_or("").to_string();
-                for item in r["items"].as_array().into_iter().flatten() {
-                    evidence.push((
-                        source.clone(),
-                        item["detail"].as_str().unwrap_or("").to_string(),
-                    ));
-                }
-            }
-            _ => {}
-        }
+    for t in &result.tests {
+        outcomes
+            .entry(t.id.clone())
+            .or_insert_with(|| name_of(&t.outcome));
     }
-    let stderr = v["stderr"].as_str().unwrap_or("").to_string();
-    assert!(
-        !stderr.contains("classlab harness error"),
-        "the runner itself failed:\n{stderr}"
-    );
+    let evidence = result
+        .evidence
+        .iter()
+        .map(|e| (name_of(&e.source), e.detail.clone()))
+        .collect();
     Run {
         outcomes,
-        records,
+        result,
         evidence,
-        stderr,
     }
 }
 

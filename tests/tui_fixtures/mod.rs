@@ -345,6 +345,8 @@ pub fn meta(id: &str, model: Option<&str>, strategy: Option<&str>, created: &str
             "../shared/data/classeval/model_output/{}_class_H_greedy.json",
             model.unwrap_or("x")
         )),
+        harness: None,
+        harness_caveat: None,
     }
 }
 

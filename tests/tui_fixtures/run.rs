@@ -453,6 +453,8 @@ pub fn run_meta() -> Meta {
     Meta {
         kind: "run".into(),
         source: Some("openai".into()),
+        harness: None,
+        harness_caveat: None,
         ..super::meta(
             RUN_ID,
             Some("gpt-4o-mini"),

@@ -51,6 +51,8 @@ pub(super) fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool
         "model": log.meta.model,
         "strategy": log.meta.strategy,
         "dataset": log.meta.dataset.origin,
+        "harness": log.meta.harness_name(),
+        "harness_caveat": log.meta.verdict_caveat(),
         "finished": state.finished && !state.cancelled,
         "progress": {"done": state.progress().0, "total": state.progress().1},
         "metrics": metrics_json(state),
@@ -146,6 +148,26 @@ pub(crate) fn pct_env(x: Option<f64>, left_out: usize) -> String {
 pub(crate) fn print_human(sessions: &[(&SessionLog, &EvalState)]) {
     let progress: Vec<(usize, usize)> = sessions.iter().map(|(_, s)| s.progress()).collect();
     print_table(sessions, &progress, None);
+    print_caveats(sessions);
+}
+
+/// What the harness that judged each session cannot vouch for (in-process: its verdicts are
+/// forgeable), once per distinct caveat.
+pub(crate) fn print_caveats(sessions: &[(&SessionLog, &EvalState)]) {
+    let mut by_caveat: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (log, _) in sessions {
+        if let Some(c) = log.meta.verdict_caveat() {
+            by_caveat.entry(c).or_default().push(&log.meta.id);
+        }
+    }
+    for (caveat, ids) in by_caveat {
+        let whom = if sessions.len() == 1 {
+            String::new()
+        } else {
+            format!(" ({})", ids.join(", "))
+        };
+        println!("verdicts{whom}: {caveat}");
+    }
 }
 
 /// Column labels: the models, or the session ids when two sessions share a model.

@@ -55,6 +55,13 @@ pub fn html(doc: &ReportDoc) -> String {
         .enumerate()
         .map(|(i, l)| (l.clone(), series_color(i)))
         .collect();
+    for (whom, caveat) in super::text::caveats(doc) {
+        out += &format!(
+            "<p><strong>Verdicts</strong> ({}): {}</p>",
+            super::svg::esc(&whom),
+            super::svg::esc(&caveat)
+        );
+    }
     out += "<h2>Metrics with 95% intervals</h2>";
     out += &legend(&series);
     out += &metrics_chart(doc);

@@ -286,8 +286,31 @@ fn table_md(t: &Rows) -> String {
     md_table(&t.header, &t.rows)
 }
 
+/// What the harness that judged each session cannot vouch for, with the labels of the
+/// sessions it concerns (in-process: forgeable verdicts), once per distinct caveat.
+pub fn caveats(doc: &ReportDoc) -> Vec<(String, String)> {
+    let mut out: Vec<(Vec<&str>, &str)> = Vec::new();
+    for (i, s) in doc.sessions.iter().enumerate() {
+        let Some(c) = s.harness_caveat.as_deref() else {
+            continue;
+        };
+        let label = doc.labels.get(i).map_or(s.session.as_str(), String::as_str);
+        match out.iter_mut().find(|(_, known)| *known == c) {
+            Some((labels, _)) => labels.push(label),
+            None => out.push((vec![label], c)),
+        }
+    }
+    out.into_iter()
+        .map(|(labels, c)| (labels.join(", "), c.to_string()))
+        .collect()
+}
+
 pub fn markdown(doc: &ReportDoc) -> String {
-    let mut out = String::from("# classlab report\n\n## Metrics (%, 95% interval)\n\n");
+    let mut out = String::from("# classlab report\n\n");
+    for (whom, caveat) in caveats(doc) {
+        out += &format!("> **Verdicts** ({whom}): {caveat}\n\n");
+    }
+    out += "## Metrics (%, 95% interval)\n\n";
     let mut header = vec!["metric".to_string()];
     header.extend(doc.labels.iter().cloned());
     out += &md_table(&header, &interval_rows(doc, &with_ci));
@@ -477,6 +500,9 @@ fn tex(s: &str) -> String {
 /// A booktabs table: metrics × sessions, estimate with its 95 % interval.
 pub fn latex(doc: &ReportDoc) -> String {
     let mut out = String::from("% classlab report (needs \\usepackage{booktabs})\n");
+    for (whom, caveat) in caveats(doc) {
+        out += &format!("% Verdicts ({whom}): {caveat}\n");
+    }
     out += "\\begin{table}[t]\n\\centering\n\\small\n";
     out += &format!(
         "\\begin{{tabular}}{{l{}}}\n\\toprule\n",

@@ -6,7 +6,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{PROBE_MAGIC, fork};
-use crate::exec::{seccomp, sys};
+use crate::exec::idmap::{idmap_over, userns_showing};
+use crate::exec::{FIRST_SUITE_UID, seccomp, sys};
 
 /// What this machine allows, found by trying each step in a throw-away child.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -28,6 +29,9 @@ pub(crate) struct ProbeResult {
     /// The seccomp filter installs and refuses a UNIX socket.
     #[serde(default)]
     pub seccomp: bool,
+    /// Idmapped mounts of tmpfs work (the split harness's shared scratch directory).
+    #[serde(default)]
+    pub idmap: bool,
 }
 
 fn try_in_child(f: impl FnOnce() -> bool) -> bool {
@@ -56,6 +60,45 @@ fn enter_userns() -> bool {
     let _ = std::fs::write("/proc/self/setgroups", "deny");
     std::fs::write("/proc/self/uid_map", format!("0 {uid} 1")).is_ok()
         && std::fs::write("/proc/self/gid_map", format!("0 {gid} 1")).is_ok()
+}
+
+/// An idmapped tmpfs directory lets a second uid create a file in a directory the first owns
+/// with mode 0700 (what the split harness's host needs of the scratch directory).
+fn idmap_works() -> bool {
+    let dir = std::env::temp_dir().join(format!("classlab-probe-idmap-{}", std::process::id()));
+    let _ = std::fs::create_dir(&dir);
+    let (a, b) = (FIRST_SUITE_UID, FIRST_SUITE_UID + 1);
+    let ok = try_in_child(|| {
+        let sub = dir.join("scratch");
+        // SAFETY: plain syscall in a throw-away child.
+        let unshared = unsafe { libc::unshare(libc::CLONE_NEWNS) } == 0;
+        unshared
+            && sys::mount(
+                "none",
+                Path::new("/"),
+                None,
+                libc::MS_REC | libc::MS_PRIVATE,
+                None,
+            )
+            .is_ok()
+            && sys::mount("t", &dir, Some("tmpfs"), 0, Some("size=65536")).is_ok()
+            && std::fs::create_dir(&sub).is_ok()
+            && sys::cstr(&sub).is_ok_and(|c| {
+                // SAFETY: valid C string.
+                unsafe { libc::chown(c.as_ptr(), a, a) == 0 && libc::chmod(c.as_ptr(), 0o700) == 0 }
+            })
+            && userns_showing(a, b)
+                .and_then(|ns| idmap_over(&sub, &ns))
+                .is_ok()
+            && try_in_child(|| {
+                // SAFETY: plain syscalls in a throw-away child.
+                let switched =
+                    unsafe { libc::setresgid(b, b, b) == 0 && libc::setresuid(b, b, b) == 0 };
+                switched && std::fs::write(sub.join("x"), "x").is_ok()
+            })
+    });
+    let _ = std::fs::remove_dir(&dir);
+    ok
 }
 
 pub(super) fn probe() -> i32 {
@@ -142,10 +185,12 @@ pub(super) fn probe() -> i32 {
         };
         let hex: Vec<String> = progs.iter().map(seccomp::to_hex).collect();
         sys::no_new_privs().is_ok()
-            && seccomp::install(&hex).is_ok()
+            // SAFETY: getpid cannot fail.
+            && seccomp::install(&hex, unsafe { libc::getpid() } as u32).is_ok()
             // SAFETY: plain syscall.
             && unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_STREAM, 0) } < 0
     });
+    r.idmap = root && r.mountns && idmap_works();
     let json = serde_json::to_string(&r).unwrap_or_default();
     let _ = sys::write_all(1, format!("{json}\n").as_bytes());
     0

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{EvalError, EvalRequest};
-use crate::exec::Sandbox;
+use crate::exec::{Harness, Sandbox};
 use crate::metrics::fingerprint::Thresholds;
 use crate::session::store::now_rfc3339;
 use crate::session::{InputRecord, Inputs, Resumable};
@@ -25,6 +25,7 @@ pub(super) fn config_json(req: &EvalRequest<'_>) -> serde_json::Value {
         "budget_s": req.budget.as_secs_f64(),
         "hash_seed": req.hash_seed,
         "thresholds": req.thresholds,
+        "harness": req.harness,
     });
     // Only when chosen: the configuration of earlier sessions stays as it was.
     if let Some(tasks) = &req.tasks {
@@ -49,6 +50,7 @@ pub fn inputs(req: &EvalRequest<'_>, sandbox: &Sandbox) -> Inputs {
         &req.thresholds,
         sandbox,
     );
+    add_harness(&mut config, req.harness);
     Inputs {
         dataset: InputRecord::file(&req.dataset.origin, &req.dataset_digest),
         outputs: Some(InputRecord::file(&req.outputs.file, &req.outputs.digest)),
@@ -78,6 +80,17 @@ pub(crate) fn add_judging(
         ] {
             map.insert(k.to_string(), v);
         }
+    }
+}
+
+/// Add the harness to a session's configuration when it is not the in-process one: sessions
+/// from before the split harness recorded none and ran in-process, so an in-process resume of
+/// one digests as it did, and resuming with another harness is refused like any other change.
+pub(crate) fn add_harness(config: &mut serde_json::Value, harness: Harness) {
+    if harness != Harness::Inproc
+        && let Some(map) = config.as_object_mut()
+    {
+        map.insert("harness".into(), json!(harness));
     }
 }
 

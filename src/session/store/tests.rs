@@ -47,6 +47,8 @@ fn meta(id: &str) -> Meta {
         model: None,
         strategy: None,
         source: None,
+        harness: None,
+        harness_caveat: None,
     }
 }
 
