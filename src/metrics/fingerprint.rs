@@ -44,6 +44,7 @@
 //!   missing nltk data, NumPy 2's removed `np.mat`, PyPDF2 3's renamed API, the network,
 //!   and tests that depend on the date, the hostname or running as root — whatever breaks
 //!   the reference here breaks it for every model, and nothing else does.
+//!
 //! The code under test can at most claim, for a test the reference itself fails here, the
 //! failure honest code gets anyway. A test `Unjudged` by the split harness (an object the
 //! protocol cannot carry) is the model's unless the reference is `Unjudged` on it too.
@@ -74,6 +75,7 @@ use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
 mod env;
 pub use env::{
     EnvCause, EnvContext, ReferenceEvidence, env_cause, import_env_cause, test_env_cause,
+    trusted_import_cause, trusted_test_cause,
 };
 
 /// The outcome spectrum's buckets; serde names as in domain.md.

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Count, Finding, Part, Severity, SuiteKey, SuiteRuns, traces};
 use crate::analysis::parse_module;
-use crate::metrics::fingerprint::{EnvCause, EnvContext, env_cause};
+use crate::metrics::fingerprint::{EnvCause, trusted_import_cause, trusted_test_cause};
 use crate::model::{Outcome, SuiteFailure, SuiteResult, Task, TestResult};
 use crate::pipeline::eval::env_context;
 
@@ -98,26 +98,6 @@ fn env_note(cause: Option<EnvCause>) -> Option<String> {
         EnvCause::IncompatibleVersion(m) => format!("the installed {m} lacks this API"),
         EnvCause::Reference(_) => return None,
     })
-}
-
-/// The environment's part in a failing test of the reference (`None` for a test without an
-/// exception type).
-fn failing_env_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
-    env_cause(
-        t.exc_type.as_ref()?,
-        t.message.as_deref().unwrap_or(""),
-        ctx,
-    )
-}
-
-/// The environment's part in the reference's import failure.
-fn import_failure_env_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> {
-    match f {
-        SuiteFailure::Import {
-            exc_type, message, ..
-        } => env_cause(exc_type, message, ctx),
-        _ => None,
-    }
 }
 
 /// The 1-based line of `Class.test` (or a top-level `test`) in a test text.
@@ -284,7 +264,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
             (part, None)
         };
         let env = match &a.result.failure {
-            Some(f) => env_note(import_failure_env_cause(f, &env_context(task))),
+            Some(f) => env_note(trusted_import_cause(f, &env_context(task))),
             None => None,
         };
         let env = env.map_or(String::new(), |n| format!(" (environment: {n})"));
@@ -323,7 +303,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
                         Some(e) => e.clone(),
                         None => outcome_word(Some(t.outcome)).to_string(),
                     };
-                    if let Some(n) = env_note(failing_env_cause(t, &env)) {
+                    if let Some(n) = env_note(trusted_test_cause(t, &env)) {
                         env_caused += 1;
                         why = format!("{why}; environment: {n}");
                     }

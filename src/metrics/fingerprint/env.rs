@@ -216,6 +216,30 @@ pub fn env_cause(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<EnvC
     None
 }
 
+/// Why a failing test of **trusted** code (the reference) is the environment's, read off its
+/// exception ([`env_cause`]); `None` for a test without an exception type or a tampered one.
+pub fn trusted_test_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
+    if t.outcome == Outcome::Tampered {
+        return None;
+    }
+    env_cause(
+        t.exc_type.as_ref()?,
+        t.message.as_deref().unwrap_or(""),
+        ctx,
+    )
+}
+
+/// Why an import failure of **trusted** code (the reference) is the environment's, read off
+/// its exception ([`env_cause`]); `None` for other suite failures.
+pub fn trusted_import_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> {
+    match f {
+        SuiteFailure::Import {
+            exc_type, message, ..
+        } => env_cause(exc_type, message, ctx),
+        _ => None,
+    }
+}
+
 /// The exception type a failing test counts under when compared with the reference's: the
 /// last dotted component of its type, `AssertionError` for an assertion failure without one,
 /// else the outcome's name (`Xpass`).

@@ -651,13 +651,14 @@ fn env_needs_classlabs_evidence() {
     );
     let none = ReferenceEvidence::default();
     // (name, (exception, message), origin the harness claimed, context, environment's?)
-    let cases: Vec<(
-        &str,
-        (&str, &str),
+    type Case<'a> = (
+        &'a str,
+        (&'a str, &'a str),
         Option<crate::model::Origin>,
         EnvContext,
         bool,
-    )> = vec![
+    );
+    let cases: Vec<Case> = vec![
         (
             "network cause never raised (library)",
             net,
