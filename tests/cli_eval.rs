@@ -30,7 +30,7 @@ fn session_dir(sessions: &Path) -> std::path::PathBuf {
         .unwrap()
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .find(|p| p.is_dir())
+        .find(|p| p.join("meta.json").is_file())
         .unwrap()
 }
 

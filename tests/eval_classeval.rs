@@ -206,7 +206,8 @@ fn codellama_holistic_agrees_with_the_official_evaluator() {
 }
 
 /// Reference solutions pass, except the tasks the data README lists as machine- or
-/// dataset-specific, each classified.
+/// dataset-specific, each classified. What the reference fails here is the environment's by
+/// definition (`pipeline::reference`: its own run is the evidence), so those are `EnvErr`.
 #[test]
 fn reference_solutions_pass_except_the_known_machine_specific_tasks() {
     let ds: Value =
@@ -223,20 +224,21 @@ fn reference_solutions_pass_except_the_known_machine_specific_tasks() {
     let ours = eval(&refs);
     let expected: BTreeMap<&str, &[&str]> = BTreeMap::from([
         // A test depends on today's date.
-        ("ClassEval_17", &["Strong", "NearPerf"][..]),
+        ("ClassEval_17", &["EnvErr"][..]),
         // A test depends on the hostname.
-        ("ClassEval_48", &["Strong", "NearPerf"][..]),
+        ("ClassEval_48", &["EnvErr"][..]),
         // NumPy 2 removed np.mat.
         ("ClassEval_51", &["EnvErr"][..]),
         // No nltk data offline.
         ("ClassEval_52", &["EnvErr"][..]),
-        // Unseeded randomness in the tests: flaky by construction.
+        // Unseeded randomness in the tests: flaky by construction (the reference's own run
+        // may fail the same test, or another).
         (
             "ClassEval_58",
-            &["Perfect", "NearPerf", "Strong", "Weak"][..],
+            &["Perfect", "NearPerf", "Strong", "Weak", "EnvErr"][..],
         ),
         // The reference runs just over ClassEval's 5 s per test class.
-        ("ClassEval_35", &["Timeout", "Perfect"][..]),
+        ("ClassEval_35", &["EnvErr", "Timeout", "Perfect"][..]),
     ]);
     let mut unexpected = Vec::new();
     for (task_id, t) in ours["tasks"].as_object().unwrap() {

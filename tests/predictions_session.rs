@@ -33,7 +33,7 @@ fn reference_run(sessions: &Path) -> PathBuf {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(sessions)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
+        .filter(|p| p.join("meta.json").is_file())
         .collect();
     assert_eq!(dirs.len(), 1);
     dirs.remove(0)

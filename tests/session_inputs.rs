@@ -56,7 +56,7 @@ impl Env {
         std::fs::read_dir(self.sessions.path())
             .unwrap()
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_dir())
+            .filter(|p| p.join("meta.json").is_file())
             .collect()
     }
 

@@ -26,40 +26,30 @@
 //! 6. otherwise by pass rate with [`Thresholds`]: `Fail` (< weak), `Weak` (< strong),
 //!    `Strong` (< near_perfect), `NearPerf` (< 100 %), `Perfect` (all passed).
 //!
-//! # Environment errors ([`env_cause_at`])
-//! `EnvErr` needs evidence outside the model's code: a module or data file the tests or the
-//! reference need and the environment lacks, or a network failure the model's code had no part
-//! in. The harness says where each exception was raised ([`Origin`]: the innermost exception's
-//! last frame) and whether its traceback passes through the code under test (`code_line`, or
-//! `line` for an import failure); a [`Site`] carries both. With a known origin:
-//! * an exception raised in the code under test (`Origin::Code`) is the model's, whatever its
-//!   type — a `ConnectionError('Network is unreachable')` raised by the model's method is a
-//!   `RuntimeErr` like any other — with one exception: a missing module (next item), whose
-//!   evidence is the interpreter itself;
-//! * `ModuleNotFoundError`/`ImportError` `No module named 'm'`: only when `m` is a module the
-//!   **task** needs (imported by its tests or its reference `import_statement`,
-//!   [`EnvContext::task_modules`]) **and** the evaluation interpreter was verified to lack it
-//!   ([`EnvContext::missing_modules`], filled by the caller); a module not verified missing is
-//!   the model's (`import numpy.typo` with numpy installed). A module only the model's code
-//!   imports (`jwt`, `sklearn`) is the model's fault, as the official evaluator counts it;
-//! * `cannot import name 'X' from 'm'` (an API change of an installed task package, like
-//!   PyPDF2 3) counts by `m`, and only when raised outside the code under test (the tests or a
-//!   library importing it, not the model's own `from m import X`);
-//! * nltk's `LookupError` for missing data, `FileNotFoundError` of a listed data file
-//!   ([`EnvContext::data_files`]) and a removed API of a task module (`… was removed in the
-//!   NumPy 2.0 release`): only when raised outside the code (`Origin::Library`/`Tests`) — the
-//!   model's code may be on the stack (it called nltk, numpy);
-//! * network (`URLError`, `ConnectionError` and its subclasses, `socket.gaierror`/`herror`,
-//!   `RemoteDisconnected`, urllib3/requests connection errors, any `OSError` whose message says
-//!   the network or name resolution is unavailable): only when raised outside the code **and**
-//!   the traceback does not pass through the code under test — a model's method that opens a
-//!   connection (through urllib or not) fails on its own account.
+//! # Environment errors ([`test_env_cause`], [`import_env_cause`])
+//! `EnvErr` is decided from classlab's own evidence only, never from an exception object,
+//! message, cause or traceback the code under test produced (it can `raise RuntimeError()
+//! from ConnectionError("[Errno 101] Network is unreachable")`, or `exec` a `raise` so that
+//! no frame of its own shows). Two kinds of evidence count:
+//! * **the interpreter lacks a module the task needs**: `ModuleNotFoundError`/`ImportError`
+//!   `No module named 'm'` where `m` is imported by the task's tests or reference
+//!   ([`EnvContext::task_modules`]) **and** the evaluation interpreter was verified, outside
+//!   the sandbox, to lack it ([`EnvContext::missing_modules`], `pipeline::envcheck`). A
+//!   module only the model's code imports (`jwt`, `sklearn`), or one the interpreter has
+//!   (`import numpy.typo`), is the model's, as the official evaluator counts it;
+//! * **the reference fails the same test the same way here**: the task's reference solution,
+//!   run in the same environment (interpreter, harness, limits; [`EnvContext::reference`],
+//!   `pipeline::reference`), fails that test with the same exception type (an assertion
+//!   failure counts as `AssertionError`), or could not import with that type. This covers
+//!   missing nltk data, NumPy 2's removed `np.mat`, PyPDF2 3's renamed API, the network,
+//!   and tests that depend on the date, the hostname or running as root — whatever breaks
+//!   the reference here breaks it for every model, and nothing else does.
 //!
-//! With no origin (results recorded before the harness told, [`env_cause`]) the rules are the
-//! older, type-and-message ones, kept for compatibility: any of the causes above counts,
-//! wherever raised, and a missing task module counts without verification. nltk's
-//! `LookupError` is then recognised by its message, or by the task importing nltk (a harness
-//! keeping only the first message line sees a row of asterisks).
+//! The code under test can at most claim, for a test the reference itself fails here, the
+//! failure honest code gets anyway. A test `Unjudged` by the split harness (an object the
+//! protocol cannot carry) is the model's unless the reference is `Unjudged` on it too.
+//! [`env_cause`] reads a cause off a *trusted* failure's type and message (the reference's,
+//! in `validate`); it never decides a verdict on the code under test.
 //!
 //! # Exception taxonomy ([`exc_kind`])
 //! The last dotted component of the exception type is mapped; well-known subclasses go to
@@ -84,7 +74,8 @@ use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
 
 mod env;
 pub use env::{
-    EnvCause, EnvContext, Site, env_cause, env_cause_at, import_env_cause, test_env_cause,
+    EnvCause, EnvContext, ReferenceEvidence, env_cause, import_env_cause, test_env_cause,
+    trusted_import_cause, trusted_test_cause,
 };
 
 /// The outcome spectrum's buckets; serde names as in domain.md.

@@ -3,7 +3,7 @@
 //! Every suite result becomes events the moment it arrives, so a run can be watched live,
 //! stopped, resumed (finished tasks are skipped) and reopened.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,12 +11,13 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use super::reference::{self, ReferenceRuns};
 use crate::analysis::extract::{self, Strategy};
 use crate::dataset::outputs::{Outputs, OutputsFormat};
 use crate::dataset::{Dataset, Problem};
 use crate::exec::{DEFAULT_HARNESS, Executor, Harness, Pool, Sandbox, SetupError};
-use crate::metrics::fingerprint::Thresholds;
-use crate::model::TaskIndex;
+use crate::metrics::fingerprint::{ReferenceEvidence, Thresholds};
+use crate::model::{SuiteResult, TaskIndex};
 use crate::session::store::{DatasetRef, Meta, SCHEMA, new_id, now_rfc3339};
 use crate::session::{EvalState, Event, EventBody, Resumable, Scope, SessionError, SessionWriter};
 
@@ -95,6 +96,13 @@ pub fn prepare(dataset: &Dataset, outputs: &Outputs) -> (Vec<Item>, Vec<Problem>
         });
     }
     (items, problems)
+}
+
+/// A suite in the evaluation's pool: a candidate's (by its position in the work list), or a
+/// reference's run that candidates' failures wait for (by its cache key, see `reference`).
+enum Job {
+    Candidate(usize),
+    Reference(String),
 }
 
 /// Everything `run` needs.
@@ -355,7 +363,12 @@ pub fn run(
         )?;
     }
 
-    let pool: Pool<usize> = Pool::new(sandbox, req.jobs);
+    let references = ReferenceRuns::new(&req.sessions_root, &sandbox.isolation().python);
+    let pool: Pool<Job> = Pool::new(sandbox, req.jobs);
+    // Candidates whose failures wait for the reference's run (by its cache key), and the
+    // reference runs this evaluation already has.
+    let mut waiting: BTreeMap<String, Vec<(usize, SuiteResult)>> = BTreeMap::new();
+    let mut reference_runs: BTreeMap<String, SuiteResult> = BTreeMap::new();
     // Submit as workers free up, so `task_started` means "running now", not "queued".
     let mut next = 0;
     let mut running = 0usize;
@@ -390,7 +403,7 @@ pub fn run(
                 },
             )?;
             let spec = suite_for(task, &item.code, req.budget, req.hash_seed);
-            pool.submit(next, spec.with_harness(req.harness));
+            pool.submit(Job::Candidate(next), spec.with_harness(req.harness));
             next += 1;
             running += 1;
         }
@@ -401,42 +414,92 @@ pub fn run(
             cancelled = true;
             pool.cancel();
         }
-        match pool.results().recv_timeout(Duration::from_millis(100)) {
-            Ok((n, result)) => {
-                running -= 1;
-                let item = todo[n];
-                let task = &req.dataset.tasks[item.task];
-                if cancelled {
-                    // A killed suite says nothing about the model: leave the task unfinished
-                    // so that `--resume` runs it again.
-                    continue;
+        let (job, result) = match pool.results().recv_timeout(Duration::from_millis(100)) {
+            Ok(r) => r,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        running -= 1;
+        if cancelled {
+            // A killed suite says nothing about the model: leave the task unfinished so that
+            // `--resume` runs it again (a candidate waiting for its reference too).
+            continue;
+        }
+        // The candidates judged by this result, with the reference's run when they need it.
+        let judged: Vec<(usize, SuiteResult, Option<SuiteResult>)> = match job {
+            Job::Candidate(n) => {
+                let task = &req.dataset.tasks[todo[n].task];
+                if !reference::needed(task, &result) {
+                    vec![(n, result, None)]
+                } else {
+                    let spec = reference::suite(task, req.budget, req.hash_seed)
+                        .with_harness(req.harness);
+                    let key = references.key(&spec);
+                    let known = reference_runs
+                        .get(&key)
+                        .cloned()
+                        .or_else(|| references.cached(&key));
+                    if let Some(r) = known {
+                        reference_runs.insert(key, r.clone());
+                        vec![(n, result, Some(r))]
+                    } else {
+                        let first = !waiting.contains_key(&key);
+                        waiting.entry(key.clone()).or_default().push((n, result));
+                        if first {
+                            pool.submit(Job::Reference(key), spec);
+                            running += 1;
+                        }
+                        Vec::new()
+                    }
                 }
-                let ctx = super::envcheck::context_in(task, Some(&python));
-                let summary = summarize_in(task, &result, &req.thresholds, &ctx);
+            }
+            Job::Reference(key) => {
+                let candidates = waiting.remove(&key).unwrap_or_default();
+                if let Some((n, _)) = candidates.first() {
+                    references.store(&key, &req.dataset.tasks[todo[*n].task].id, &result);
+                }
+                reference_runs.insert(key, result.clone());
+                candidates
+                    .into_iter()
+                    .map(|(n, r)| (n, r, Some(result.clone())))
+                    .collect()
+            }
+        };
+        for (n, result, reference) in judged {
+            let item = todo[n];
+            let task = &req.dataset.tasks[item.task];
+            let mut ctx = super::envcheck::context_in(task, Some(&python));
+            if let Some(r) = &reference {
+                ctx = ctx.with_reference(ReferenceEvidence::of(r));
+            }
+            let summary = summarize_in(task, &result, &req.thresholds, &ctx);
+            let runs = [
+                Some((Scope::Private, result)),
+                reference.map(|r| (Scope::Reference, r)),
+            ];
+            for (scope, result) in runs.into_iter().flatten() {
                 emit(
                     &mut writer,
                     &mut state,
                     EventBody::TestRun {
                         task_id: task.id.clone(),
                         sample: item.sample,
-                        scope: Scope::Private,
+                        scope,
                         method: None,
                         round: None,
                         result,
                     },
                 )?;
-                emit(
-                    &mut writer,
-                    &mut state,
-                    EventBody::TaskFinished {
-                        task_id: task.id.clone(),
-                        sample: item.sample,
-                        summary,
-                    },
-                )?;
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            emit(
+                &mut writer,
+                &mut state,
+                EventBody::TaskFinished {
+                    task_id: task.id.clone(),
+                    sample: item.sample,
+                    summary,
+                },
+            )?;
         }
     }
     pool.close();

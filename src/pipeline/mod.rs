@@ -7,6 +7,7 @@ pub mod prepare;
 pub mod prompts;
 pub mod providers;
 pub mod public_tests;
+pub mod reference;
 pub mod reply;
 pub mod run;
 pub mod schedule;

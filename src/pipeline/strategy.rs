@@ -2,12 +2,13 @@
 //! incremental and compositional here, TDD in `tdd`), then the private tests judge it with
 //! the evaluation's machinery, so every run has ClassEval metrics and a fingerprint.
 
-use super::eval;
 use super::prompts::{CompositionalContext, HolisticContext, IncrementalContext};
 use super::run::RunError;
 use super::task_io::TaskIo;
+use super::{eval, reference};
 use crate::analysis::{extract, splice};
 use crate::llm::{Completion, Failure, FailureKind, Purpose};
+use crate::metrics::fingerprint::ReferenceEvidence;
 use crate::model::Strategy;
 use crate::session::event::{EventBody, MethodStatus, Scope};
 
@@ -50,7 +51,15 @@ pub fn run_task(io: &mut TaskIo<'_, '_>) -> Result<(), RunError> {
     let Some(result) = io.run_suite(&spec, Scope::Private, None, None)? else {
         return Ok(());
     };
-    let summary = eval::summarize_in(io.task, &result, &io.req.thresholds, &io.env_context());
+    let mut ctx = io.env_context();
+    if reference::needed(io.task, &result) {
+        let spec = reference::suite(io.task, io.req.budget, io.req.hash_seed);
+        let Some(reference) = io.run_reference(&spec)? else {
+            return Ok(());
+        };
+        ctx = ctx.with_reference(ReferenceEvidence::of(&reference));
+    }
+    let summary = eval::summarize_in(io.task, &result, &io.req.thresholds, &ctx);
     io.emit(EventBody::TaskFinished {
         task_id: io.task.id.clone(),
         sample: io.sample,

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 
+use super::reference::ReferenceRuns;
 use super::run::{RunError, RunRequest, Update};
 use crate::exec::{Sandbox, SuiteSpec};
 use crate::llm::{Call, Completion, Failure, Message, Params, Purpose};
@@ -243,6 +244,25 @@ impl<'r, 's> TaskIo<'r, 's> {
         method: Option<&str>,
         round: Option<u32>,
     ) -> Result<Option<SuiteResult>, RunError> {
+        self.run_suite_cached(spec, scope, method, round, None)
+    }
+
+    /// The reference's run of the task's private suite (`pipeline::reference`), the evidence a
+    /// candidate's `EnvErr` needs: from the journal on resume, else from the cache below the
+    /// sessions root, else run (and cached); recorded as a `test_run` of scope `reference`.
+    pub fn run_reference(&mut self, spec: &SuiteSpec) -> Result<Option<SuiteResult>, RunError> {
+        let runs = ReferenceRuns::new(&self.req.sessions_root, &self.sandbox.isolation().python);
+        self.run_suite_cached(spec, Scope::Reference, None, None, Some(&runs))
+    }
+
+    fn run_suite_cached(
+        &mut self,
+        spec: &SuiteSpec,
+        scope: Scope,
+        method: Option<&str>,
+        round: Option<u32>,
+        cache: Option<&ReferenceRuns>,
+    ) -> Result<Option<SuiteResult>, RunError> {
         let recorded = match self.journal.front() {
             Some(EventBody::TestRun {
                 scope: s,
@@ -258,11 +278,20 @@ impl<'r, 's> TaskIo<'r, 's> {
             None => {
                 // Every suite of a run, public and private, through the run's harness.
                 let spec = spec.clone().with_harness(self.req.harness);
-                let result = self.sandbox.run_cancellable(&spec, self.cancel);
-                if self.cancelled() {
-                    return Ok(None);
+                let key = cache.map(|c| c.key(&spec));
+                match cache.zip(key.as_deref()).and_then(|(c, k)| c.cached(k)) {
+                    Some(result) => result,
+                    None => {
+                        let result = self.sandbox.run_cancellable(&spec, self.cancel);
+                        if self.cancelled() {
+                            return Ok(None);
+                        }
+                        if let Some((c, k)) = cache.zip(key.as_deref()) {
+                            c.store(k, &self.task.id, &result);
+                        }
+                        result
+                    }
                 }
-                result
             }
         };
         self.emit(EventBody::TestRun {

@@ -147,9 +147,14 @@ fn write_method(
     reference_so_far: Option<&str>,
 ) -> Result<Option<Option<String>>, RunError> {
     let tests = public_tests::public_tests(io.task, method, io.req.public_tests);
-    let Some(tests) = check_against_reference(io, method, tests, reference_so_far)? else {
+    let Some(checked) = check_against_reference(io, method, tests, reference_so_far)? else {
         return Ok(None);
     };
+    let tests = checked.tests;
+    let mut env = io.env_context();
+    if let Some(reference) = checked.reference {
+        env = env.with_reference(reference);
+    }
     let stub = splice::method_stub(io.task, method).unwrap_or_default();
     let messages = io.req.prompts.method(&MethodContext {
         class_name: &io.task.class_name,
@@ -205,7 +210,7 @@ fn write_method(
                 };
                 if passed(&result) {
                     Verdict::Passed
-                } else if !env_failed_tests(&io.env_context(), &result).is_empty() {
+                } else if !env_failed_tests(&env, &result).is_empty() {
                     // Not the model's failure: no repair round can fix the environment.
                     Verdict::Environment
                 } else {
@@ -257,14 +262,16 @@ fn write_method(
 enum Verdict {
     Passed,
     Untested,
-    /// The public tests failed for the environment (a module the task needs is missing).
+    /// The public tests failed for the environment (a module the task needs is missing, or the
+    /// reference fails the same tests the same way here).
     Environment,
     /// Failing public tests, or (`None`) a reply that did not define the method.
     Failing(Option<Box<SuiteResult>>),
 }
 
-/// The tests of `result` that failed for the environment, not the code (`EnvErr`: a module,
-/// data or the network the task needs is missing); every test when the suite could not even
+/// The tests of the candidate's `result` that failed for the environment, not the code, on
+/// classlab's evidence (`fingerprint::test_env_cause`: a module the task needs is missing, or
+/// the reference fails the test the same way here); every test when the suite could not even
 /// import for that reason.
 fn env_failed_tests(ctx: &fingerprint::EnvContext, result: &SuiteResult) -> Vec<String> {
     if let Some(f) = &result.failure

@@ -93,8 +93,10 @@ pub enum Scope {
     Public,
     /// The held-out tests of the final evaluation.
     Private,
-    /// The reference solution against a method's public tests, before the method is written:
-    /// a public test the reference fails is no test (see `public_tests_checked`).
+    /// The reference solution: against a method's public tests, before the method is written
+    /// (a public test the reference fails is no test, see `public_tests_checked`); or, with no
+    /// method, on the private suite a candidate failed, as the evidence its `EnvErr` needs
+    /// (`pipeline::reference`).
     Reference,
 }
 

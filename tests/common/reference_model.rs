@@ -148,7 +148,8 @@ pub fn only_session(root: &Path) -> PathBuf {
     let dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_dir())
+        // A session has its meta.json (the reference runs' cache beside them has none).
+        .filter(|p| p.join("meta.json").is_file())
         .collect();
     assert_eq!(
         dirs.len(),

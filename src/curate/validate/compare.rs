@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Count, Finding, Part, Severity, SuiteKey, SuiteRuns, traces};
 use crate::analysis::parse_module;
-use crate::metrics::fingerprint::{EnvCause, EnvContext, import_env_cause, test_env_cause};
+use crate::metrics::fingerprint::{EnvCause, trusted_import_cause, trusted_test_cause};
 use crate::model::{Outcome, SuiteFailure, SuiteResult, Task, TestResult};
 use crate::pipeline::eval::env_context;
 
@@ -87,22 +87,17 @@ fn clip(s: &str, n: usize) -> String {
 }
 
 /// Why a failure is the environment's (a missing module or nltk resource, no network, a
-/// removed API), in words; `None` when it is the task's own. The same rules as the
-/// fingerprint's: the reference is the code under test here, so what it raises itself is its
-/// own (see `metrics::fingerprint`, environment errors).
+/// removed API), in words; `None` when it is the task's own. A note on the reference, which
+/// is trusted code: read off its exception (`metrics::fingerprint::env_cause`), never a
+/// verdict on a model's code.
 fn env_note(cause: Option<EnvCause>) -> Option<String> {
     Some(match cause? {
         EnvCause::MissingModule(m) => format!("missing module {m}"),
         EnvCause::MissingData(d) => format!("missing data {d}"),
         EnvCause::Network => "no network".into(),
         EnvCause::IncompatibleVersion(m) => format!("the installed {m} lacks this API"),
+        EnvCause::Reference(_) => return None,
     })
-}
-
-/// The environment's part in a failing test (`None` for a test without an exception type).
-fn failing_env_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
-    t.exc_type.as_ref()?;
-    test_env_cause(t, ctx)
 }
 
 /// The 1-based line of `Class.test` (or a top-level `test`) in a test text.
@@ -269,7 +264,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
             (part, None)
         };
         let env = match &a.result.failure {
-            Some(f) => env_note(import_env_cause(f, &env_context(task))),
+            Some(f) => env_note(trusted_import_cause(f, &env_context(task))),
             None => None,
         };
         let env = env.map_or(String::new(), |n| format!(" (environment: {n})"));
@@ -308,7 +303,7 @@ pub fn suite_findings(task: &Task, s: &SuiteRuns, targets: &[&str]) -> SuiteOutc
                         Some(e) => e.clone(),
                         None => outcome_word(Some(t.outcome)).to_string(),
                     };
-                    if let Some(n) = env_note(failing_env_cause(t, &env)) {
+                    if let Some(n) = env_note(trusted_test_cause(t, &env)) {
                         env_caused += 1;
                         why = format!("{why}; environment: {n}");
                     }

@@ -1,13 +1,15 @@
-//! Environment errors: what the environment provides a task ([`EnvContext`]) and whether a
-//! failure is the environment's rather than the model's ([`env_cause_at`]; the rules are in
-//! the parent module's documentation).
+//! Environment errors: what the environment provides a task ([`EnvContext`]: the modules it
+//! lacks, what the reference solution did there) and whether a failure is the environment's
+//! rather than the model's ([`test_env_cause`], [`import_env_cause`]; the rules are in the
+//! parent module's documentation). [`env_cause`] describes a failure of *trusted* code (the
+//! reference) from its exception; it never decides a verdict on the code under test.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::short_name;
-use crate::model::{Origin, Outcome, SuiteFailure, TestResult};
+use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
 
 /// What the environment provides for one task, to tell its failures from the model's.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -20,9 +22,12 @@ pub struct EnvContext {
     pub data_files: BTreeSet<String>,
     /// Top-level modules verified missing from the evaluation interpreter (asked by the
     /// caller, see `pipeline::envcheck`). A task module not listed here is not the
-    /// environment's to lack: its `ModuleNotFoundError` is the model's (when the harness
-    /// told where it was raised).
+    /// environment's to lack: its `ModuleNotFoundError` is the model's.
     pub missing_modules: BTreeSet<String>,
+    /// What the task's reference solution did in the same environment (same interpreter, same
+    /// harness, same limits), when it was run: the tests it fails there are the environment's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference: Option<ReferenceEvidence>,
 }
 
 impl EnvContext {
@@ -39,8 +44,7 @@ impl EnvContext {
         }
         EnvContext {
             task_modules,
-            data_files: BTreeSet::new(),
-            missing_modules: BTreeSet::new(),
+            ..EnvContext::default()
         }
     }
 
@@ -57,6 +61,12 @@ impl EnvContext {
     ) -> Self {
         self.missing_modules
             .extend(modules.into_iter().map(Into::into));
+        self
+    }
+
+    /// The same context with what the reference solution did in this environment.
+    pub fn with_reference(mut self, reference: ReferenceEvidence) -> Self {
+        self.reference = Some(reference);
         self
     }
 }
@@ -98,6 +108,9 @@ pub enum EnvCause {
     /// An installed task module lacks an API the task's code was written for (removed in a
     /// newer version than the benchmark's).
     IncompatibleVersion(String),
+    /// The reference solution fails this test (the test id; `import` for the module's import)
+    /// in the same environment, with the same exception type.
+    Reference(String),
 }
 
 /// The first single-quoted name in a message (`No module named 'x.y'` → `x.y`).
@@ -156,9 +169,9 @@ fn removed_api_module(message: &str, ctx: &EnvContext) -> Option<String> {
         .cloned()
 }
 
-/// Whether an exception (type name and message) is the environment's fault for this task,
-/// wherever it was raised: the rules for results without an origin (see the module
-/// documentation; [`env_cause_at`] applies the origin).
+/// Why a failure of **trusted** code (the reference solution, in `validate` or as recorded
+/// evidence) is the environment's, read off its exception type and message. Never applied to
+/// the code under test: it can raise any type with any message (see [`test_env_cause`]).
 pub fn env_cause(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<EnvCause> {
     let short = short_name(exc_type);
     match short {
@@ -203,83 +216,134 @@ pub fn env_cause(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<EnvC
     None
 }
 
-/// Where an exception arose, as far as the harness could tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Site {
-    /// The innermost exception's last frame; `None` for results recorded before the harness
-    /// told (the older rules of [`env_cause`] apply).
-    pub origin: Option<Origin>,
-    /// The traceback passes through the code under test (the result's `code_line`).
-    pub through_code: bool,
-}
-
-impl Site {
-    /// Where a test's exception arose.
-    pub fn of_test(t: &TestResult) -> Site {
-        Site {
-            origin: t.origin,
-            through_code: t.code_line.is_some(),
-        }
-    }
-
-    /// Where an import failure arose (`None` for other suite failures).
-    pub fn of_import(f: &SuiteFailure) -> Option<Site> {
-        match f {
-            SuiteFailure::Import { line, origin, .. } => Some(Site {
-                origin: *origin,
-                through_code: line.is_some(),
-            }),
-            _ => None,
-        }
-    }
-}
-
-/// Whether an exception is the environment's fault for this task, given where it was raised
-/// (see the module documentation). With no origin, the same as [`env_cause`].
-pub fn env_cause_at(
-    exc_type: &str,
-    message: &str,
-    site: Site,
-    ctx: &EnvContext,
-) -> Option<EnvCause> {
-    let cause = env_cause(exc_type, message, ctx)?;
-    let Some(origin) = site.origin else {
-        return Some(cause);
-    };
-    let outside = origin != Origin::Code;
-    let stands = match &cause {
-        // Evidence outside the model's code: the interpreter lacks a module the task needs.
-        EnvCause::MissingModule(m) if message.contains("No module named") => {
-            ctx.missing_modules.contains(m)
-        }
-        // `cannot import name 'X' from 'm'`: the tests' (or a library's) need, not the model's.
-        EnvCause::MissingModule(m) => ctx.missing_modules.contains(m) || outside,
-        EnvCause::MissingData(_) | EnvCause::IncompatibleVersion(_) => outside,
-        EnvCause::Network => outside && !site.through_code,
-    };
-    stands.then_some(cause)
-}
-
-/// Whether a failing test's exception is the environment's fault (never for a tampered one).
-pub fn test_env_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
+/// Why a failing test of **trusted** code (the reference) is the environment's, read off its
+/// exception ([`env_cause`]); `None` for a test without an exception type or a tampered one.
+pub fn trusted_test_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
     if t.outcome == Outcome::Tampered {
         return None;
     }
-    env_cause_at(
-        t.exc_type.as_deref().unwrap_or(""),
+    env_cause(
+        t.exc_type.as_ref()?,
         t.message.as_deref().unwrap_or(""),
-        Site::of_test(t),
         ctx,
     )
 }
 
-/// Whether an import failure is the environment's fault (`None` for other suite failures).
-pub fn import_env_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> {
-    let site = Site::of_import(f)?;
+/// Why an import failure of **trusted** code (the reference) is the environment's, read off
+/// its exception ([`env_cause`]); `None` for other suite failures.
+pub fn trusted_import_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> {
     match f {
         SuiteFailure::Import {
             exc_type, message, ..
-        } => env_cause_at(exc_type, message, site, ctx),
+        } => env_cause(exc_type, message, ctx),
         _ => None,
     }
+}
+
+/// The exception type a failing test counts under when compared with the reference's: the
+/// last dotted component of its type, `AssertionError` for an assertion failure without one,
+/// else the outcome's name (`Xpass`).
+fn failure_type(t: &TestResult) -> String {
+    match t.exc_type.as_deref().map(short_name) {
+        Some(e) if !e.is_empty() => e.to_string(),
+        _ if t.outcome == Outcome::Fail => "AssertionError".into(),
+        _ => format!("{:?}", t.outcome),
+    }
+}
+
+/// What the reference solution did in one environment: the tests it failed there and with
+/// which exception type. Evidence classlab gathered itself (the reference is the benchmark's
+/// trusted code), so a test the reference fails the same way is no verdict on the model.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ReferenceEvidence {
+    /// The reference's module failed to import with this exception type: no test could run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import: Option<String>,
+    /// Test id → the exception type the reference failed it with.
+    pub failing: BTreeMap<String, String>,
+}
+
+impl ReferenceEvidence {
+    /// The evidence of one run of the reference's suite. Tests it never reached (a suite cut
+    /// short) and tampered verdicts are no evidence.
+    pub fn of(result: &SuiteResult) -> ReferenceEvidence {
+        let import = match &result.failure {
+            Some(SuiteFailure::Import { exc_type, .. }) => Some(short_name(exc_type).to_string()),
+            _ => None,
+        };
+        let failing = result
+            .tests
+            .iter()
+            .filter(|t| t.outcome.is_failing())
+            .filter(|t| !matches!(t.outcome, Outcome::NotRun | Outcome::Tampered))
+            .map(|t| (t.id.clone(), failure_type(t)))
+            .collect();
+        ReferenceEvidence { import, failing }
+    }
+
+    /// The reference passed everything it ran.
+    pub fn is_clean(&self) -> bool {
+        self.import.is_none() && self.failing.is_empty()
+    }
+
+    /// Whether the reference fails test `id` with exception type `exc` (or could not even
+    /// import, with that type).
+    fn fails(&self, id: &str, exc: &str) -> bool {
+        self.failing.get(id).is_some_and(|e| e == exc) || self.import.as_deref() == Some(exc)
+    }
+}
+
+/// `ModuleNotFoundError`/`ImportError` `No module named 'm'` where `m` is a module the task
+/// needs and the interpreter was verified to lack (envcheck, outside the sandbox). The message
+/// only narrows which module: the evidence is the interpreter's.
+fn missing_module_cause(exc_type: &str, message: &str, ctx: &EnvContext) -> Option<EnvCause> {
+    if !matches!(short_name(exc_type), "ModuleNotFoundError" | "ImportError")
+        || !message.contains("No module named")
+    {
+        return None;
+    }
+    let module = missing_module_name(message)?;
+    (ctx.task_modules.contains(&module) && ctx.missing_modules.contains(&module))
+        .then_some(EnvCause::MissingModule(module))
+}
+
+/// Whether a failing test of the code under test is the environment's fault: only from
+/// classlab's own evidence — a module the task needs that the interpreter lacks, or the
+/// reference failing the same test with the same exception type in the same environment.
+/// Never from where the exception says it came from, its message or its cause (the code
+/// under test can build any of them). Never for a tampered test.
+pub fn test_env_cause(t: &TestResult, ctx: &EnvContext) -> Option<EnvCause> {
+    if t.outcome == Outcome::Tampered {
+        return None;
+    }
+    if let Some(cause) = missing_module_cause(
+        t.exc_type.as_deref().unwrap_or(""),
+        t.message.as_deref().unwrap_or(""),
+        ctx,
+    ) {
+        return Some(cause);
+    }
+    let reference = ctx.reference.as_ref()?;
+    reference
+        .fails(&t.id, &failure_type(t))
+        .then(|| EnvCause::Reference(t.id.clone()))
+}
+
+/// Whether an import failure of the code under test is the environment's fault (`None` for
+/// other suite failures): a missing task module (as for a test), or the reference's own
+/// import failing with the same exception type in the same environment.
+pub fn import_env_cause(f: &SuiteFailure, ctx: &EnvContext) -> Option<EnvCause> {
+    let SuiteFailure::Import {
+        exc_type, message, ..
+    } = f
+    else {
+        return None;
+    };
+    if let Some(cause) = missing_module_cause(exc_type, message, ctx) {
+        return Some(cause);
+    }
+    let reference = ctx.reference.as_ref()?;
+    (reference.import.as_deref() == Some(short_name(exc_type)))
+        .then(|| EnvCause::Reference("import".into()))
 }

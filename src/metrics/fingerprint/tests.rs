@@ -1,7 +1,6 @@
 use std::collections::BTreeSet;
 
 use super::*;
-use crate::model::Origin;
 
 fn t(id: &str, outcome: Outcome, exc: Option<&str>, msg: &str) -> TestResult {
     TestResult {
@@ -133,7 +132,7 @@ fn class_buckets() {
             Some(Bucket::RuntimeErr),
         ),
         (
-            "task module missing is the environment's",
+            "task module, not verified missing, is the model's",
             suite(
                 vec![t("T.a", NotRun, None, "")],
                 Some(import(
@@ -141,10 +140,10 @@ fn class_buckets() {
                     "No module named 'numpy.linalg'",
                 )),
             ),
-            Some(Bucket::EnvErr),
+            Some(Bucket::RuntimeErr),
         ),
         (
-            "API change of a task package",
+            "API change of a task package, without the reference's evidence",
             suite(
                 vec![],
                 Some(import(
@@ -152,7 +151,7 @@ fn class_buckets() {
                     "cannot import name 'PdfFileReader' from 'PyPDF2' (/x/__init__.py)",
                 )),
             ),
-            Some(Bucket::EnvErr),
+            Some(Bucket::RuntimeErr),
         ),
         (
             "other import-time exception",
@@ -187,7 +186,7 @@ fn class_buckets() {
             Some(Bucket::LogicErr),
         ),
         (
-            "nltk data missing",
+            "nltk data missing, no evidence: the model's",
             suite(
                 vec![
                     t("T.a", Pass, None, ""),
@@ -200,10 +199,10 @@ fn class_buckets() {
                 ],
                 None,
             ),
-            Some(Bucket::EnvErr),
+            Some(Bucket::Weak),
         ),
         (
-            "network",
+            "network, no evidence: the model's",
             suite(
                 vec![t(
                     "T.a",
@@ -213,10 +212,10 @@ fn class_buckets() {
                 )],
                 None,
             ),
-            Some(Bucket::EnvErr),
+            Some(Bucket::RuntimeErr),
         ),
         (
-            "name resolution through OSError",
+            "name resolution through OSError, no evidence: the model's",
             suite(
                 vec![t(
                     "T.a",
@@ -226,10 +225,10 @@ fn class_buckets() {
                 )],
                 None,
             ),
-            Some(Bucket::EnvErr),
+            Some(Bucket::RuntimeErr),
         ),
         (
-            "expected data file missing",
+            "expected data file missing, no evidence: the model's",
             suite(
                 vec![t(
                     "T.a",
@@ -239,7 +238,7 @@ fn class_buckets() {
                 )],
                 None,
             ),
-            Some(Bucket::EnvErr),
+            Some(Bucket::RuntimeErr),
         ),
         (
             "a file the model invented is the model's",
@@ -523,7 +522,8 @@ fn per_method_buckets() {
 #[test]
 fn histograms_and_serde_names() {
     use Outcome::*;
-    let c = ctx();
+    // T.d's LookupError is the environment's: the reference fails it so here too.
+    let c = ctx().with_reference(reference_failing(&[("T.d", Error, Some("LookupError"))]));
     let th = Thresholds::default();
     let mut fp = Fingerprint::default();
     fp.add_suite(
@@ -604,282 +604,319 @@ fn histograms_and_serde_names() {
     assert_eq!((sp.get(Bucket::Perfect), sp.total()), (2, 3));
 }
 
-/// A failing test with an origin and, optionally, a line in the code under test.
-fn at(
-    id: &str,
-    exc: &str,
-    msg: &str,
-    origin: Option<Origin>,
-    code_line: Option<usize>,
-) -> TestResult {
+/// A failing test as the harness reports it, with where it says the exception came from
+/// (which classlab no longer believes).
+fn at(id: &str, exc: &str, msg: &str, origin: Option<crate::model::Origin>) -> TestResult {
     TestResult {
         origin,
-        code_line,
         ..t(id, Outcome::Error, Some(exc), msg)
     }
 }
 
-#[test]
-fn env_needs_evidence_outside_the_models_code() {
-    use Origin::*;
-    let c = ctx().with_missing_modules(["nltk"]);
-    let th = Thresholds::default();
-    let net = ("ConnectionError", "Network is unreachable");
-    let unreachable = ("OSError", "[Errno 101] Network is unreachable");
-    let nltk = ("ModuleNotFoundError", "No module named 'nltk'");
-    let numpy = ("ModuleNotFoundError", "No module named 'numpy'");
-    let numpy_sub = ("ModuleNotFoundError", "No module named 'numpy.typo'");
-    let lookup = ("LookupError", "Resource 'punkt' not found.");
-    let data = (
-        "FileNotFoundError",
-        "[Errno 2] No such file or directory: 'data/input.xlsx'",
+/// The reference's run: `T.a` passes, the given tests fail as given.
+fn reference_failing(failing: &[(&str, Outcome, Option<&str>)]) -> ReferenceEvidence {
+    let mut tests = vec![t("T.a", Outcome::Pass, None, "")];
+    tests.extend(
+        failing
+            .iter()
+            .map(|(id, o, exc)| t(id, *o, *exc, "whatever it said")),
     );
+    ReferenceEvidence::of(&suite(tests, None))
+}
+
+#[test]
+fn env_needs_classlabs_evidence() {
+    use crate::model::Origin::*;
+    use Outcome::*;
+    let th = Thresholds::default();
+    let base = ctx().with_missing_modules(["nltk", "jwt"]);
+    let with_ref = |r: ReferenceEvidence| base.clone().with_reference(r);
+    // The laundering round: an exception the code built, claiming the environment.
+    let net = ("ConnectionError", "[Errno 101] Network is unreachable");
+    let lookup = ("LookupError", "\n  Resource 'punkt' not found.\n");
     let removed = (
         "AttributeError",
         "`np.mat` was removed in the NumPy 2.0 release.",
     );
-    let cannot = (
-        "ImportError",
-        "cannot import name 'PdfFileReader' from 'PyPDF2' (/x/PyPDF2/__init__.py)",
+    let data = (
+        "FileNotFoundError",
+        "[Errno 2] No such file or directory: 'data/input.xlsx'",
     );
-    // (name, (exception, message), origin, code line, bucket)
+    let nltk = ("ModuleNotFoundError", "No module named 'nltk'");
+    let numpy = ("ModuleNotFoundError", "No module named 'numpy'");
+    let jwt = ("ModuleNotFoundError", "No module named 'jwt'");
+    let unjudged = (
+        "Unjudged",
+        "the protocol cannot carry a generator of the tests",
+    );
+    let none = ReferenceEvidence::default();
+    // (name, (exception, message), origin the harness claimed, context, environment's?)
     type Case<'a> = (
         &'a str,
         (&'a str, &'a str),
-        Option<Origin>,
-        Option<usize>,
-        Bucket,
+        Option<crate::model::Origin>,
+        EnvContext,
+        bool,
     );
-    let cases: &[Case] = &[
+    let cases: Vec<Case> = vec![
         (
-            "network raised in the code",
-            net,
-            Some(Code),
-            Some(7),
-            Bucket::RuntimeErr,
-        ),
-        (
-            "network raised in the code, no line",
-            net,
-            Some(Code),
-            None,
-            Bucket::RuntimeErr,
-        ),
-        (
-            "network raised in a library, code not on the stack",
+            "network cause never raised (library)",
             net,
             Some(Library),
-            None,
-            Bucket::EnvErr,
+            base.clone(),
+            false,
         ),
         (
-            "network raised in the tests",
+            "network, from the tests",
             net,
             Some(Tests),
-            None,
-            Bucket::EnvErr,
+            base.clone(),
+            false,
+        ),
+        ("network, no origin", net, None, base.clone(), false),
+        (
+            "exec'd nltk LookupError",
+            lookup,
+            Some(Library),
+            base.clone(),
+            false,
         ),
         (
-            "network raised in a library the code called",
+            "removed-API message",
+            removed,
+            Some(Library),
+            base.clone(),
+            false,
+        ),
+        ("listed data file", data, Some(Tests), base.clone(), false),
+        (
+            "reference clean",
             net,
             Some(Library),
-            Some(7),
-            Bucket::RuntimeErr,
+            with_ref(none.clone()),
+            false,
         ),
         (
-            "network by message, in the code",
-            unreachable,
+            "reference fails it the same way",
+            net,
             Some(Code),
-            Some(3),
-            Bucket::RuntimeErr,
+            with_ref(reference_failing(&[(
+                "T.b",
+                Error,
+                Some("ConnectionError"),
+            )])),
+            true,
         ),
         (
-            "network by message, in a library",
-            unreachable,
-            Some(Library),
-            None,
-            Bucket::EnvErr,
-        ),
-        (
-            "network, no origin (older sessions)",
+            "reference fails it, dotted type",
             net,
-            None,
-            Some(7),
-            Bucket::EnvErr,
+            Some(Code),
+            with_ref(reference_failing(&[(
+                "T.b",
+                Error,
+                Some("requests.exceptions.ConnectionError"),
+            )])),
+            true,
+        ),
+        (
+            "reference fails it another way",
+            net,
+            Some(Library),
+            with_ref(reference_failing(&[("T.b", Fail, None)])),
+            false,
+        ),
+        (
+            "reference fails another test that way",
+            net,
+            Some(Library),
+            with_ref(reference_failing(&[(
+                "T.c",
+                Error,
+                Some("ConnectionError"),
+            )])),
+            false,
+        ),
+        (
+            "nltk data: the reference's LookupError",
+            lookup,
+            Some(Code),
+            with_ref(reference_failing(&[("T.b", Error, Some("LookupError"))])),
+            true,
         ),
         (
             "task module verified missing",
             nltk,
-            Some(Tests),
-            None,
-            Bucket::EnvErr,
-        ),
-        (
-            "task module verified missing, imported by the code",
-            nltk,
             Some(Code),
-            Some(1),
-            Bucket::EnvErr,
+            base.clone(),
+            true,
         ),
         (
             "task module not verified missing",
             numpy,
             Some(Tests),
+            base.clone(),
+            false,
+        ),
+        (
+            "missing module only the model imports",
+            jwt,
+            Some(Code),
+            base.clone(),
+            false,
+        ),
+        (
+            "Unjudged where the reference passes",
+            unjudged,
             None,
-            Bucket::RuntimeErr,
+            with_ref(none.clone()),
+            false,
         ),
         (
-            "task module not verified missing, in the code",
-            numpy,
-            Some(Code),
-            Some(1),
-            Bucket::RuntimeErr,
-        ),
-        (
-            "a submodule the model invented",
-            numpy_sub,
-            Some(Code),
-            Some(1),
-            Bucket::RuntimeErr,
-        ),
-        (
-            "task module, no origin (older sessions)",
-            numpy,
+            "Unjudged for the reference too",
+            unjudged,
             None,
-            None,
-            Bucket::EnvErr,
-        ),
-        (
-            "nltk data, raised in nltk",
-            lookup,
-            Some(Library),
-            Some(4),
-            Bucket::EnvErr,
-        ),
-        (
-            "nltk-like LookupError raised in the code",
-            lookup,
-            Some(Code),
-            Some(4),
-            Bucket::RuntimeErr,
-        ),
-        (
-            "listed data file, opened by the tests",
-            data,
-            Some(Tests),
-            None,
-            Bucket::EnvErr,
-        ),
-        (
-            "listed data file, opened by the code",
-            data,
-            Some(Code),
-            Some(9),
-            Bucket::RuntimeErr,
-        ),
-        (
-            "removed API, raised in numpy",
-            removed,
-            Some(Library),
-            Some(2),
-            Bucket::EnvErr,
-        ),
-        (
-            "removed API message raised by the code",
-            removed,
-            Some(Code),
-            Some(2),
-            Bucket::RuntimeErr,
-        ),
-        (
-            "a name the tests import is gone",
-            cannot,
-            Some(Tests),
-            None,
-            Bucket::EnvErr,
-        ),
-        (
-            "a name the model imports is gone",
-            cannot,
-            Some(Code),
-            Some(1),
-            Bucket::RuntimeErr,
+            with_ref(reference_failing(&[("T.b", Error, Some("Unjudged"))])),
+            true,
         ),
     ];
-    for (name, (exc, msg), origin, line, want) in cases {
-        let failing = at("T.b", exc, msg, *origin, *line);
-        let s = suite(
-            vec![t("T.a", Outcome::Pass, None, ""), failing.clone()],
-            None,
-        );
-        let got = classify_suite(&s, &c, &th);
-        let want_bucket = if *want == Bucket::EnvErr {
-            Bucket::EnvErr
-        } else {
-            // One of two tests passed: the model's verdict by rate.
-            Bucket::Weak
-        };
-        assert_eq!(got.bucket, Some(want_bucket), "{name}");
-        assert_eq!(got.env_cause.is_some(), *want == Bucket::EnvErr, "{name}");
-        // Alone, the model's failure is a RuntimeErr.
-        let alone = classify_suite(&suite(vec![failing.clone()], None), &c, &th);
-        assert_eq!(alone.bucket, Some(*want), "{name}: alone");
-        // The taxonomy splits the same way.
-        let ex = suite_exceptions(&s, &c);
+    for (name, (exc, msg), origin, c, env) in &cases {
+        let failing = at("T.b", exc, msg, *origin);
+        let s = suite(vec![t("T.a", Pass, None, ""), failing.clone()], None);
+        let got = classify_suite(&s, c, &th);
+        let want = if *env { Bucket::EnvErr } else { Bucket::Weak };
+        assert_eq!(got.bucket, Some(want), "{name}");
+        assert_eq!(got.env_cause.is_some(), *env, "{name}");
+        let ex = suite_exceptions(&s, c);
         assert_eq!(
             (ex.model.total(), ex.env.total()),
-            if *want == Bucket::EnvErr {
-                (0, 1)
-            } else {
-                (1, 0)
-            },
+            if *env { (0, 1) } else { (1, 0) },
             "{name}: taxonomy"
         );
-        // And the same exception failing the import.
-        let f = SuiteFailure::Import {
-            exc_type: exc.to_string(),
-            message: msg.to_string(),
-            line: *line,
-            traceback: None,
-            origin: *origin,
-        };
-        let imported = classify_suite(&suite(vec![], Some(f)), &c, &th);
-        assert_eq!(imported.bucket, Some(*want), "{name}: at import");
+        assert_eq!(test_env_cause(&failing, c).is_some(), *env, "{name}: test");
     }
+    // An assertion that depends on the machine (today's date, the hostname, root).
+    let dated = ReferenceEvidence::of(&suite(vec![t("T.b", Fail, None, "")], None));
+    assert_eq!(dated.failing["T.b"], "AssertionError");
+    let c = with_ref(dated);
+    let s = suite(
+        vec![
+            t("T.a", Pass, None, ""),
+            t("T.b", Fail, Some("AssertionError"), ""),
+        ],
+        None,
+    );
+    assert_eq!(
+        classify_suite(&s, &c, &th).env_cause,
+        Some(EnvCause::Reference("T.b".into()))
+    );
 }
 
 #[test]
-fn missing_modules_only_count_for_task_modules() {
-    // `jwt` verified missing, but only the model's code imports it.
-    let c = ctx().with_missing_modules(["jwt", "nltk"]);
-    let site = Site {
-        origin: Some(Origin::Code),
-        through_code: true,
+fn import_failures_need_the_same_evidence() {
+    let th = Thresholds::default();
+    let base = ctx().with_missing_modules(["nltk"]);
+    let reference_import = |exc: &str| {
+        base.clone().with_reference(ReferenceEvidence::of(&suite(
+            vec![t("T.a", Outcome::NotRun, None, "")],
+            Some(import(
+                exc,
+                "cannot import name 'PdfFileReader' from 'PyPDF2'",
+            )),
+        )))
     };
-    assert_eq!(
-        env_cause_at("ModuleNotFoundError", "No module named 'jwt'", site, &c),
-        None
+    let pdf = import(
+        "ImportError",
+        "cannot import name 'PdfFileReader' from 'PyPDF2' (/x/PyPDF2/__init__.py)",
     );
-    assert_eq!(
-        env_cause_at("ModuleNotFoundError", "No module named 'nltk'", site, &c),
-        Some(EnvCause::MissingModule("nltk".into()))
-    );
-    // An unknown site is the older rule.
-    assert_eq!(
-        env_cause_at(
-            "ModuleNotFoundError",
-            "No module named 'numpy'",
-            Site::default(),
-            &ctx()
+    let cases: Vec<(&str, SuiteFailure, EnvContext, Option<Bucket>)> = vec![
+        (
+            "PyPDF2 3, no evidence",
+            pdf.clone(),
+            base.clone(),
+            Some(Bucket::RuntimeErr),
         ),
-        env_cause("ModuleNotFoundError", "No module named 'numpy'", &ctx())
+        (
+            "PyPDF2 3, the reference's import fails too",
+            pdf.clone(),
+            reference_import("ImportError"),
+            Some(Bucket::EnvErr),
+        ),
+        (
+            "the reference's import failed otherwise",
+            pdf.clone(),
+            reference_import("AttributeError"),
+            Some(Bucket::RuntimeErr),
+        ),
+        (
+            "a syntax error is the model's",
+            import("SyntaxError", "invalid syntax"),
+            reference_import("ImportError"),
+            Some(Bucket::SyntaxErr),
+        ),
+        (
+            "a task module verified missing",
+            import("ModuleNotFoundError", "No module named 'nltk.stem'"),
+            base.clone(),
+            Some(Bucket::EnvErr),
+        ),
+        (
+            "network at import, never raised",
+            import("ConnectionError", "[Errno 101] Network is unreachable"),
+            base.clone(),
+            Some(Bucket::RuntimeErr),
+        ),
+    ];
+    for (name, f, c, want) in cases {
+        let s = suite(vec![t("T.a", Outcome::NotRun, None, "")], Some(f));
+        assert_eq!(classify_suite(&s, &c, &th).bucket, want, "{name}");
+    }
+    // A reference that could not import explains each test failing with that type.
+    let c = reference_import("ImportError");
+    let s = suite(
+        vec![t("T.a", Outcome::Error, Some("ImportError"), "x")],
+        None,
     );
+    assert_eq!(classify_suite(&s, &c, &th).bucket, Some(Bucket::EnvErr));
+}
+
+#[test]
+fn reference_evidence_is_what_the_reference_failed() {
+    use Outcome::*;
+    let r = ReferenceEvidence::of(&suite(
+        vec![
+            t("T.a", Pass, None, ""),
+            t("T.b", Fail, None, ""),
+            t("T.c", Error, Some("nltk.LookupError"), "Resource"),
+            t("T.d", NotRun, None, ""),
+            t("T.e", Tampered, None, ""),
+            t("T.f", Skip, None, ""),
+            t("T.g", Xpass, None, ""),
+        ],
+        None,
+    ));
+    let failing: Vec<(&str, &str)> = r
+        .failing
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        failing,
+        [
+            ("T.b", "AssertionError"),
+            ("T.c", "LookupError"),
+            ("T.g", "Xpass")
+        ]
+    );
+    assert_eq!(r.import, None);
+    assert!(!r.is_clean());
+    assert!(ReferenceEvidence::of(&rate_suite(3, 0)).is_clean());
 }
 
 #[test]
 fn tampering_is_the_models_failure() {
     use Outcome::*;
-    let c = ctx();
+    // T.c's LookupError is the environment's (the reference fails it so): still no excuse.
+    let c = ctx().with_reference(reference_failing(&[("T.c", Error, Some("LookupError"))]));
     let th = Thresholds::default();
     let tampered = || SuiteFailure::Tampered {
         detail: "the test module was rewritten".into(),

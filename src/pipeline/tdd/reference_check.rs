@@ -3,8 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{describe_failure, env_failed_tests, method_and_helpers, public_suite, splice_all};
+use super::{describe_failure, method_and_helpers, public_suite, splice_all};
 use crate::analysis::splice;
+use crate::metrics::fingerprint::{
+    EnvContext, ReferenceEvidence, trusted_import_cause, trusted_test_cause,
+};
 use crate::model::{Outcome, SuiteResult, Task};
 use crate::pipeline::public_tests::PublicTests;
 use crate::pipeline::run::RunError;
@@ -14,19 +17,22 @@ use crate::session::event::{EventBody, LeftOutTest, Scope};
 /// Run the method's public tests against the reference solution, twice, and leave out each
 /// test the reference does not pass both times (a wrong example, or a nondeterministic
 /// test): correct code must never be "repaired" toward it. Recorded as
-/// `public_tests_checked`. `None`: cancelled; `Some(None)`: no public test left.
+/// `public_tests_checked`. `None`: cancelled.
 pub(super) fn check_against_reference(
     io: &mut TaskIo<'_, '_>,
     method: &str,
     tests: Option<PublicTests>,
     reference_so_far: Option<&str>,
-) -> Result<Option<Option<PublicTests>>, RunError> {
+) -> Result<Option<Checked>, RunError> {
     let Some(tests) = tests else {
-        return Ok(Some(None));
+        return Ok(Some(Checked::default()));
     };
     if io.task.solution.trim().is_empty() {
         // Nothing to check against: used as given.
-        return Ok(Some(Some(tests)));
+        return Ok(Some(Checked {
+            tests: Some(tests),
+            reference: None,
+        }));
     }
     let reference = crate::pipeline::prepare::runnable(io.task, &io.task.solution);
     let spec = public_suite(&reference, &tests);
@@ -46,8 +52,19 @@ pub(super) fn check_against_reference(
     let ctx = io.env_context();
     let env_failed: BTreeSet<String> = runs
         .iter()
-        .flat_map(|r| env_failed_tests(&ctx, r))
+        .flat_map(|r| reference_env_failed(&ctx, r))
         .collect();
+    // What the candidates' failures may rest on: the tests the reference fails here for the
+    // environment (the others are left out).
+    let mut reference = ReferenceEvidence::of(&runs[0]);
+    reference.failing.retain(|id, _| env_failed.contains(id));
+    if runs[0]
+        .failure
+        .as_ref()
+        .is_none_or(|f| trusted_import_cause(f, &ctx).is_none())
+    {
+        reference.import = None;
+    }
     left_out.retain(|l| !env_failed.contains(&l.test));
     // A test the whole reference passes but the reference written up to this method fails
     // needs a method scheduled later: it cannot pass at this point of the loop.
@@ -63,7 +80,7 @@ pub(super) fn check_against_reference(
             let Some(result) = io.run_suite(&spec, Scope::Reference, Some(method), Some(2))? else {
                 return Ok(None);
             };
-            let env_failed = env_failed_tests(&io.env_context(), &result);
+            let env_failed = reference_env_failed(&io.env_context(), &result);
             for l in left_out_tests(&passing, std::slice::from_ref(&result))
                 .into_iter()
                 .filter(|l| !env_failed.contains(&l.test))
@@ -95,7 +112,20 @@ pub(super) fn check_against_reference(
         used: kept.as_ref().map(PublicTests::ids).unwrap_or_default(),
         left_out,
     })?;
-    Ok(Some(kept))
+    Ok(Some(Checked {
+        tests: kept,
+        reference: Some(reference),
+    }))
+}
+
+/// A method's public tests after the check, and what the reference did on them here.
+#[derive(Debug, Default)]
+pub(super) struct Checked {
+    /// The tests kept (`None`: none left).
+    pub tests: Option<PublicTests>,
+    /// The tests the reference fails here for the environment, the evidence a candidate's
+    /// failure of them needs to be the environment's (`None`: no reference was run).
+    pub reference: Option<ReferenceEvidence>,
 }
 
 /// `class` with the reference's `method` (and the helpers it calls that the class lacks)
@@ -160,5 +190,24 @@ pub(super) fn left_out_tests(ids: &[String], runs: &[SuiteResult]) -> Vec<LeftOu
                 reason,
             })
         })
+        .collect()
+}
+
+/// The tests of the reference's `result` that failed for the environment (every test when it
+/// could not even import for that reason). The reference is trusted code, so its exception
+/// is read (`fingerprint::trusted_test_cause`); a candidate's never is.
+fn reference_env_failed(ctx: &EnvContext, result: &SuiteResult) -> Vec<String> {
+    if result
+        .failure
+        .as_ref()
+        .is_some_and(|f| trusted_import_cause(f, ctx).is_some())
+    {
+        return result.tests.iter().map(|t| t.id.clone()).collect();
+    }
+    result
+        .tests
+        .iter()
+        .filter(|t| t.outcome.is_failing() && trusted_test_cause(t, ctx).is_some())
+        .map(|t| t.id.clone())
         .collect()
 }
