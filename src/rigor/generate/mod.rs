@@ -6,6 +6,8 @@
 
 mod class;
 mod expr;
+#[cfg(test)]
+mod tests;
 
 use rustpython_ruff_python_ast::{self as ast, Expr, Stmt};
 use rustpython_ruff_text_size::{Ranged, TextRange};
