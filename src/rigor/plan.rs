@@ -1,21 +1,24 @@
-//! Planning and running a dataset: each task's mutants and key, stored results reused,
-//! the rest run on every core (the biggest tasks first, so the last ones to finish are
-//! small), each result stored the moment it is complete.
+//! Planning and running a dataset: each task's mutants and key, stored results reused, the
+//! rest run in batches (`batch.rs`: one sandbox program each, every core busy), the biggest
+//! tasks first, each result stored the moment it is complete.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::json;
 
+use super::batch::{DRIVER, Progress, analyze_many};
 use super::generate::mutants;
 use super::mutant::Mutant;
 use super::operators::Operator;
 use super::result::TaskRigor;
-use super::run::{DRIVER, Options, RunError, Subject, analyze};
+use super::run::{Options, Subject};
 use super::store::{Store, StoreError};
 use crate::corpus::Shard;
 use crate::exec::Sandbox;
 use crate::model::Task;
+
+/// Subjects per sandbox program (a corpus is analysed in batches of this many).
+const BATCH: usize = 256;
 
 /// Bumped whenever generation changes what mutants a reference gets.
 pub const GENERATOR_VERSION: u32 = 1;
@@ -67,7 +70,7 @@ pub fn interpreter_id(sandbox: &Sandbox) -> String {
 #[derive(Debug, Clone, Default)]
 pub struct RunConfig {
     pub options: Options,
-    /// Tasks analysed at once (0: one per core).
+    /// Children running tests at once (0: one per core).
     pub jobs: usize,
     /// Recompute even what the store holds.
     pub no_cache: bool,
@@ -159,79 +162,79 @@ pub fn run(
             (None, None) => todo.push(i),
         }
     }
-    // Biggest first (mutants × tests): the tail of the run is then made of small tasks.
-    todo.sort_by_key(|&i| {
-        let it = &items[i];
-        std::cmp::Reverse(it.mutants.len() * it.subject.expected.len().max(1))
+    // Biggest first (by the time the same subject took before, else mutants × tests): the
+    // tail of the run is then made of small tasks.
+    let history: Vec<f64> = match store {
+        Some(s) => todo
+            .iter()
+            .map(|&i| {
+                let it = &items[i];
+                s.latest(&it.task.id, &it.subject_digest)
+                    .ok()
+                    .flatten()
+                    .map_or(-1.0, |r| r.wall_s)
+            })
+            .collect(),
+        None => vec![-1.0; todo.len()],
+    };
+    let mut order: Vec<(usize, f64)> = todo.iter().copied().zip(history).collect();
+    order.sort_by(|(a, ha), (b, hb)| {
+        let size =
+            |i: &usize| (items[*i].mutants.len() * items[*i].subject.expected.len().max(1)) as f64;
+        hb.total_cmp(ha).then(size(b).total_cmp(&size(a)))
     });
-    let workers = match cfg.jobs {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(todo.len().max(1));
-    let next = AtomicUsize::new(0);
     let mut store_error = None;
-    std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<(usize, Option<Result<TaskRigor, RunError>>)>();
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let (todo, items, next) = (&todo, &items, &next);
-            scope.spawn(move || {
-                loop {
-                    if cancel.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let Some(&i) = todo.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                        break;
-                    };
+    for chunk in order.chunks(BATCH) {
+        if cancel.load(Ordering::Relaxed) || store_error.is_some() {
+            break;
+        }
+        let batch: Vec<(&Subject, &[Mutant])> = chunk
+            .iter()
+            .map(|&(i, _)| (&items[i].subject, items[i].mutants.as_slice()))
+            .collect();
+        analyze_many(
+            sandbox,
+            &batch,
+            &cfg.options,
+            cfg.jobs,
+            cancel,
+            &mut |p| match p {
+                Progress::Mutant { subject, .. } => on_event(Event::Mutant {
+                    task_id: &items[chunk[subject].0].task.id,
+                }),
+                Progress::Finished { subject, result } => {
+                    let i = chunk[subject].0;
                     let it = &items[i];
-                    let mut on_mutant = |_: usize, _: &super::run::Outcome| {
-                        let _ = tx.send((i, None));
-                    };
-                    let r = analyze(
-                        sandbox,
-                        &it.subject,
-                        &it.mutants,
-                        &cfg.options,
-                        cancel,
-                        &mut on_mutant,
-                    )
-                    .map(|a| TaskRigor::new(&it.task.id, &it.subject.code, it.mutants.clone(), a));
-                    if tx.send((i, Some(r))).is_err() {
-                        break;
+                    match result {
+                        _ if cancel.load(Ordering::Relaxed) => {} // a killed run is no result
+                        Ok(a) => {
+                            let r = TaskRigor::new(
+                                &it.task.id,
+                                &it.subject.code,
+                                it.mutants.clone(),
+                                a,
+                            );
+                            if store_error.is_none()
+                                && let Some(s) = store
+                                && let Err(e) = s.put(&it.key, &it.subject_digest, &r)
+                            {
+                                store_error = Some(e);
+                            }
+                            on_event(Event::Done {
+                                result: &r,
+                                cached: false,
+                            });
+                            results[i] = Some(r);
+                        }
+                        Err(e) => on_event(Event::Failed {
+                            task_id: &it.task.id,
+                            error: e.to_string(),
+                        }),
                     }
                 }
-            });
-        }
-        drop(tx);
-        for (i, r) in rx {
-            let it = &items[i];
-            match r {
-                None => on_event(Event::Mutant {
-                    task_id: &it.task.id,
-                }),
-                Some(_) if cancel.load(Ordering::Relaxed) => {} // a killed run is no result
-                Some(Ok(r)) => {
-                    if store_error.is_none()
-                        && let Some(s) = store
-                        && let Err(e) = s.put(&it.key, &it.subject_digest, &r)
-                    {
-                        store_error = Some(e);
-                        cancel.store(true, Ordering::Relaxed);
-                    }
-                    on_event(Event::Done {
-                        result: &r,
-                        cached: false,
-                    });
-                    results[i] = Some(r);
-                }
-                Some(Err(e)) => on_event(Event::Failed {
-                    task_id: &it.task.id,
-                    error: e.to_string(),
-                }),
-            }
-        }
-    });
+            },
+        );
+    }
     if let Some(e) = store_error {
         return Err(e);
     }

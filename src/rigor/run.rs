@@ -1,22 +1,14 @@
-//! One subject (a reference module and a test module) through the driver in the sandbox:
-//! coverage, the reference's own test run, then every mutant. This is the library API other
-//! floors use (`forge` scores generated suites with it): [`analyze`] takes the texts and the
-//! mutants and returns each mutant's outcome.
+//! What rigor analyses and what comes back: a subject (a reference module and a test module),
+//! the options, each mutant's outcome and the analysis of a subject. Running is `batch.rs`.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use super::coverage::Coverage;
-use super::mutant::Mutant;
-use crate::exec::{Limits, Program, Sandbox, pytest_expected, unittest_expected};
+use crate::exec::{pytest_expected, unittest_expected};
 use crate::model::{Task, TestLayout};
-
-/// The in-sandbox driver.
-pub const DRIVER: &str = include_str!("../../assets/rigor/driver.py");
 
 /// What to analyse: the code (the reference, as one module) and a test module.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -154,7 +146,7 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    fn not_run() -> Outcome {
+    pub(crate) fn not_run() -> Outcome {
         Outcome {
             status: Status::NotRun,
             by: None,
@@ -195,165 +187,4 @@ pub struct Analysis {
 pub enum RunError {
     #[error("the rigor driver failed in the sandbox: {0}")]
     Driver(String),
-}
-
-/// Sandbox limits for one subject: wide (the driver enforces every test's budget itself).
-fn limits(opts: &Options, mutants: usize) -> Limits {
-    let wall = match opts.task_budget {
-        Some(b) => b + Duration::from_secs(180),
-        None => Duration::from_secs(600 + 10 * mutants as u64),
-    };
-    Limits {
-        wall,
-        cpu: wall,
-        memory_bytes: 2 << 30,
-        pids: 128,
-        disk_bytes: 256 << 20,
-        ..Limits::default()
-    }
-}
-
-/// The driver's input.
-fn input(subject: &Subject, mutants: &[Mutant], opts: &Options) -> Value {
-    json!({
-        "layout": if subject.concatenated { "concatenated" } else { "module" },
-        "code_module": subject.code_module,
-        "code_file": format!("{}.py", subject.code_module),
-        "test_file": subject.test_file,
-        "test_module": subject.test_module,
-        "test_kind": if subject.pytest { "pytest" } else { "unittest" },
-        "expected": subject.expected,
-        "coverage": opts.coverage,
-        "mode": opts.runner,
-        "test_budget_base": opts.test_budget_base.as_secs_f64(),
-        "test_budget_factor": opts.test_budget_factor,
-        "task_budget": opts.task_budget.map(|d| d.as_secs_f64()),
-        "mutants": mutants.iter().enumerate().map(|(i, m)| json!({
-            "id": i, "start": m.start, "end": m.end, "text": m.replacement,
-            "lines": [m.lines.0, m.lines.1], "scope": m.scope.map(|(a, b)| [a, b]),
-        })).collect::<Vec<_>>(),
-    })
-}
-
-/// Analyse `subject` with `mutants` (byte spans of `subject.code`). `on_mutant` hears of each
-/// outcome as it arrives (index into `mutants`).
-pub fn analyze(
-    sandbox: &Sandbox,
-    subject: &Subject,
-    mutants: &[Mutant],
-    opts: &Options,
-    cancel: &AtomicBool,
-    on_mutant: &mut dyn FnMut(usize, &Outcome),
-) -> Result<Analysis, RunError> {
-    let program = Program {
-        source: DRIVER.to_string(),
-        files: vec![
-            (format!("{}.py", subject.code_module), subject.code.clone()),
-            (subject.test_file.clone(), subject.tests.clone()),
-        ],
-        input: input(subject, mutants, opts),
-        limits: limits(opts, mutants.len()),
-        hash_seed: None,
-    };
-    let mut a = Analysis {
-        outcomes: vec![Outcome::not_run(); mutants.len()],
-        ..Analysis::default()
-    };
-    let mut done = false;
-    let run = sandbox.run_program(&program, cancel, &mut |v| {
-        fold(&mut a, &v, &mut done, on_mutant);
-    });
-    a.wall_s = run.wall_s;
-    if !done && a.error.is_none() {
-        return Err(RunError::Driver(format!(
-            "{} {}",
-            run.describe(),
-            run.stderr
-                .trim_end()
-                .lines()
-                .rev()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )));
-    }
-    Ok(a)
-}
-
-fn text(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).map(String::from)
-}
-
-/// One driver record into the analysis.
-fn fold(a: &mut Analysis, v: &Value, done: &mut bool, on_mutant: &mut dyn FnMut(usize, &Outcome)) {
-    let kind = v.get("kind").and_then(Value::as_str);
-    if let (Some(k), Some(s)) = (kind, v.get("seconds").and_then(Value::as_f64))
-        && k != "mutant"
-    {
-        a.phases.insert(k.to_string(), s);
-    }
-    if let Some(cpu) = v.get("cpu").and_then(Value::as_f64) {
-        a.phases.insert("cpu".into(), cpu);
-    }
-    match kind {
-        Some("coverage") => {
-            a.coverage_error = text(v, "error");
-            if let Some(entry) = v.get("report").filter(|r| !r.is_null()) {
-                match Coverage::from_report(entry) {
-                    Ok(c) => a.coverage = Some(c),
-                    Err(e) => a.coverage_error = Some(e),
-                }
-            }
-        }
-        Some("reference") => {
-            if let Some(tests) = v.get("tests").and_then(Value::as_object) {
-                for (id, r) in tests {
-                    let outcome = r.get(0).and_then(Value::as_str).unwrap_or("?");
-                    let secs = r.get(1).and_then(Value::as_f64).unwrap_or(0.0);
-                    a.reference.insert(id.clone(), (outcome.to_string(), secs));
-                }
-            }
-        }
-        Some("start") => {
-            a.valid_tests = v.get("valid").and_then(Value::as_u64).unwrap_or(0) as usize;
-            if let Some(ex) = v.get("excluded").and_then(Value::as_object) {
-                for (id, o) in ex {
-                    a.excluded
-                        .insert(id.clone(), o.as_str().unwrap_or("?").to_string());
-                }
-            }
-        }
-        Some("mutant") => {
-            let Some(i) = v.get("id").and_then(Value::as_u64).map(|i| i as usize) else {
-                return;
-            };
-            let status = match v.get("status").and_then(Value::as_str) {
-                Some("killed") => Status::Killed,
-                Some("timeout") => Status::Timeout,
-                Some("survived") => Status::Survived,
-                Some("equivalent") => Status::Equivalent,
-                _ => Status::NotRun,
-            };
-            let outcome = Outcome {
-                status,
-                by: text(v, "by"),
-                how: text(v, "how"),
-                tests_run: v.get("tests_run").and_then(Value::as_u64).unwrap_or(0) as usize,
-                seconds: v.get("seconds").and_then(Value::as_f64).unwrap_or(0.0),
-            };
-            if let Some(slot) = a.outcomes.get_mut(i) {
-                on_mutant(i, &outcome);
-                *slot = outcome;
-            }
-        }
-        Some("fatal") => {
-            a.error = Some(format!(
-                "{}: {}",
-                text(v, "phase").unwrap_or_default(),
-                text(v, "message").unwrap_or_default()
-            ));
-        }
-        Some("done") => *done = true,
-        _ => {}
-    }
 }
