@@ -99,6 +99,7 @@ pub(crate) fn run(ctx: &Context, args: &RigorArgs) -> anyhow::Result<Outcome> {
         jobs: args.jobs.unwrap_or(0),
         no_cache: args.no_cache,
         shard: args.shard,
+        keep_order: false,
     };
     let human = ctx.output == Output::Human;
     let total = tasks

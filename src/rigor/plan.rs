@@ -75,6 +75,9 @@ pub struct RunConfig {
     /// Recompute even what the store holds.
     pub no_cache: bool,
     pub shard: Option<Shard>,
+    /// Run the tasks in the order given (the TUI's: what the user looks at first), not the
+    /// biggest first.
+    pub keep_order: bool,
 }
 
 /// What happened to one task.
@@ -91,30 +94,25 @@ pub enum Event<'a> {
 struct Item<'t> {
     task: &'t Task,
     subject: Subject,
+    /// Generated only for the tasks that run.
     mutants: Vec<Mutant>,
-    generation_error: Option<String>,
     key: String,
     subject_digest: String,
 }
 
-/// The tasks of `shard` (all without one), with their mutants and keys.
+/// The tasks of `shard` (all without one), with their keys.
 fn items<'t>(tasks: &[&'t Task], interpreter: &str, cfg: &RunConfig) -> Vec<Item<'t>> {
     tasks
         .iter()
         .filter(|t| cfg.shard.is_none_or(|s| s.holds(&t.id)))
         .map(|t| {
             let subject = Subject::of_task(t);
-            let (mutants, generation_error) = match mutants(&t.solution, &t.class_name) {
-                Ok(m) => (m, None),
-                Err(e) => (Vec::new(), Some(e.to_string())),
-            };
             Item {
                 task: t,
                 key: key(&subject, &t.class_name, interpreter, &cfg.options),
                 subject_digest: subject_digest(&subject),
                 subject,
-                mutants,
-                generation_error,
+                mutants: Vec::new(),
             }
         })
         .collect()
@@ -131,25 +129,30 @@ pub fn run(
     on_event: &mut dyn FnMut(Event<'_>),
 ) -> Result<Vec<TaskRigor>, StoreError> {
     let interpreter = interpreter_id(sandbox);
-    let items = items(tasks, &interpreter, cfg);
+    let mut items = items(tasks, &interpreter, cfg);
     let mut results: Vec<Option<TaskRigor>> = vec![None; items.len()];
     let mut todo: Vec<usize> = Vec::new();
-    for (i, it) in items.iter().enumerate() {
+    for (i, it) in items.iter_mut().enumerate() {
         let stored = match store {
             Some(s) if !cfg.no_cache => s.get(&it.key)?,
             _ => None,
         };
-        match (stored, &it.generation_error) {
-            (Some(r), _) => {
-                on_event(Event::Done {
-                    result: &r,
-                    cached: true,
-                });
-                results[i] = Some(r);
+        if let Some(r) = stored {
+            on_event(Event::Done {
+                result: &r,
+                cached: true,
+            });
+            results[i] = Some(r);
+            continue;
+        }
+        match mutants(&it.task.solution, &it.task.class_name) {
+            Ok(m) => {
+                it.mutants = m;
+                todo.push(i);
             }
-            (None, Some(e)) => {
+            Err(e) => {
                 let mut r = TaskRigor::new(&it.task.id, "", Vec::new(), Default::default());
-                r.error = Some(e.clone());
+                r.error = Some(e.to_string());
                 if let Some(s) = store {
                     s.put(&it.key, &it.subject_digest, &r)?;
                 }
@@ -159,7 +162,6 @@ pub fn run(
                 });
                 results[i] = Some(r);
             }
-            (None, None) => todo.push(i),
         }
     }
     // Biggest first (by the time the same subject took before, else mutants × tests): the
@@ -179,6 +181,9 @@ pub fn run(
     };
     let mut order: Vec<(usize, f64)> = todo.iter().copied().zip(history).collect();
     order.sort_by(|(a, ha), (b, hb)| {
+        if cfg.keep_order {
+            return std::cmp::Ordering::Equal;
+        }
         let size =
             |i: &usize| (items[*i].mutants.len() * items[*i].subject.expected.len().max(1)) as f64;
         hb.total_cmp(ha).then(size(b).total_cmp(&size(a)))
