@@ -18,6 +18,8 @@ use crate::exec::{Limits, Program, Sandbox};
 pub const DRIVER: &str = include_str!("../../assets/rigor/driver.py");
 
 /// News from a batch.
+// One `Finished` per subject, handed over by value: boxing the analysis would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Progress<'a> {
     /// A mutant of subject `subject` was decided.

@@ -42,12 +42,11 @@ impl ClassFacts {
 
     fn note(&mut self, target: &Expr) {
         match target {
-            Expr::Attribute(a) => {
+            Expr::Attribute(a)
                 if matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "self")
-                    && !self.attributes.iter().any(|x| x == a.attr.as_str())
-                {
-                    self.attributes.push(a.attr.to_string());
-                }
+                    && !self.attributes.iter().any(|x| x == a.attr.as_str()) =>
+            {
+                self.attributes.push(a.attr.to_string());
             }
             Expr::Tuple(t) => t.elts.iter().for_each(|e| self.note(e)),
             Expr::List(t) => t.elts.iter().for_each(|e| self.note(e)),

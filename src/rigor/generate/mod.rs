@@ -122,7 +122,7 @@ impl<'s> Walk<'_, 's> {
             )
         });
         let first = it.next()?;
-        let last = it.last().unwrap_or(first);
+        let last = it.next_back().unwrap_or(first);
         Some((first.start().to_usize(), last.end().to_usize()))
     }
 
