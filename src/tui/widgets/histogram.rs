@@ -42,7 +42,11 @@ mod tests {
                 .map(|s| s.content.as_ref())
                 .collect::<String>()
         };
-        assert_eq!(text(1), "  b │████████████ 4");
+        assert_eq!(
+            text(1),
+            "  b │███████████ 4",
+            "20 columns less the label and count: 11"
+        );
         assert_eq!(text(0), "  a │██████ 2");
         let empty = lines(&labels, &[0, 0], 20, Style::default(), Style::default());
         assert_eq!(empty[0].spans[1].content, "");
