@@ -8,6 +8,7 @@
 pub mod batch;
 pub mod coverage;
 pub mod generate;
+pub mod lookup;
 pub mod mutant;
 pub mod operators;
 pub mod plan;
