@@ -290,6 +290,7 @@ mod tests {
             ],
             coverage: CoverageOut {
                 class: Some(87.5),
+                branch: Some(75.0),
                 methods: [("pop".to_string(), Some(100.0))].into(),
                 private_methods: Default::default(),
             },
