@@ -9,6 +9,7 @@ pub mod edits;
 pub mod export;
 pub mod gates;
 pub mod review;
+pub mod rigor_gates;
 pub mod store;
 pub mod targets;
 pub mod validate;

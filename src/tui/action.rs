@@ -122,6 +122,9 @@ pub enum Action {
     ReviewDraftPublic,
     /// Choose private tests of the selected method to promote to public tests.
     ReviewPromote,
+    /// Draft a test for a surviving mutant of the selected task (its selected method's first),
+    /// then edit the test module with it.
+    ReviewDraftKill,
     /// The editor came back (the edited text, or why not).
     ReviewEdited {
         task_id: String,
@@ -292,6 +295,11 @@ const NAMED: &[(&str, Action, &str)] = &[
     ("prev-round", Action::PrevRound, "previous round"),
     ("next-method", Action::NextMethod, "next method"),
     ("next-mutant", Action::NextMutant, "next surviving mutant"),
+    (
+        "draft-kill",
+        Action::ReviewDraftKill,
+        "draft a test that kills a surviving mutant",
+    ),
     (
         "prev-mutant",
         Action::PrevMutant,
