@@ -23,6 +23,10 @@
 //! idle_timeout_s = 60       # no new bytes while streaming (default 60)
 //! connect_timeout_s = 10    # (default 10)
 //! max_retries = 4           # attempts beyond the first (default 4)
+//!
+//! [rigor]                   # curation gates on the strength of a task's tests (`classlab rigor`)
+//! branch_coverage = 80      # R1 below this percent of branches taken (default 80)
+//! mutation_score = 80       # R2 below this percent of mutants killed (default 80)
 //! ```
 //!
 //! `default_endpoint` only chooses what the TUI's new-run dialog starts with (`classlab run`
@@ -57,6 +61,31 @@ pub struct Config {
     pub endpoints: BTreeMap<String, EndpointConfig>,
     /// The profile the TUI's new-run dialog starts with; see [`Config::default_profile`].
     pub default_endpoint: Option<String>,
+    /// The rigor gates of curation (review findings R1, R2).
+    pub rigor: RigorGates,
+}
+
+/// `[rigor]`: a task whose tests fall below a gate gets a review finding (docs/rigor.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RigorGates {
+    /// R1: branch coverage of the reference by its tests below this percent.
+    pub branch_coverage: u32,
+    /// R2: mutation score below this percent.
+    pub mutation_score: u32,
+}
+
+impl RigorGates {
+    pub const DEFAULT: RigorGates = RigorGates {
+        branch_coverage: 80,
+        mutation_score: 80,
+    };
+}
+
+impl Default for RigorGates {
+    fn default() -> Self {
+        RigorGates::DEFAULT
+    }
 }
 
 impl Config {
@@ -189,6 +218,7 @@ static DEFAULTS: Config = Config {
     python: None,
     endpoints: BTreeMap::new(),
     default_endpoint: None,
+    rigor: RigorGates::DEFAULT,
 };
 
 /// Load the user's config for this process, once: the first successful call reads the file,

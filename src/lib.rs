@@ -14,6 +14,7 @@ pub mod llm;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod rigor;
 pub mod session;
 pub mod stats;
 pub mod text;

@@ -871,3 +871,67 @@ fn v_validates_the_whole_filtered_queue_two_at_a_time() {
     assert_eq!(app.screens.review.validate_queue.len(), 5);
     assert_eq!(app.screens.review.validating.len(), 2);
 }
+
+/// `m` drafts a test for a surviving mutant: the task's rigor is asked for first (computed in
+/// the background), then the test module with the drafted class opens in `$EDITOR` and the
+/// edit is stored. The rigor delivered here has mutants generated for real from the
+/// reference; their outcomes are given (the runs themselves are tests/rigor_cli.rs's).
+#[test]
+fn m_drafts_a_test_for_a_surviving_mutant() {
+    use classlab::rigor::{Analysis, Outcome, Status, TaskRigor};
+    use classlab::tui::rigor::RigorNews;
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = queue_app((80, 24), dir.path());
+    select(&mut app, "Sample_5");
+    let idx = app.screens.review.selected_task().unwrap();
+    let effects = drive(&mut app, [Action::ReviewDraftKill]);
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::Rigor { tasks } if tasks == &vec![idx])),
+        "{effects:?}"
+    );
+    assert!(!effects.iter().any(|e| matches!(e, Effect::EditPart { .. })));
+
+    let task = app.sh.data.dataset.tasks[idx].clone();
+    let mutants = classlab::rigor::mutants(&task.solution, &task.class_name).unwrap();
+    let outcome = |status| Outcome {
+        status,
+        by: None,
+        how: None,
+        tests_run: 1,
+        seconds: 0.0,
+    };
+    // The last mutant survives, every other one is killed.
+    let mut outcomes: Vec<Outcome> = mutants.iter().map(|_| outcome(Status::Killed)).collect();
+    *outcomes.last_mut().unwrap() = outcome(Status::Survived);
+    let survivor = mutants.last().unwrap().diff(&task.solution);
+    let r = TaskRigor::new(
+        &task.id,
+        &task.solution,
+        mutants,
+        Analysis {
+            outcomes,
+            ..Analysis::default()
+        },
+    );
+    drive(
+        &mut app,
+        [Action::Rigor(Delivered::new(RigorNews::Result {
+            task: idx,
+            result: std::sync::Arc::new(r),
+        }))],
+    );
+    let effects = app.update(Action::ReviewDraftKill);
+    let (draft, _) = run_editor(&mut app, "true", effects);
+    assert!(draft.starts_with(task.test_module.trim_end()), "{draft}");
+    assert!(
+        draft.contains(&format!("line {} of the reference", survivor.line)),
+        "{draft}"
+    );
+    assert!(draft.contains(&format!("`{}`", survivor.after)), "{draft}");
+    assert!(draft.contains("self.fail("), "{draft}");
+    let on_disk = store::load(&store_path(dir.path())).unwrap();
+    let stored = on_disk.review("Sample_5").edits.test.clone().unwrap();
+    assert_eq!(stored.trim_end(), draft.trim_end());
+}

@@ -16,6 +16,7 @@ use super::progress::Progress;
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json, warn_all};
 
+mod killing;
 mod output;
 use crate::dataset::{self, outputs};
 use crate::pipeline::eval::{self, EvalRequest, compare};
@@ -63,6 +64,11 @@ pub struct EvalArgs {
     pub hash_seed: Option<u32>,
     #[command(flatten)]
     pub harness: HarnessArg,
+    /// Report the metrics re-scored against only the tests that kill at least one mutant of
+    /// the task's reference (from `classlab rigor`'s store); with --resume SESSION of a
+    /// finished session, re-scores it without running anything. The session is unchanged.
+    #[arg(long)]
+    pub only_killing_tests: bool,
 }
 
 /// `--harness`, on every command that runs tests.
@@ -286,6 +292,35 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     warn_all(&unsaid);
     problems += result.problems.len();
     let log = SessionLog::open(&result.dir)?;
+    if args.only_killing_tests {
+        let thresholds =
+            serde_json::from_value(recorded_config(&log)["thresholds"].clone()).unwrap_or_default();
+        let (state, kept) = killing::rescore(&log, &ds, &thresholds)?;
+        match ctx.output {
+            Output::Json => {
+                let mut v = session_json(&log, &state, true);
+                v["only_killing_tests"] = serde_json::to_value(&kept)?;
+                print_json(&v)?;
+            }
+            Output::Human => {
+                print_human(&[(&log, &state)]);
+                println!(
+                    "re-scored against only the tests that kill a mutant: {} of {} private tests \
+                     kept in {} tasks; left out (no stored rigor, or no killing test): {}",
+                    kept.tests_kept,
+                    kept.tests_total,
+                    kept.tasks,
+                    if kept.left_out.is_empty() {
+                        "none".into()
+                    } else {
+                        kept.left_out.join(", ")
+                    }
+                );
+                println!("session: {}", result.dir.display());
+            }
+        }
+        return Ok(Outcome { problems });
+    }
     match ctx.output {
         Output::Json => print_json(&session_json(&log, &result.state, true))?,
         Output::Human => {

@@ -24,7 +24,9 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "SESSION")]
     pub ids: Vec<String>,
     /// Slice the metrics by a task property: methods, loc, dep_edges, dep_depth,
-    /// docstring_coverage, or an Understand metric of a RealClassEval task (e.g. CountLine).
+    /// docstring_coverage, branch_coverage, line_coverage, mutation_score (the strength of
+    /// the task's tests, from `classlab rigor`'s store), or an Understand metric of a
+    /// RealClassEval task (e.g. CountLine).
     #[arg(long, value_name = "PROPERTY")]
     pub by: Option<String>,
     /// Quantile bins of `--by`.

@@ -202,11 +202,12 @@ fn progress_line(v: &TaskValidation) -> String {
 
 fn print_task(v: &TaskValidation) {
     println!(
-        "{} — reference (tests passed in both runs): {}; runs {}; class coverage {}",
+        "{} — reference (tests passed in both runs): {}; runs {}; class coverage {} (branch {})",
         Escaped(&v.task_id),
         counts(v),
         agree(v),
-        pct(v.coverage.class)
+        pct(v.coverage.class),
+        pct(v.coverage.branch)
     );
     let mut t =
         Table::new(&["method", "public tests", "cov (public)", "cov (private)"]).right(&[2, 3]);

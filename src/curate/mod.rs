@@ -9,6 +9,7 @@ pub mod edits;
 pub mod export;
 pub mod gates;
 pub mod review;
+pub mod rigor_gates;
 pub mod store;
 pub mod targets;
 pub mod validate;
@@ -290,6 +291,7 @@ mod tests {
             ],
             coverage: CoverageOut {
                 class: Some(87.5),
+                branch: Some(75.0),
                 methods: [("pop".to_string(), Some(100.0))].into(),
                 private_methods: Default::default(),
             },

@@ -14,8 +14,10 @@
 //! Two runs catch nondeterminism only when it shows: a test failing by chance in both runs
 //! is an `I2`, one failing in neither is not found.
 //!
-//! Line coverage (coverage.py inside the sandbox) of each method by its public tests and of
-//! the class by the private tests is reported beside the findings. Running is here; turning
+//! Line coverage (coverage.py inside the sandbox) of each method by its public tests and by
+//! the private tests is reported beside the findings; the class's line and branch coverage
+//! by the private tests are `classlab rigor`'s (the same code path: `rigor::analyze_many`
+//! without mutants). Running is here; turning
 //! two runs into findings and coverage is pure (`compare`, `coverage`) and unit-tested.
 
 mod compare;
@@ -295,6 +297,13 @@ pub fn validate(
             }
         }
     }
+    // The class's coverage is rigor's (coverage.py on the reference module, a context per
+    // test), measured for every task in one sandbox program before the suites run.
+    let rigor_cov = if opts.coverage {
+        rigor_coverage(tasks, sandbox, opts.jobs, cancel)
+    } else {
+        BTreeMap::new()
+    };
     let workers = match opts.jobs {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -371,11 +380,49 @@ pub fn validate(
             if opts.harness == Harness::Split {
                 v.notes.push(SPLIT_UNPROBED.into());
             }
+            if opts.coverage {
+                let c = rigor_cov.get(&job.task);
+                v.coverage.class = c.and_then(|c| c.line).map(coverage::round1);
+                v.coverage.branch = c.and_then(|c| c.branch).map(coverage::round1);
+                if c.is_none() {
+                    v.notes
+                        .push("class coverage not measured (rigor's coverage run failed)".into());
+                }
+            }
             on_task(&v);
             done.insert(job.task, v);
         }
     });
     done.into_values().collect()
+}
+
+/// Coverage of each task's reference by its private tests, by task index: `rigor`'s
+/// measurement without mutants.
+fn rigor_coverage(
+    tasks: &[&Task],
+    sandbox: &Sandbox,
+    jobs: usize,
+    cancel: &AtomicBool,
+) -> BTreeMap<usize, crate::rigor::Coverage> {
+    let subjects: Vec<crate::rigor::Subject> = tasks
+        .iter()
+        .map(|t| crate::rigor::Subject::of_task(t))
+        .collect();
+    let items: Vec<(&crate::rigor::Subject, &[crate::rigor::Mutant])> =
+        subjects.iter().map(|s| (s, &[][..])).collect();
+    let mut out = BTreeMap::new();
+    let opts = crate::rigor::Options::default();
+    crate::rigor::analyze_many(sandbox, &items, &opts, jobs, cancel, &mut |p| {
+        if let crate::rigor::batch::Progress::Finished {
+            subject,
+            result: Ok(a),
+        } = p
+            && let Some(c) = a.coverage
+        {
+            out.insert(subject, c);
+        }
+    });
+    out
 }
 
 /// Totals over validated tasks.

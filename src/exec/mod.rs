@@ -52,6 +52,7 @@ mod launch;
 mod mode;
 mod pool;
 mod probe;
+mod program;
 mod protocol;
 mod rootfs;
 mod seccomp;
@@ -77,6 +78,7 @@ pub use launch::maybe_launch;
 pub use mode::{DEFAULT_HARNESS, INPROC_CAVEAT};
 pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
+pub use program::{PROGRAM_INPUT, Program, ProgramRun, ProgramStop};
 pub use service::{Executor, SetupError};
 pub use spec::{
     CodeRegion, HOST, Harness, Limits, Placement, SPLIT_RUNNER, SplitDirs, SuiteKind, SuiteSpec,

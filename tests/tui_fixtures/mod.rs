@@ -473,7 +473,8 @@ impl Fake {
             | Effect::LoadReview { .. }
             | Effect::EditPart { .. }
             | Effect::SaveReview { .. }
-            | Effect::ValidateTask { .. } => None,
+            | Effect::ValidateTask { .. }
+            | Effect::Rigor { .. } => None,
         }
     }
 

@@ -180,6 +180,11 @@ fn dataset_for(
 
 /// The property of every task of the dataset.
 fn property_values(ds: &dataset::Dataset, by: &str) -> anyhow::Result<BTreeMap<String, f64>> {
+    // The strength of each task's tests, from the rigor store (`classlab rigor`).
+    let store = crate::rigor::store::default_path();
+    if let Some(values) = crate::rigor::lookup::property_values(&ds.tasks, by, &store)? {
+        return Ok(values);
+    }
     let values: BTreeMap<String, f64> = ds
         .tasks
         .iter()
@@ -202,9 +207,10 @@ fn property_values(ds: &dataset::Dataset, by: &str) -> anyhow::Result<BTreeMap<S
             format!("; this dataset's metrics: {}", names.join(", "))
         };
         bail!(
-            "no task of {} has the property `{by}` (built in: {}{extra})",
+            "no task of {} has the property `{by}` (built in: {}, {}{extra})",
             ds.origin,
-            BUILTIN.join(", ")
+            BUILTIN.join(", "),
+            crate::rigor::lookup::PROPERTIES.join(", ")
         );
     }
     Ok(values)

@@ -2,8 +2,9 @@
 //! method line ranges tree-sitter finds in the reference. Pure.
 //!
 //! A method's lines are its body (the `def` line and decorators run when the class is
-//! defined, whatever the tests do); docstrings are no statements to coverage.py. Class
-//! coverage pools the bodies of every method of the class, helpers and `__init__` included.
+//! defined, whatever the tests do); docstrings are no statements to coverage.py. The class's
+//! line and branch coverage are not computed here: `validate` takes them from `classlab
+//! rigor`'s measurement (one code path for both commands).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,8 +17,13 @@ use crate::model::Task;
 /// Coverage figures of a task, in percent (one decimal); `None` where not measured.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CoverageOut {
-    /// The class's method bodies, by the private tests.
+    /// Line coverage of the reference module by the private tests: `classlab rigor`'s figure
+    /// (coverage.py, `covered_lines / num_statements`), from the same code path.
     pub class: Option<f64>,
+    /// Branch coverage of the reference module by the private tests, as `rigor` reports it
+    /// (`None` without branches or when not measured).
+    #[serde(default)]
+    pub branch: Option<f64>,
     /// Each target method, by its own public tests.
     pub methods: BTreeMap<String, Option<f64>>,
     /// Each target method, by the private tests.
@@ -75,7 +81,7 @@ pub fn percent(
     (total > 0).then(|| round1(100.0 * hit as f64 / total as f64))
 }
 
-/// Coverage of the task's class and methods, and notes on what could not be measured.
+/// Coverage of the task's methods (the class's is rigor's), and notes on what could not be measured.
 pub fn task_coverage(task: &Task, suites: &[SuiteRuns]) -> (CoverageOut, Vec<String>) {
     let mut notes = Vec::new();
     for s in suites {
@@ -110,8 +116,6 @@ pub fn task_coverage(task: &Task, suites: &[SuiteRuns]) -> (CoverageOut, Vec<Str
         };
         match &s.key {
             SuiteKey::Private => {
-                let all: Vec<(usize, usize)> = ranges.values().flatten().copied().collect();
-                out.class = percent(&stmts, &executed, &all);
                 for m in &names {
                     out.private_methods
                         .insert(m.to_string(), percent(&stmts, &executed, of(m)));

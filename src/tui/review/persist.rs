@@ -11,10 +11,28 @@ pub fn load(path: &Path, dataset: &crate::dataset::Dataset) -> ReviewData {
         Ok(store) => (store, None),
         Err(e) => (CurationStore::default(), Some(e.to_string())),
     };
+    // The rigor gates (R1, R2) of the tasks `classlab rigor` has measured as they are now.
+    let rigor_path = crate::rigor::store::default_path();
+    let rigor = rigor_path
+        .exists()
+        .then(|| crate::rigor::Store::open(&rigor_path).ok())
+        .flatten();
+    let gates = crate::config::current().rigor;
     let findings = dataset
         .tasks
         .iter()
-        .map(|t| crate::analysis::lint::lint_task(&curate::edited_task(&store, t)))
+        .map(|t| {
+            let edited = curate::edited_task(&store, t);
+            let mut found = crate::analysis::lint::lint_task(&edited);
+            if let Some(r) = rigor.as_ref().and_then(|s| {
+                let digest =
+                    crate::rigor::plan::subject_digest(&crate::rigor::Subject::of_task(&edited));
+                s.latest(&edited.id, &digest).ok().flatten()
+            }) {
+                found.extend(curate::rigor_gates::findings(&edited, &r, &gates));
+            }
+            found
+        })
         .collect();
     ReviewData {
         store,

@@ -144,6 +144,44 @@ impl ReviewUi {
         }
     }
 
+    /// `m`: the test module with a drafted test for a surviving mutant of the task (in the
+    /// selected method when it has one), in `$EDITOR`. The task's rigor is asked for first
+    /// when it has not arrived.
+    pub fn draft_killing_test(&mut self, sh: &mut Shared) -> Vec<Effect> {
+        let Some((idx, task_id)) = self.editable_task(sh) else {
+            return Vec::new();
+        };
+        let Some(task) = self.edited_review_task(sh, idx) else {
+            return Vec::new();
+        };
+        let Some(r) = sh.rigor.results.get(&idx).cloned() else {
+            let wanted = sh.rigor.want(&[idx]);
+            sh.set_status(
+                Level::Info,
+                format!("measuring the rigor of {task_id} in the background: press m again when it is in"),
+            );
+            return wanted.into_iter().collect();
+        };
+        let method = self.review_method(sh).map(str::to_string);
+        let lines = method.as_deref().and_then(|m| {
+            let module = crate::analysis::parse_module(&task.solution);
+            let def = module.class(&task.class_name)?.method(m)?;
+            Some((def.start_line, def.end_line))
+        });
+        let Some(m) = curate::rigor_gates::survivor_in(&r, lines) else {
+            sh.set_status(Level::Info, format!("no mutant of {task_id} survives its tests"));
+            return Vec::new();
+        };
+        let text = curate::rigor_gates::draft_killing_test(&task, m, method.as_deref());
+        let target = Target::Tests;
+        self.part = kind_of(&target);
+        vec![Effect::EditPart {
+            task_id,
+            target,
+            text,
+        }]
+    }
+
     /// The task as the store has it now.
     fn edited_review_task(&self, sh: &Shared, idx: usize) -> Option<crate::model::Task> {
         let task = sh.data.dataset.tasks.get(idx)?;

@@ -53,6 +53,12 @@ pub fn add(add: &mut Add) {
     add(C::Review, &[ch('V')], A::ReviewBulk(Bulk::Validate), None);
     add(C::Review, &[ch('p')], A::ReviewDraftPublic, None);
     add(C::Review, &[ch('P')], A::ReviewPromote, None);
+    add(
+        C::Review,
+        &[ch('m')],
+        A::ReviewDraftKill,
+        Some("draft a test that kills a surviving mutant (rigor), then edit it"),
+    );
     add(C::Review, &[ch('d')], A::ReviewDiff, None);
     add(C::Review, &[ch('s')], A::CycleStatusFilter, None);
     add(C::Review, &[ch('f')], A::CycleSeverityFilter, None);

@@ -241,6 +241,7 @@ impl ReviewUi {
             Action::NextTab => self.step_part(sh, true),
             Action::PrevTab => self.step_part(sh, false),
             Action::ReviewDraftPublic => return self.draft_public_tests(sh),
+            Action::ReviewDraftKill => return self.draft_killing_test(sh),
             Action::ReviewPromote => self.open_promote(sh),
             Action::NextMethod => self.step_method(sh, true),
             Action::PrevMethod => self.step_method(sh, false),
