@@ -48,6 +48,7 @@ mod isolation;
 mod launch;
 mod pool;
 mod probe;
+mod program;
 mod protocol;
 mod rootfs;
 mod seccomp;
@@ -71,6 +72,7 @@ pub use isolation::{IsolationReport, PythonInfo};
 pub use launch::maybe_launch;
 pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
+pub use program::{PROGRAM_INPUT, Program, ProgramRun, ProgramStop};
 pub use service::{Executor, SetupError};
 pub use spec::{CodeRegion, Limits, SuiteKind, SuiteSpec, pytest_expected, unittest_expected};
 
