@@ -9,4 +9,5 @@
 
 pub mod explored;
 pub mod plan;
+pub mod task;
 pub mod write;

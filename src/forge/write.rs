@@ -43,7 +43,7 @@ pub struct Suite {
     pub traces: Vec<TestTrace>,
 }
 
-const HELPERS: &str = r#"import os
+pub(crate) const HELPERS: &str = r#"import os
 import shutil
 import tempfile
 import unittest

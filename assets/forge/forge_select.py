@@ -4,7 +4,7 @@ its shortest form that keeps its goals, and replay the result to drop what varie
 
 import time
 
-from runner_core import assertions, holds, usable
+from forge_runner import assertions, holds, usable
 
 
 def lines_of(arcs):

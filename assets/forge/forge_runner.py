@@ -20,7 +20,7 @@ import sys
 import time
 import types
 
-from values import observe
+from forge_values import observe
 
 BUILTIN_EXC = {name for name, v in vars(builtins).items()
                if isinstance(v, type) and issubclass(v, BaseException)}

@@ -4,7 +4,7 @@ outcome (the trace a generated test asserts). Runs inside classlab's sandbox, in
 own Python environment, as a trusted program beside the reference module; classlab writes the
 test module from the JSON this prints.
 
-    python explore.py PLAN.json OUT.json
+    python forge_explore.py PLAN.json [OUT.json]     (default: one JSON line on descriptor 3)
 
 Deterministic for a plan (its `seed`): the random generator is seeded, work is bounded by
 counts, not time (a `deadline` only cuts a runaway exploration short, and says so).
@@ -21,8 +21,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from runner_core import CallTimeout, Runner, usable  # noqa: E402
-from values import Pool, parse_type, type_of_default  # noqa: E402
+from forge_runner import CallTimeout, Runner, usable  # noqa: E402
+from forge_values import Pool, parse_type, type_of_default  # noqa: E402
 
 
 class Explorer:
@@ -200,18 +200,20 @@ def _max_instance(seq):
     return best
 
 
-def main(argv):
-    with open(argv[1], encoding="utf-8") as f:
+def main(input_path, out=None):
+    """Explore as the plan in `input_path` says; write the report as one JSON line to `out`
+    (a path), or to descriptor 3 (classlab's program channel)."""
+    with open(input_path, encoding="utf-8") as f:
         plan = json.load(f)
-    out_path = argv[2]
     t0 = time.monotonic()
+    home = os.getcwd()
     base = tempfile.mkdtemp(prefix="forge-")
     result = {"version": 1}
     try:
         runner = Runner(plan, base)
         result.update(runner.load_error or {})
         if not runner.load_error:
-            from select_shrink import finish
+            from forge_select import finish
             ex = Explorer(plan, runner)
             deadline = t0 + plan.get("deadline_s", 120)
             done, cut = ex.explore(plan.get("iterations", 600), deadline)
@@ -219,19 +221,22 @@ def main(argv):
             result["explored"] = done
             result["deadline_hit"] = cut or result.get("deadline_hit", False)
     finally:
-        os.chdir(os.path.dirname(os.path.abspath(out_path)) or "/")
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(None)
+        os.chdir(home)
         shutil.rmtree(base, ignore_errors=True)
     result["seconds"] = round(time.monotonic() - t0, 3)
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    with open(out_path, "w", encoding="utf-8") as f:
-        json.dump(result, f)
+    line = json.dumps(result) + "\n"
+    if out is None:
+        with os.fdopen(3, "w", encoding="utf-8") as f:
+            f.write(line)
+    else:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(line)
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        code = main(sys.argv)
-    except CallTimeout:
-        code = 3
+    code = main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
     sys.stdout.flush()
     os._exit(code)
