@@ -17,4 +17,5 @@ pub mod model;
 pub mod pipeline;
 pub mod session;
 pub mod stats;
+pub mod text;
 pub mod tui;
