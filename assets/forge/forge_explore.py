@@ -212,7 +212,10 @@ def main(input_path, out=None):
     try:
         runner = Runner(plan, base)
         result.update(runner.load_error or {})
-        if not runner.load_error:
+        if not runner.load_error and "replay" in plan:
+            from forge_select import measure
+            result["coverage"] = measure(runner, [{"seq": s} for s in plan["replay"]])
+        elif not runner.load_error:
             from forge_select import finish
             ex = Explorer(plan, runner)
             deadline = t0 + plan.get("deadline_s", 120)

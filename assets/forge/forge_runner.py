@@ -48,7 +48,7 @@ class Runner:
         with open(path, encoding="utf-8", errors="replace") as f:
             self.ref_lines = f.read().splitlines()
         try:
-            with self.quiet(), self.timer(plan.get("import_timeout_s", 10.0)):
+            with self.quiet(), self.timer(plan.get("import_timeout_s", 60.0)):
                 spec = importlib.util.spec_from_file_location(plan.get("module_name", "reference"), path)
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[spec.name] = module
@@ -57,6 +57,15 @@ class Runner:
         except BaseException as e:  # the reference itself does not import: say why
             self.load_error = {"load_error": "%s: %s" % (type(e).__name__, str(e)[:500])}
             self.cls = None
+
+    def fresh_class(self):
+        """The reference class from a fresh import of its module (for measuring coverage with
+        the module's own lines executed under the measurement)."""
+        spec = importlib.util.spec_from_file_location("reference_measured", self.ref_file)
+        module = importlib.util.module_from_spec(spec)
+        with self.quiet(), self.timer(self.plan.get("import_timeout_s", 60.0)):
+            spec.loader.exec_module(module)
+        return getattr(module, self.plan["class"])
 
     def load_mutant(self, mutant):
         name = "forge_mutant_%s" % mutant["id"]
@@ -134,15 +143,11 @@ class Runner:
                 rec = {}
                 t0 = time.perf_counter()
                 try:
-                    with self.quiet(), self.timer(self.timeout):
-                        sys.settrace(tracer)
-                        try:
-                            if i == 0:
-                                value = cls(*a, **k)
-                            else:
-                                value = self.invoke(cls, insts[0], name, a, k)
-                        finally:
-                            sys.settrace(None)
+                    with self.quiet(), self.timer(self.timeout), _tracing(tracer):
+                        if i == 0:
+                            value = cls(*a, **k)
+                        else:
+                            value = self.invoke(cls, insts[0], name, a, k)
                 except CallTimeout:
                     timeout = True
                     trace.append({"out": "timeout"})
@@ -175,7 +180,6 @@ class Runner:
                 rec["state"] = self.state(insts)
                 trace.append(rec)
         finally:
-            sys.settrace(None)
             os.chdir(self.base)
             _empty(work)
         return {"trace": trace, "arcs": arcs, "plain": plain, "stopped": stopped,
@@ -211,12 +215,8 @@ class Runner:
         if "new" in spec:
             a = [self.resolve(x, cls, insts, results, tracer) for x in spec["args"]]
             try:
-                with self.quiet(), self.timer(self.timeout):
-                    sys.settrace(tracer)
-                    try:
-                        obj = cls(*a)
-                    finally:
-                        sys.settrace(None)
+                with self.quiet(), self.timer(self.timeout), _tracing(tracer):
+                    obj = cls(*a)
             except BaseException:
                 raise _Unbuildable()
             insts[spec["new"]] = obj
@@ -252,6 +252,19 @@ class Runner:
                 fields[f] = list(observe(v))
             out[str(idx)] = fields
         return out
+
+
+@contextlib.contextmanager
+def _tracing(tracer):
+    """Our arc tracer around a call (none: leave whatever tracer is installed, e.g. coverage's)."""
+    if tracer is None:
+        yield
+        return
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(None)
 
 
 def _empty(path):

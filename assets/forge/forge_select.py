@@ -89,6 +89,7 @@ def finish(plan, ex, runner, deadline):
             seq, trace = shrink(seq, trace, assigned, runner, hunt)
         tests.append({"seq": seq, "trace": trace, "goals": sorted(map(list, assigned))})
     out["tests"], out["unstable"] = stabilise(tests, runner)
+    out["coverage"] = measure(runner, out["tests"])
     out["arcs_reached"] = sorted(map(list, ex.covered))
     killed = set()
     for t in out["tests"]:
@@ -222,3 +223,44 @@ def stabilise(tests, runner):
         t["dropped"] = dropped
         kept.append(t)
     return kept, unstable
+
+
+def measure(runner, tests):
+    """coverage.py's own figures (branch=True, the reference module only) for the selected
+    sequences, replayed on a fresh import of the reference: line = covered / statements,
+    branch = covered_branches / num_branches of its JSON report (None without branches)."""
+    try:
+        import coverage
+    except ImportError as e:
+        return {"error": "coverage.py not importable: %s" % e}
+    import json
+    import os
+    cov = coverage.Coverage(branch=True, data_file=None, include=[runner.ref_file])
+    try:
+        cov.start()
+        try:
+            cls = runner.fresh_class()
+            for t in tests:
+                runner.run(t["seq"], cls=cls, traced=False)
+        finally:
+            cov.stop()
+        path = os.path.join(runner.base, "coverage.json")
+        with runner.quiet():
+            cov.json_report(outfile=path)
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        os.unlink(path)
+    except BaseException as e:
+        return {"error": "%s: %s" % (type(e).__name__, str(e)[:300])}
+    files = list(report.get("files", {}).values())
+    if not files:
+        return {"error": "the reference was not measured"}
+    s = files[0]["summary"]
+    nb = s.get("num_branches", 0)
+    return {
+        "line": 100.0 * s["covered_lines"] / s["num_statements"] if s["num_statements"] else None,
+        "branch": 100.0 * s["covered_branches"] / nb if nb else None,
+        "branches": [s.get("covered_branches", 0), nb],
+        "missing_lines": files[0].get("missing_lines", []),
+        "missing_arcs": files[0].get("missing_branches", []),
+    }

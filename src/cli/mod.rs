@@ -11,6 +11,7 @@ mod depcheck;
 mod deps;
 mod doctor;
 mod eval;
+mod forge;
 mod lint;
 mod progress;
 mod report;
@@ -142,6 +143,9 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Class corpora: build, query, merge and export a store of every class below some paths.
     Corpus(corpus::CorpusArgs),
+    /// Differential tests generated from each class's reference: a dataset of forged tasks
+    /// with their evidence (coverage, gates), resumable and shardable.
+    Forge(Box<forge::ForgeArgs>),
     /// Open the terminal UI (the default when no command is given).
     Tui(TuiArgs),
 }
@@ -254,6 +258,7 @@ pub fn main() -> ExitCode {
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Corpus(args)) => corpus::run(&ctx, &args),
+        Some(Command::Forge(args)) => forge::run(&ctx, &args),
         Some(Command::Tui(args)) => open_tui(&ctx, args, None),
         None => open_tui(&ctx, cli.tui, None),
     };

@@ -130,4 +130,20 @@ pub struct Report {
     pub load_error: Option<String>,
     #[serde(default)]
     pub seconds: f64,
+    /// coverage.py's figures for the selected sequences on a fresh import of the reference.
+    #[serde(default)]
+    pub coverage: Coverage,
+}
+
+/// coverage.py's figures (`branch=True`, the reference module only), as the explorer measured
+/// them while replaying the selected sequences.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Coverage {
+    pub line: Option<f64>,
+    pub branch: Option<f64>,
+    #[serde(default)]
+    pub branches: (u64, u64),
+    #[serde(default)]
+    pub missing_arcs: Vec<(i64, i64)>,
+    pub error: Option<String>,
 }

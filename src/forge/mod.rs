@@ -8,6 +8,9 @@
 //! kept test is then validated on the reference under the harness `eval` uses.
 
 pub mod explored;
+pub mod gate;
 pub mod plan;
+pub mod run;
+pub mod sample;
 pub mod task;
 pub mod write;

@@ -122,6 +122,12 @@ pub struct Evidence {
     /// Mutation score 0–1; `None` until measured.
     pub mutation: Option<f64>,
     pub survived: Vec<Value>,
+    /// Covered and total branches (coverage.py).
+    pub branches: (u64, u64),
+    /// Arcs of the reference no test takes (coverage.py's missing branches).
+    pub missing_arcs: Vec<(i64, i64)>,
+    /// Why coverage could not be measured.
+    pub coverage_error: Option<String>,
     /// Arcs the explorer reached on the reference (its own tracer).
     pub arcs_reached: usize,
     pub methods_without_test: Vec<String>,
@@ -134,6 +140,10 @@ pub struct Evidence {
     /// Seconds the exploration took (not recorded in the task: it would vary).
     #[serde(skip)]
     pub explore_s: f64,
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
 }
 
 fn digest(text: &str) -> String {
@@ -163,11 +173,16 @@ pub fn forge_task(
             return dropped("skeleton", e.to_string(), ev);
         }
     };
-    let report = match explore(sandbox, task, &p, settings, cancel) {
+    let report = match explore(sandbox, task, &p, settings, None, cancel) {
         Ok(r) => r,
         Err((code, why)) => return dropped(code, why, ev),
     };
     ev.arcs_reached = report.arcs_reached.len();
+    ev.line = report.coverage.line.map(round1);
+    ev.branch = report.coverage.branch.map(round1);
+    ev.branches = report.coverage.branches;
+    ev.missing_arcs = report.coverage.missing_arcs.clone();
+    ev.coverage_error = report.coverage.error.clone();
     ev.methods_without_test = report.methods_without_test.clone();
     ev.unstable = report.unstable.len();
     ev.explored = report.explored;
@@ -211,6 +226,23 @@ pub fn forge_task(
             ev,
         );
     }
+    if !ev.dropped_tests.is_empty() {
+        // Coverage again, of the sequences that stayed.
+        let replay: Vec<&super::explored::Sequence> = kept.iter().map(|t| &t.seq).collect();
+        match explore(sandbox, task, &p, settings, Some(json!(replay)), cancel) {
+            Ok(r) => {
+                ev.line = r.coverage.line.map(round1);
+                ev.branch = r.coverage.branch.map(round1);
+                ev.branches = r.coverage.branches;
+                ev.missing_arcs = r.coverage.missing_arcs;
+                ev.coverage_error = r.coverage.error;
+            }
+            Err((_, why)) => {
+                (ev.line, ev.branch) = (None, None);
+                ev.coverage_error = Some(why);
+            }
+        }
+    }
     ev.tests = suite.traces.len();
     ev.sequences = kept.len();
     ev.calls = kept.iter().map(|t| t.seq.calls.len() + 1).sum();
@@ -227,6 +259,7 @@ fn explore(
     task: &Task,
     p: &super::plan::Plan,
     s: &Settings,
+    replay: Option<Value>,
     cancel: &AtomicBool,
 ) -> Result<Report, (&'static str, String)> {
     let mut input = serde_json::to_value(p).map_err(|e| ("explorer", e.to_string()))?;
@@ -237,6 +270,9 @@ fn explore(
     input["max_calls"] = json!(s.max_calls);
     input["call_timeout_s"] = json!(s.call_timeout_s);
     input["deadline_s"] = json!(s.deadline_s);
+    if let Some(r) = replay {
+        input["replay"] = r;
+    }
     let mut files: Vec<(String, String)> = EXPLORER
         .iter()
         .map(|(n, src)| (n.to_string(), src.to_string()))
