@@ -54,6 +54,10 @@ pub struct EvalArgs {
     /// PYTHONHASHSEED for the suites (default 0: deterministic; with --resume, the session's).
     #[arg(long, value_name = "N")]
     pub hash_seed: Option<u32>,
+    /// Evaluate only shard K of N (disjoint by task-id hash); `classlab sessions merge` joins
+    /// the shards' sessions. Give the same --shard again with --resume.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::corpus::walk::Shard>,
 }
 
 /// The interpreter: `--python`, else the config's `python`, else `python3` on PATH.
@@ -169,8 +173,11 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
             outputs::OutputsFormat::parse(f).with_context(|| format!("unknown --format `{f}`"))?,
         ),
     };
-    let outs = outputs::load(&predictions, format)?;
+    let mut outs = outputs::load(&predictions, format)?;
     problems += warn_all(&outs.problems);
+    if let Some(shard) = &args.shard {
+        outs.samples.retain(|s| shard.holds(&s.task_id));
+    }
 
     let (exec, cancel) = executor_for(ctx, dataset_path.as_deref(), args.cold)?;
     let sandbox = exec.sandbox()?;

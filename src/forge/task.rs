@@ -137,6 +137,8 @@ pub struct Evidence {
     pub unstable: usize,
     pub explored: u64,
     pub deadline_hit: bool,
+    /// Where the plan came from when not the skeleton.
+    pub plan_note: Option<String>,
     /// Seconds the exploration took (not recorded in the task: it would vary).
     #[serde(skip)]
     pub explore_s: f64,
@@ -167,11 +169,19 @@ pub fn forge_task(
     cancel: &AtomicBool,
 ) -> Forged {
     let mut ev = Evidence::default();
+    // A skeleton that does not parse (ClassEval_5's opens an unterminated string) leaves the
+    // reference's own signatures: the plan is read from it instead, and says so.
     let p = match plan(&task.skeleton, &task.solution, &task.class_name) {
         Ok(p) => p,
-        Err(e @ (PlanError::Skeleton(_) | PlanError::NoClass(_))) => {
-            return dropped("skeleton", e.to_string(), ev);
-        }
+        Err(first) => match plan(&task.solution, &task.solution, &task.class_name) {
+            Ok(p) => {
+                ev.plan_note = Some(format!("{first}; planned from the reference"));
+                p
+            }
+            Err(e @ (PlanError::Skeleton(_) | PlanError::NoClass(_))) => {
+                return dropped("skeleton", format!("{first}; reference: {e}"), ev);
+            }
+        },
     };
     let report = match explore(sandbox, task, &p, settings, None, cancel) {
         Ok(r) => r,
