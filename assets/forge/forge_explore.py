@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from forge_runner import CallTimeout, Runner, usable  # noqa: E402
+from forge_runner import Runner, usable  # noqa: E402
 from forge_values import Pool, parse_type, type_of_default  # noqa: E402
 
 
@@ -31,7 +31,7 @@ class Explorer:
         self.runner = runner
         self.rng = random.Random(plan.get("seed", 0))
         self.pool = Pool(plan.get("literals", []))
-        self.methods = [m for m in plan["methods"] if not m["name"].startswith("_")]
+        self.methods = plan["methods"]  # the skeleton's targets (classlab left out private ones)
         self.types = {}
         for m in [plan["init"]] + self.methods:
             for p in m.get("params", []):
@@ -45,6 +45,7 @@ class Explorer:
         self.corpus = []  # kept sequences: (seq, trace, goals)
         self.covered = set()
         self.witness = {}
+        self.discarded = {}
 
     # -- generation ------------------------------------------------------------------------
 
@@ -119,6 +120,14 @@ class Explorer:
         args, kwargs = self.args(m, results)
         return {"method": m["name"], "args": args, "kwargs": kwargs}
 
+    def note_discarded(self, res):
+        """Count why runs were discarded (the first broken contract), for the report."""
+        for r in (res or {}).get("trace", []):
+            if r.get("incidental"):
+                key = "%s: %s" % (r["exc"], r.get("message", ""))
+                self.discarded[key] = self.discarded.get(key, 0) + 1
+                return
+
     # -- exploration -----------------------------------------------------------------------
 
     def explore(self, iterations, deadline):
@@ -152,7 +161,8 @@ class Explorer:
 
     def consider(self, seq):
         res = self.runner.run(seq)
-        if not usable(res):
+        if not usable(res, self.runner.documented):
+            self.note_discarded(res)
             return
         arcs = res["arcs"]
         new = arcs - self.covered
@@ -205,6 +215,14 @@ def main(input_path, out=None):
     (a path), or to descriptor 3 (classlab's program channel)."""
     with open(input_path, encoding="utf-8") as f:
         plan = json.load(f)
+    channel = None
+    if out is None:
+        # The reference may open() an int it was given (`open(3, 'w')` closes descriptor 3 on
+        # exit): move the result channel out of the way of small numbers first.
+        import resource
+        high = max(resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 1, 10)
+        channel = os.dup2(3, high)
+        os.close(3)
     t0 = time.monotonic()
     home = os.getcwd()
     base = tempfile.mkdtemp(prefix="forge-")
@@ -222,6 +240,7 @@ def main(input_path, out=None):
             done, cut = ex.explore(plan.get("iterations", 600), deadline)
             result.update(finish(plan, ex, runner, deadline))
             result["explored"] = done
+            result["discarded"] = sorted(ex.discarded.items(), key=lambda kv: -kv[1])[:3]
             result["deadline_hit"] = cut or result.get("deadline_hit", False)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -231,7 +250,7 @@ def main(input_path, out=None):
     result["seconds"] = round(time.monotonic() - t0, 3)
     line = json.dumps(result) + "\n"
     if out is None:
-        with os.fdopen(3, "w", encoding="utf-8") as f:
+        with os.fdopen(channel, "w", encoding="utf-8") as f:
             f.write(line)
     else:
         with open(out, "w", encoding="utf-8") as f:
@@ -240,6 +259,4 @@ def main(input_path, out=None):
 
 
 if __name__ == "__main__":
-    code = main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
-    sys.stdout.flush()
-    os._exit(code)
+    os._exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

@@ -40,6 +40,8 @@ class Runner:
         self.base = base
         self.timeout = plan.get("call_timeout_s", 0.5)
         self.fields = plan.get("fields", [])
+        self.documented = {m["name"]: m.get("documented_raises", [])
+                           for m in [plan.get("init", {"name": "__init__"})] + plan["methods"]}
         self.load_error = None
         self.arcs = set()
         signal.signal(signal.SIGALRM, _on_alarm)
@@ -140,7 +142,7 @@ class Runner:
                     k = {n: self.resolve(x, cls, insts, results, tracer) for n, x in kwargs.items()}
                 except _Unbuildable:
                     return None
-                rec = {}
+                rec = {"method": name}
                 t0 = time.perf_counter()
                 try:
                     with self.quiet(), self.timer(self.timeout), _tracing(tracer):
@@ -161,6 +163,7 @@ class Runner:
                                     and t.__module__ == "builtins"]
                     if not self.raised_by_reference(e):
                         rec["incidental"] = True
+                        rec["message"] = str(e)[:200]
                     if isinstance(e, (RecursionError, MemoryError)):
                         rec["unstable"] = type(e).__name__
                 else:
@@ -315,13 +318,20 @@ def assertions(trace):
     return out
 
 
-def usable(res):
-    """A run that can become a test: it completed, and no call failed with a TypeError or
-    AttributeError the reference did not raise itself (our arguments broke its contract)."""
+def usable(res, documented=None):
+    """A run that can become a test: it completed, and every exception the reference did not
+    `raise` itself (an `IndexError` popping an empty list, a `TypeError` from our argument) is
+    of a type the method's docstring names. Anything else is outside the specified contract:
+    asserting it would fail candidates that handle the case otherwise."""
     if res is None or res["timeout"]:
         return False
-    return not any(r.get("incidental") and ("TypeError" in r["bases"] or "AttributeError" in r["bases"])
-                   for r in res["trace"])
+    documented = documented or {}
+    for r in res["trace"]:
+        if r.get("incidental"):
+            named = documented.get(r.get("method"), ())
+            if not set(r["bases"]) & set(named) or "TypeError" in r["bases"] and "TypeError" not in named:
+                return False
+    return True
 
 
 def holds(assertion, trace):

@@ -125,6 +125,10 @@ pub struct Report {
     pub explored: u64,
     #[serde(default)]
     pub deadline_hit: bool,
+    /// The commonest reasons runs were discarded (our arguments broke a call's contract, or
+    /// the reference fails on its own), with counts.
+    #[serde(default)]
+    pub discarded: Vec<(String, u64)>,
     /// The reference did not import in the sandbox (the reason).
     #[serde(default)]
     pub load_error: Option<String>,

@@ -29,6 +29,9 @@ pub struct MethodPlan {
     pub params: Vec<Param>,
     /// `method`, `static`, `class` or `property`.
     pub kind: &'static str,
+    /// Exception names the docstring mentions (`ValueError`, `KeyError` …): an exception of
+    /// such a type that the reference does not `raise` itself is still specified behaviour.
+    pub documented_raises: Vec<String>,
 }
 
 /// Literal arguments of one doctest call.
@@ -79,6 +82,7 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         name: "__init__".into(),
         params: Vec::new(),
         kind: "method",
+        documented_raises: Vec::new(),
     };
     let mut methods = Vec::new();
     let mut examples: std::collections::BTreeMap<String, Vec<Example>> = Default::default();
@@ -91,12 +95,13 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
             name: f.name.to_string(),
             params: params(&f.parameters, &doc, &text, kind),
             kind,
+            documented_raises: exception_names(&doc),
         };
         collect_examples(&doc, class_name, &mut examples);
         if f.name.as_str() == "__init__" {
             fields = declared_fields(&f.body);
             init = m;
-        } else if !f.name.starts_with('_') {
+        } else if is_target(f.name.as_str()) {
             methods.push(m);
         }
     }
@@ -112,6 +117,12 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
     })
 }
 
+/// A method the tests may call: public names and special methods (`__getitem__`: ClassEval
+/// makes them targets), not `_private` or name-mangled `__private` ones.
+fn is_target(name: &str) -> bool {
+    !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__") && name.len() > 4)
+}
+
 fn kind_of(f: &ast::StmtFunctionDef, text: &dyn Fn(&dyn Ranged) -> String) -> &'static str {
     for d in &f.decorator_list {
         match text(&d.expression).as_str() {
@@ -122,6 +133,20 @@ fn kind_of(f: &ast::StmtFunctionDef, text: &dyn Fn(&dyn Ranged) -> String) -> &'
         }
     }
     "method"
+}
+
+/// Identifiers ending in `Error` or `Exception` in a docstring, each once.
+fn exception_names(doc: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in doc.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        if (word.ends_with("Error") || word.ends_with("Exception"))
+            && word.chars().next().is_some_and(char::is_uppercase)
+            && !out.iter().any(|w| w == word)
+        {
+            out.push(word.to_string());
+        }
+    }
+    out
 }
 
 fn docstring(body: &[Stmt]) -> String {
@@ -419,6 +444,10 @@ mod tests {
         assert_eq!(p.examples["deposit"][0].args, ["1000"]);
         assert_eq!(p.examples["__init__"][0].args, ["10"]);
         assert_eq!(p.literals, ["-1", "'Invalid amount'"]);
+        assert_eq!(
+            exception_names("If x < 0, raise a ValueError(\"no\"); KeyError."),
+            ["ValueError", "KeyError"]
+        );
     }
 
     #[test]

@@ -37,8 +37,9 @@ pub const EXPLORER: [(&str, &str); 4] = [
     ),
 ];
 
+// The reference may have closed stdout: leave without flushing it (`os._exit`).
 const BOOTSTRAP: &str = "import os, sys\nsys.path.insert(0, os.getcwd())\nimport forge_explore\n\
-     code = forge_explore.main(sys.argv[1])\nsys.stdout.flush()\nos._exit(code)\n";
+     os._exit(forge_explore.main(sys.argv[1]))\n";
 
 /// The generator's identity, recorded in every task it forges: the crate version and a digest
 /// of the explorer's source (a change to either is a new generator).
@@ -202,6 +203,7 @@ pub fn forge_task(
         return dropped("import", e, ev);
     }
     let methods: Vec<String> = p.methods.iter().map(|m| m.name.clone()).collect();
+    let discarded = report.discarded;
     let mut kept: Vec<Explored> = report.tests;
     // Validate; a test failing in any run is dropped, and the rest validated again.
     let mut suite = write(&task.class_name, &methods, &p.kinds, &kept);
@@ -225,16 +227,20 @@ pub fn forge_task(
         suite = write(&task.class_name, &methods, &p.kinds, &kept);
     }
     if kept.is_empty() {
-        let code = if ev.dropped_tests.is_empty() {
-            "no_tests"
-        } else {
-            "unstable"
+        if !ev.dropped_tests.is_empty() {
+            return dropped(
+                "unstable",
+                "no test passes on the reference every time".into(),
+                ev,
+            );
+        }
+        let why = match discarded.first() {
+            Some((reason, n)) => {
+                format!("no sequence became a test; {n} runs failed with {reason}")
+            }
+            None => "no sequence became a test".into(),
         };
-        return dropped(
-            code,
-            "no test passes on the reference every time".into(),
-            ev,
-        );
+        return dropped("no_tests", why, ev);
     }
     if !ev.dropped_tests.is_empty() {
         // Coverage again, of the sequences that stayed.

@@ -136,11 +136,7 @@ pub fn write(
         };
         let mut src = format!("class {name}(_FreshDir):\n");
         for (k, t) in groups[&g].iter().enumerate() {
-            let test = format!(
-                "test_{}_{}",
-                g.unwrap_or("main").trim_start_matches('_'),
-                k + 1
-            );
+            let test = format!("test_{}_{}", g.unwrap_or("main").trim_matches('_'), k + 1);
             let (body, steps) = render_test(class_name, kinds, t);
             let _ = write!(src, "\n    def {test}(self):\n{body}");
             traces.push(TestTrace {
