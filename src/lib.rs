@@ -15,6 +15,7 @@ pub mod llm;
 pub mod metrics;
 pub mod model;
 pub mod pipeline;
+pub mod rigor;
 pub mod session;
 pub mod stats;
 pub mod text;

@@ -15,6 +15,7 @@ mod forge;
 mod lint;
 mod progress;
 mod report;
+mod rigor;
 mod run;
 mod sessions;
 mod show;
@@ -137,6 +138,9 @@ pub enum Command {
     /// Run each reference twice (fresh dirs, two hash seeds): nondeterminism, leftovers,
     /// traced calls, failures (T11, T5, T8, T9, I2) and line coverage.
     Validate(validate::ValidateArgs),
+    /// Branch coverage and mutation analysis of each task's reference under its own tests:
+    /// line/branch coverage, mutants killed, surviving, equivalent; `rigor merge` joins shards.
+    Rigor(rigor::RigorArgs),
     /// Review tasks for a cleaned benchmark: status, approve, reject, note, edit, export.
     Curate(curate::CurateArgs),
     /// Static checks of the tasks (domain.md §6): findings with code, severity, place and fix.
@@ -255,6 +259,7 @@ pub fn main() -> ExitCode {
         Some(Command::Sessions(args)) => sessions::run(&ctx, &args),
         Some(Command::Doctor) => doctor::run(&ctx),
         Some(Command::Validate(args)) => validate::run(&ctx, &args),
+        Some(Command::Rigor(args)) => rigor::run(&ctx, &args),
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Corpus(args)) => corpus::run(&ctx, &args),

@@ -146,7 +146,7 @@ impl<'s> RuffModule<'s> {
     }
 
     /// Tokens starting in `[start, end)`.
-    fn tokens_in(&self, start: usize, end: usize) -> &[Token] {
+    pub fn tokens_in(&self, start: usize, end: usize) -> &[Token] {
         let t = self.tokens();
         let lo = t.partition_point(|x| us(x.start()) < start);
         let hi = t.partition_point(|x| us(x.start()) < end);

@@ -31,7 +31,7 @@ pub enum Action {
     Open,
     NextTab,
     PrevTab,
-    /// Go to tab 1–5.
+    /// Go to tab 1–6.
     GoTab(u8),
     NextTask,
     PrevTask,
@@ -96,6 +96,9 @@ pub enum Action {
     PrevMethod,
     /// Fold or unfold the prompt.
     ToggleFold,
+    /// The Rigor tab: the next or previous surviving mutant.
+    NextMutant,
+    PrevMutant,
 
     // The review queue (curation).
     ShowReview,
@@ -195,6 +198,8 @@ pub enum Action {
         task_id: String,
         result: Result<super::review::validate::Validated, String>,
     },
+    /// News of the background rigor job (a task's result, a mutant decided, the end).
+    Rigor(Delivered<super::rigor::RigorNews>),
     /// The task list filtered and sorted off the UI thread; `req` is the request this answers
     /// (only the newest is applied).
     TasksFiltered {
@@ -225,6 +230,7 @@ const NAMED: &[(&str, Action, &str)] = &[
     ("tab-3", Action::GoTab(3), "Tests tab"),
     ("tab-4", Action::GoTab(4), "Methods tab"),
     ("tab-5", Action::GoTab(5), "Dependencies tab"),
+    ("tab-6", Action::GoTab(6), "Rigor tab"),
     ("next-task", Action::NextTask, "next task"),
     ("prev-task", Action::PrevTask, "previous task"),
     ("filter", Action::StartFilter, "fuzzy filter"),
@@ -285,6 +291,12 @@ const NAMED: &[(&str, Action, &str)] = &[
     ("next-round", Action::NextRound, "next round"),
     ("prev-round", Action::PrevRound, "previous round"),
     ("next-method", Action::NextMethod, "next method"),
+    ("next-mutant", Action::NextMutant, "next surviving mutant"),
+    (
+        "prev-mutant",
+        Action::PrevMutant,
+        "previous surviving mutant",
+    ),
     ("prev-method", Action::PrevMethod, "previous method"),
     (
         "toggle-fold",
@@ -389,6 +401,7 @@ impl Action {
                 | Action::ReviewEdited { .. }
                 | Action::ReviewValidated { .. }
                 | Action::TasksFiltered { .. }
+                | Action::Rigor(_)
         )
     }
 

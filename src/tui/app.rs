@@ -157,6 +157,10 @@ impl App {
             | Action::ReviewValidated { .. } => {
                 screens::review::background(&mut self.screens.review, &mut self.sh, action)
             }
+            Action::Rigor(news) => {
+                self.sh.rigor.apply(&news.0);
+                Vec::new()
+            }
             Action::TasksFiltered { req, found } => {
                 self.sh.tasks_filtered(req, found.take());
                 Vec::new()

@@ -63,6 +63,11 @@ pub enum Effect {
         task_id: String,
         path: PathBuf,
     },
+    /// Look up (in the rigor store) or compute the rigor of these tasks, in order; each
+    /// arrives as `Action::Rigor`. Replaces the rigor job running.
+    Rigor {
+        tasks: Vec<usize>,
+    },
     /// Apply review decisions to the store under its lock and write it
     /// (`Action::ReviewSaved`).
     SaveReview {

@@ -137,6 +137,8 @@ pub struct Jobs {
     run: Option<Running>,
     /// Background validations of review tasks, by task id (the newest request per task).
     validations: BTreeMap<String, Running>,
+    /// The rigor job (the newest request replaces it).
+    rigor: Option<Running>,
 }
 
 impl Jobs {
@@ -148,6 +150,7 @@ impl Jobs {
             rx,
             run: None,
             validations: BTreeMap::new(),
+            rigor: None,
         }
     }
 
@@ -269,6 +272,7 @@ impl Jobs {
                     let _ = tx.send(Action::SessionDeleted { dir, error });
                 });
             }
+            Effect::Rigor { tasks } => self.rigor(tasks, dataset),
             Effect::CancelEval => {
                 if let Some(r) = &self.run {
                     r.cancel.store(true, Ordering::SeqCst);
@@ -334,8 +338,26 @@ impl Jobs {
         self.validations.insert(task_id, Running { cancel, handle });
     }
 
+    /// Look up or compute tasks' rigor on a thread of its own, after stopping the job running.
+    fn rigor(&mut self, tasks: Vec<usize>, dataset: &Dataset) {
+        if let Some(old) = self.rigor.take() {
+            old.cancel.store(true, Ordering::SeqCst);
+        }
+        let tasks: Vec<(usize, crate::model::Task)> = tasks
+            .into_iter()
+            .filter_map(|i| Some((i, dataset.tasks.get(i)?.clone())))
+            .collect();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (flag, tx, setup) = (Arc::clone(&cancel), self.tx.clone(), self.setup.clone());
+        let handle = thread::spawn(move || super::jobs_rigor::run(&setup, &tasks, &flag, &tx));
+        self.rigor = Some(Running { cancel, handle });
+    }
+
     /// Stop a running evaluation and the validations, and wait for them to end.
     pub fn shutdown(&mut self) {
+        if let Some(r) = self.rigor.take() {
+            r.cancel.store(true, Ordering::SeqCst);
+        }
         let validations = std::mem::take(&mut self.validations);
         for r in validations.values() {
             r.cancel.store(true, Ordering::SeqCst);

@@ -21,6 +21,8 @@ pub enum Context {
     Code,
     Methods,
     Deps,
+    /// The task view's Rigor tab.
+    Rigor,
     Summary,
     Help,
     Palette,
@@ -73,6 +75,7 @@ impl Context {
             Context::Code => "Code tabs (Skeleton, Solution, Tests)",
             Context::Methods => "Methods tab",
             Context::Deps => "Dependencies tab",
+            Context::Rigor => "Rigor tab",
             Context::Summary => "Dependency summary",
             Context::Help => "Help",
             Context::Palette => "Command palette",

@@ -136,6 +136,7 @@ fn needs_dataset(effect: &Effect) -> bool {
             | Effect::LoadReview { .. }
             | Effect::ValidateTask { .. }
             | Effect::SaveReview { .. }
+            | Effect::Rigor { .. }
     )
 }
 

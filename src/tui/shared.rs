@@ -88,6 +88,8 @@ pub struct Shared {
     pub ev: EvalUi,
     /// The generation-run sessions shown.
     pub runs: RunUi,
+    /// Rigor results (coverage, mutants) arrived so far, by task.
+    pub rigor: super::rigor::RigorUi,
     /// The task the task view shows (the list opens it, stepping changes it).
     pub open_task: usize,
     /// The task and two compared sessions the paired view shows (set by the grid before
@@ -162,6 +164,7 @@ impl Shared {
             highlight: RefCell::new(HighlightCache::default()),
             ev: EvalUi::default(),
             runs: RunUi::default(),
+            rigor: super::rigor::RigorUi::default(),
             open_task: 0,
             screen: ScreenId::List,
             question: None,

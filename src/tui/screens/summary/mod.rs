@@ -15,6 +15,9 @@ use crate::tui::keymap::Context;
 use crate::tui::screen::{Outcome, Screen};
 use crate::tui::shared::Shared;
 
+/// Above this many tasks, opening the summary does not start measuring rigor.
+const RIGOR_TASKS_MAX: usize = 5000;
+
 #[derive(Debug, Default)]
 pub struct State {
     pub scroll: usize,
@@ -50,8 +53,15 @@ impl Screen for State {
         ]
     }
 
-    fn opened(&mut self, _sh: &mut Shared) -> Vec<Effect> {
+    fn opened(&mut self, sh: &mut Shared) -> Vec<Effect> {
         self.scroll = 0;
-        Vec::new()
+        // The rigor histograms: every task's, from the store or computed in the background
+        // (a dataset of corpus size is left to `classlab rigor`).
+        let n = sh.data.dataset.tasks.len();
+        if n > RIGOR_TASKS_MAX {
+            return Vec::new();
+        }
+        let all: Vec<usize> = (0..n).collect();
+        sh.rigor.want(&all).into_iter().collect()
     }
 }

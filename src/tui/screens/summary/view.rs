@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use crate::depcheck::DepCheck;
 use crate::metrics::deps::Metrics;
 use crate::tui::shared::Shared;
-use crate::tui::widgets::{fit_lines, layout, pane};
+use crate::tui::widgets::{fit_lines, histogram, layout, pane};
 
 pub struct SummaryView<'a> {
     pub sh: &'a Shared,
@@ -159,10 +159,12 @@ pub fn doc(sh: &Shared, width: usize) -> Vec<Line<'static>> {
         let progress = sh.data.loading().map_or(String::new(), |l| {
             format!(" ({} of {} tasks so far)", l.analysed, l.tasks())
         });
-        return vec![Line::styled(
+        let mut lines = vec![Line::styled(
             format!("Waiting for the analysis of every task{progress}…"),
             theme.muted(),
         )];
+        lines.extend(rigor_lines(sh, width));
+        return fit_lines(lines, width);
     };
     let r = &check.report;
     let mut lines: Vec<Line<'static>> = match title.split_once(": ") {
@@ -242,7 +244,56 @@ pub fn doc(sh: &Shared, width: usize) -> Vec<Line<'static>> {
             ));
         }
     }
+    lines.extend(rigor_lines(sh, width));
     fit_lines(lines, width)
+}
+
+/// Test-suite rigor of the dataset: branch coverage and mutation score histograms, filled in
+/// as tasks arrive from the background (`classlab rigor`'s store, or computed).
+fn rigor_lines(sh: &Shared, width: usize) -> Vec<Line<'static>> {
+    let theme = sh.theme();
+    let ui = &sh.rigor;
+    let h = &ui.hist;
+    let total = sh.data.dataset.tasks.len();
+    let mut lines = vec![Line::default()];
+    let state = if ui.running {
+        format!(", measuring in the background ({} to go)", ui.pending.len())
+    } else if let Some(e) = &ui.error {
+        format!(", stopped: {e}")
+    } else {
+        String::new()
+    };
+    lines.push(Line::styled(
+        format!("Test-suite rigor: {} of {total} tasks measured{state}", h.measured),
+        theme.header(),
+    ));
+    if h.measured == 0 {
+        return lines;
+    }
+    let tenths: Vec<String> = (0..10)
+        .map(|i| if i == 9 { "90–100".to_string() } else { format!("{}–{}", i * 10, i * 10 + 10) })
+        .collect();
+    let with = h.with_branches();
+    let mean = |sum: f64, n: usize| if n == 0 { "-".to_string() } else { format!("{:.1}", sum / n as f64) };
+    lines.push(Line::styled(
+        format!(
+            "branch coverage % of the reference by its tests ({with} tasks, mean {}; {} without branches)",
+            mean(h.branch_sum, with),
+            h.no_branches
+        ),
+        theme.muted(),
+    ));
+    lines.extend(histogram::lines(&tenths, &h.branch, width, theme.accent(), theme.muted()));
+    lines.push(Line::styled(
+        format!(
+            "mutation score % ({} tasks, mean {})",
+            h.scored,
+            mean(h.score_sum * 100.0, h.scored)
+        ),
+        theme.muted(),
+    ));
+    lines.extend(histogram::lines(&tenths, &h.score, width, theme.accent(), theme.muted()));
+    lines
 }
 
 pub fn line_count(sh: &Shared, width: u16) -> usize {

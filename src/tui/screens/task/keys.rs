@@ -11,12 +11,16 @@ use crate::tui::shared::Shared;
 use crossterm::event::KeyCode as K;
 
 pub fn hints(st: &TaskState) -> Vec<(C, A, &'static str)> {
-    let mut h = vec![
-        (C::Task, A::NextTab, "tab"),
-        (C::Task, A::NextTask, "next task"),
-    ];
+    let mut h = vec![(C::Task, A::NextTab, "tab")];
+    // On the Rigor tab `]` steps through survivors, not tasks.
+    if st.tab != Tab::Rigor {
+        h.push((C::Task, A::NextTask, "next task"));
+    }
     if st.tab == Tab::Methods {
         h.insert(0, (C::Methods, A::Open, "show code"));
+    }
+    if st.tab == Tab::Rigor {
+        h.insert(0, (C::Rigor, A::NextMutant, "next survivor"));
     }
     h.extend([
         (C::Global, A::ToggleHelp, "help"),
@@ -42,7 +46,7 @@ pub fn add(add: &mut Add) {
 
     add(C::Task, &[KeyChord::plain(K::Tab)], A::NextTab, None);
     add(C::Task, &[KeyChord::plain(K::BackTab)], A::PrevTab, None);
-    for n in 1..=5u8 {
+    for n in 1..=6u8 {
         add(
             C::Task,
             &[KeyChord::ch(char::from(b'0' + n))],
@@ -76,4 +80,23 @@ pub fn add(add: &mut Add) {
         Some("show the method in Solution"),
     );
     nav_scroll(add, C::Deps, true);
+    nav_scroll(add, C::Rigor, false);
+    add(
+        C::Rigor,
+        &[KeyChord::ch(']')],
+        A::NextMutant,
+        Some("next surviving mutant"),
+    );
+    add(
+        C::Rigor,
+        &[KeyChord::ch('[')],
+        A::PrevMutant,
+        Some("previous surviving mutant"),
+    );
+    add(
+        C::Rigor,
+        &[KeyChord::plain(K::Enter)],
+        A::Open,
+        Some("measure again a task that could not be analysed"),
+    );
 }

@@ -2,6 +2,7 @@
 
 pub mod keys;
 pub mod methods;
+mod rigor;
 pub mod state;
 mod update;
 pub mod view;
@@ -24,14 +25,14 @@ impl Screen for State {
         let tab = match self.tab {
             Tab::Methods => Context::Methods,
             Tab::Deps => Context::Deps,
+            Tab::Rigor => Context::Rigor,
             _ => Context::Code,
         };
         vec![tab, Context::Task, Context::Global]
     }
 
     fn update(&mut self, sh: &mut Shared, action: Action) -> Outcome {
-        update::update_task(self, sh, action);
-        ().into()
+        update::update_task(self, sh, action).into()
     }
 
     fn render(&self, sh: &Shared, area: Rect, buf: &mut Buffer) {

@@ -11,15 +11,17 @@ pub enum Tab {
     Tests,
     Methods,
     Deps,
+    Rigor,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 5] = [
+    pub const ALL: [Tab; 6] = [
         Tab::Skeleton,
         Tab::Solution,
         Tab::Tests,
         Tab::Methods,
         Tab::Deps,
+        Tab::Rigor,
     ];
 
     pub fn title(self) -> &'static str {
@@ -29,6 +31,7 @@ impl Tab {
             Tab::Tests => "Tests",
             Tab::Methods => "Methods",
             Tab::Deps => "Dependencies",
+            Tab::Rigor => "Rigor",
         }
     }
 
@@ -63,6 +66,9 @@ pub struct TaskState {
     pub method_selected: usize,
     pub method_offset: usize,
     pub deps_scroll: usize,
+    /// The Rigor tab's cursor line (1-based) and first row shown.
+    pub rigor_cursor: usize,
+    pub rigor_top: usize,
 }
 
 impl TaskState {
@@ -83,6 +89,17 @@ impl TaskState {
             method_selected: 0,
             method_offset: 0,
             deps_scroll: 0,
+            rigor_cursor: 1,
+            rigor_top: 0,
+        }
+    }
+
+    /// Where the Rigor tab is.
+    pub fn rigor_at(&self) -> crate::tui::widgets::rigor_view::RigorAt {
+        crate::tui::widgets::rigor_view::RigorAt {
+            idx: self.idx,
+            cursor: self.rigor_cursor,
+            top: self.rigor_top,
         }
     }
 }

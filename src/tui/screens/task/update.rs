@@ -3,6 +3,7 @@
 use super::state::{Tab, TaskState};
 use super::view as task_view;
 use crate::tui::action::Action;
+use crate::tui::effect::Effect;
 use crate::tui::screen::{Nav, scrolled};
 use crate::tui::shared::{CodePart, Level, Shared, Status};
 use crate::tui::widgets::code_pane::scroll_code;
@@ -112,15 +113,19 @@ pub fn clamp_code(st: &mut TaskState, sh: &Shared) {
     }
 }
 
-pub fn update_task(st: &mut TaskState, sh: &mut Shared, action: Action) {
+pub fn update_task(st: &mut TaskState, sh: &mut Shared, action: Action) -> Vec<Effect> {
+    let tabs = Tab::ALL.len();
     match action {
         Action::Back | Action::Close => sh.go(Nav::Back),
-        Action::NextTab => st.tab = Tab::ALL[(st.tab.index() + 1) % 5],
-        Action::PrevTab => st.tab = Tab::ALL[(st.tab.index() + 4) % 5],
-        Action::GoTab(n) if (1..=5).contains(&n) => st.tab = Tab::ALL[usize::from(n - 1)],
+        Action::NextTab => st.tab = Tab::ALL[(st.tab.index() + 1) % tabs],
+        Action::PrevTab => st.tab = Tab::ALL[(st.tab.index() + tabs - 1) % tabs],
+        Action::GoTab(n) if (1..=tabs).contains(&usize::from(n)) => {
+            st.tab = Tab::ALL[usize::from(n - 1)]
+        }
         Action::NextTask => step_task(st, sh, 1),
         Action::PrevTask => step_task(st, sh, -1),
         Action::Click { column, row } => click_tabs(st, sh, column, row),
+        other if st.tab == Tab::Rigor => return super::rigor::update(st, sh, other),
         other => match st.tab {
             Tab::Methods => update_methods(st, sh, other),
             Tab::Deps => {
@@ -132,6 +137,11 @@ pub fn update_task(st: &mut TaskState, sh: &mut Shared, action: Action) {
             tab => update_code(st, sh, tab, other),
         },
     }
+    // The Rigor tab asks for the task's rigor (from the store, or computed) when shown.
+    if st.tab == Tab::Rigor {
+        return sh.rigor.want(&[st.idx]).into_iter().collect();
+    }
+    Vec::new()
 }
 
 fn step_task(st: &mut TaskState, sh: &mut Shared, delta: isize) {

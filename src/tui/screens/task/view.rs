@@ -10,7 +10,7 @@ use super::state::TaskState;
 use crate::tui::screens::task::state::Tab;
 use crate::tui::shared::{CodePart, Shared};
 use crate::tui::widgets::code_pane::{CodeDoc, render_code};
-use crate::tui::widgets::{deps_view, layout};
+use crate::tui::widgets::{deps_view, layout, rigor_view};
 
 pub struct TaskView<'a> {
     pub sh: &'a Shared,
@@ -62,6 +62,11 @@ impl Widget for &TaskView<'_> {
             Tab::Deps => deps_view::DepsView {
                 sh,
                 st: self.st.deps_at(),
+            }
+            .render(content, buf),
+            Tab::Rigor => rigor_view::RigorView {
+                sh,
+                at: self.st.rigor_at(),
             }
             .render(content, buf),
             tab => CodePane {

@@ -1,0 +1,844 @@
+# classlab rigor driver: coverage and mutation analysis of tasks' references under their own
+# tests, run by classlab inside the sandbox (src/exec/program.rs; spec in sys.argv[1], JSON
+# lines on descriptor 3). A trusted program; the code it runs is the datasets' references and
+# mutants of them. docs/rigor.md explains the method; this file is how.
+#
+# Processes:
+#   root      reads the spec, starts one task process per subject (at most `jobs` at once),
+#             forwards their records to classlab, and hands out `jobs` run slots: every child
+#             that runs tests holds one, so the machine's cores stay busy to the very end (a
+#             task alone at the end gets them all);
+#   task      (one per subject) imports the reference module and the test module once
+#             ("warm"), then forks a child for each unit of work:
+#               coverage   every test under coverage.py (branch=True, a context per test),
+#                          writing coverage.py's own JSON report;
+#               reference  every test again, untraced, timed; a test counts only when it
+#                          passed in both;
+#               mutant     a mutant's module installed over the warm imports; the tests that
+#                          cover its lines first, cheapest first, then the rest of the suite,
+#                          stopping at the first that does not pass. A mutant whose bytecode
+#                          equals the reference's is equivalent (TCE) and never runs.
+#             Each test's budget is relative to its reference time and enforced from the task
+#             process by killing the child; a kill by timeout counts only if the test times out
+#             again alone at twice the budget.
+#   A subject's files are read-only (its own directory); every process works in a fresh
+#   directory of its own at the top of the work dir, removed after it.
+#   Mode "plain" is the benchmark's straightforward runner: no warm imports; per mutant a
+#   child writes the mutated module to a file, imports it, and runs the whole suite in order.
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+import types
+import unittest
+from collections import deque
+
+SPEC = json.load(open(sys.argv[1]))
+ROOT = os.getcwd()
+JOBS = max(1, int(SPEC.get("jobs", 1)))
+MODE = SPEC.get("mode", "schemata")
+BASE = float(SPEC.get("test_budget_base", 0.2))
+FACTOR = float(SPEC.get("test_budget_factor", 10.0))
+TASK_BUDGET = SPEC.get("task_budget")
+TASK_WALL = float(SPEC.get("task_wall", 3600.0))
+REF_BUDGET = float(SPEC.get("reference_test_budget", 60.0))
+SETUP_BUDGET = float(SPEC.get("setup_budget", 30.0))
+MUTANT_SETUP = float(SPEC.get("mutant_setup_budget", 5.0))
+IMPORT_LIMIT = float(SPEC.get("import_timeout", 60.0))
+PASSING = ("pass", "skip", "unsupported")
+
+try:  # children die with their parent (a task process killed at its wall limit)
+    import ctypes
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+except BaseException:  # noqa: BLE001
+    _prctl = None
+
+
+def die_with_parent():
+    if _prctl is not None:
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def kill_group(pid):
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def reap(pid):
+    try:
+        return os.waitpid(pid, 0)[1]
+    except ChildProcessError:
+        return None
+
+
+# ==== the task process ======================================================================
+
+class Task:
+    """One subject: its files, tests and the helpers that install code."""
+
+    def __init__(self, index, s, to_root, from_root):
+        self.index = index
+        self.s = s
+        self.out = to_root
+        self.grants_fd = from_root
+        self.dir = os.path.join(ROOT, s["dir"])
+        self.code_path = os.path.join(self.dir, s["code_file"])
+        self.code_name = s["code_module"]
+        self.test_path = os.path.join(self.dir, s["test_file"])
+        self.test_name = s["test_module"]
+        self.concatenated = s["layout"] == "concatenated"
+        self.pytest = s["test_kind"] == "pytest"
+        with open(self.code_path, "rb") as f:
+            self.code_bytes = f.read()
+        with open(self.test_path, "rb") as f:
+            self.test_code = compile(f.read(), self.test_path, "exec", dont_inherit=True)
+        self.ref_code = compile(self.code_bytes, self.code_path, "exec", dont_inherit=True)
+        self.run_test = self.run_pytest if self.pytest else self.run_unittest
+        self.after = None
+        self.t0 = time.monotonic()
+
+    def send(self, kind, **fields):
+        fields["kind"] = kind
+        fields["task"] = self.index
+        write_all(self.out, (json.dumps(fields) + "\n").encode())
+
+    # ---- running one test (in a child) ----
+
+    def run_unittest(self, ns, tid):
+        cls_name, _, meth = tid.partition(".")
+        cls = ns.get(cls_name)
+        if not isinstance(cls, type) or not hasattr(cls, meth):
+            return "error"
+        result = Result()
+        # A suite of one: class and module fixtures (setUpClass) run around the test.
+        unittest.TestSuite([cls(meth)]).run(result)
+        return result.outcome
+
+    def run_pytest(self, ns, tid):
+        return run_pytest_item(ns, tid)
+
+    def install(self, code):
+        """Execute `code` (the reference, a mutant, or an import of one) as the code module,
+        then the test module; the test module's namespace."""
+        mod = types.ModuleType(self.code_name)
+        mod.__file__ = self.code_path
+        sys.modules[self.code_name] = mod
+        exec(code, mod.__dict__)
+        tmod = types.ModuleType(self.test_name)
+        tmod.__file__ = self.test_path
+        if self.concatenated:  # ClassEval: the tests see the code's globals (one module there)
+            tmod.__dict__.update(
+                (k, v) for k, v in mod.__dict__.items()
+                if not (k.startswith("__") and k.endswith("__"))
+            )
+        sys.modules[self.test_name] = tmod
+        exec(self.test_code, tmod.__dict__)
+        return tmod.__dict__
+
+    def child_main(self, wfd, code, tests, stop_first, before):
+        """In a forked child: install, run `tests` in order, report each on `wfd`."""
+        try:
+            os.setpgid(0, 0)
+            die_with_parent()
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            d = os.path.join(ROOT, "run-%d" % os.getpid())
+            os.mkdir(d)
+            os.chdir(d)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            if before is not None:
+                before()
+            try:
+                ns = self.install(code)
+            except BaseException as e:  # noqa: BLE001
+                os.write(wfd, ("I %s\n" % type(e).__name__).encode())
+                os._exit(0)
+            os.write(wfd, b"S\n")
+            for i, tid in enumerate(tests):
+                t = time.perf_counter()
+                try:
+                    out = self.run_test(ns, tid)
+                except BaseException:  # noqa: BLE001 - the runner itself failed on this test
+                    out = "error"
+                os.write(wfd, ("R %d %s %.6f\n" % (i, out, time.perf_counter() - t)).encode())
+                if stop_first and out not in PASSING:
+                    break
+            if self.after is not None:
+                self.after()
+            os.write(wfd, b"D\n")
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(0)
+
+    # ---- warm ----
+
+    def warm(self):
+        """The imports of the reference and the tests, once: every child inherits them."""
+        d = os.path.join(ROOT, "warm-%d" % os.getpid())
+        os.mkdir(d)
+        os.chdir(d)
+
+        def on_alarm(signum, frame):
+            raise TimeoutError("importing the task took longer than %.0f s" % IMPORT_LIMIT)
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, IMPORT_LIMIT)
+        try:
+            self.install(self.ref_code)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            os.chdir(self.dir)
+            import shutil
+            shutil.rmtree(d, ignore_errors=True)
+        # Children start from the reference's modules, not this run's objects.
+        sys.modules.pop(self.code_name, None)
+        sys.modules.pop(self.test_name, None)
+        # Objects that exist now are never collected: forked children do not copy their pages
+        # when a collection would touch them. (coverage.py is imported by the coverage child
+        # only: every megabyte this process holds makes each fork slower.)
+        import gc
+        gc.collect()
+        gc.freeze()
+
+
+class Result(unittest.TestResult):
+    """Outcome of one unittest test: pass, fail, error or skip."""
+
+    def __init__(self):
+        super().__init__()
+        self.outcome = "pass"
+
+    def addFailure(self, test, err):
+        self.outcome = "fail"
+
+    def addError(self, test, err):
+        if self.outcome == "pass":
+            self.outcome = "error"
+
+    def addSkip(self, test, reason):
+        self.outcome = "skip"
+
+    def addExpectedFailure(self, test, err):
+        pass
+
+    def addUnexpectedSuccess(self, test):
+        self.outcome = "fail"
+
+    def addSubTest(self, test, subtest, err):
+        if err is not None:
+            self.outcome = "fail"
+
+
+def run_pytest_item(ns, tid):
+    """A pytest-style test called directly: plain functions and `Test*` classes, skip and
+    xfail marks honoured (a strict xfail that passes fails: XPASS(strict)); parametrized
+    tests and fixtures are not supported (left out, listed)."""
+    try:
+        from _pytest.outcomes import Skipped, XFailed
+    except BaseException:  # noqa: BLE001 - a file that does not need pytest
+        Skipped = XFailed = ()
+    cls_name, _, meth = tid.rpartition(".")
+    inst = None
+    if cls_name:
+        cls = ns.get(cls_name)
+        if not isinstance(cls, type):
+            return "error"
+        inst = cls()
+        fn = getattr(inst, meth, None)
+        marks = list(getattr(fn, "pytestmark", []) or []) + list(getattr(cls, "pytestmark", []) or [])
+    else:
+        fn = ns.get(meth)
+        marks = list(getattr(fn, "pytestmark", []) or [])
+    if fn is None:
+        return "error"
+    names = [m.name for m in marks]
+    if "skip" in names or "skipif" in names:
+        return "skip"
+    if "parametrize" in names or "usefixtures" in names:
+        return "unsupported"
+    try:
+        import inspect
+        if inspect.signature(fn).parameters:
+            return "unsupported"  # fixtures
+    except (TypeError, ValueError):
+        pass
+    xfail = next((m for m in marks if m.name == "xfail"), None)
+    raised = None
+    try:
+        if inst is not None and hasattr(inst, "setup_method"):
+            inst.setup_method(fn)
+        try:
+            fn()
+        finally:
+            if inst is not None and hasattr(inst, "teardown_method"):
+                inst.teardown_method(fn)
+    except Skipped:
+        return "skip"
+    except XFailed:
+        return "pass"
+    except BaseException as e:  # noqa: BLE001 - any exception is the test's outcome
+        raised = e
+    if xfail is None:
+        return "pass" if raised is None else "fail"
+    kw = getattr(xfail, "kwargs", {}) or {}
+    if raised is not None:
+        exp = kw.get("raises")
+        if exp is not None and not isinstance(raised, exp):
+            return "fail"
+        return "pass"  # xfailed, as the file expects
+    return "fail" if kw.get("strict", False) else "pass"  # XPASS(strict) fails
+
+
+class Child:
+    """A forked child running tests; its deadline moves test by test."""
+
+    def __init__(self, task, code, tests, budgets, setup_budget, stop_first, before=None):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            task.child_main(w, code, tests, stop_first, before)
+        os.close(w)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        self.task, self.pid, self.fd = task, pid, r
+        self.budgets, self.setup_budget = budgets, setup_budget
+        self.results, self.setup, self.stopped = [], "crash", None
+        self.buf = b""
+        self.started = time.monotonic()
+        self.deadline = self.started + setup_budget
+        self.ended = False
+
+    def feed(self, data):
+        if not data:
+            self.ended = True
+            return
+        self.buf += data
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            parts = line.decode().split()
+            if not parts:
+                continue
+            now = time.monotonic()
+            if parts[0] == "S":
+                self.setup = None
+                self.deadline = now + (self.budgets[0] if self.budgets else self.setup_budget)
+            elif parts[0] == "I":
+                self.setup = parts[1] if len(parts) > 1 else "Exception"
+            elif parts[0] == "R":
+                i = int(parts[1])
+                self.results.append((i, parts[2], float(parts[3])))
+                nxt = i + 1
+                self.deadline = now + (self.budgets[nxt] if nxt < len(self.budgets)
+                                       else self.setup_budget)
+            elif parts[0] == "D":
+                self.ended = True
+
+    def expire(self):
+        """Past the deadline: the running test (or the set-up) timed out."""
+        if self.setup == "crash" and not self.results:
+            self.setup = "timeout"
+        else:
+            self.stopped = len(self.results)
+        kill_group(self.pid)
+        self.ended = True
+
+    def close(self):
+        os.close(self.fd)
+        kill_group(self.pid)  # it leaves with os._exit; anything of its group goes too
+        reap(self.pid)
+        import shutil
+        shutil.rmtree(os.path.join(ROOT, "run-%d" % self.pid), ignore_errors=True)
+        return self.setup, self.results, self.stopped, time.monotonic() - self.started
+
+
+class Slots:
+    """This task's share of the root's run slots: one per running child."""
+
+    def __init__(self, task):
+        self.task = task
+        self.asked = 0
+        self.granted = 0
+
+    def want(self):
+        write_all(self.task.out, b"!want\n")
+        self.asked += 1
+
+    def take_grants(self):
+        n = len(os.read(self.task.grants_fd, 4096))
+        self.granted += n
+        self.asked -= n
+
+    def free(self):
+        write_all(self.task.out, b"!free\n")
+
+
+def run_jobs(task, jobs, on_done):
+    """Drive generators (`jobs`: iterator of (key, generator)); each yields child requests
+    (code, tests, budgets, setup_budget, stop_first, before) and receives (setup, results,
+    stopped, seconds); its return value goes to on_done(key, value). At most JOBS children
+    at once, each holding a slot of the root's."""
+    slots = Slots(task)
+    queue = deque()
+    running = {}
+    it = iter(jobs)
+    exhausted = False
+
+    def advance(key, gen, value):
+        try:
+            queue.append((key, gen, gen.send(value)))
+        except StopIteration as stop:
+            on_done(key, stop.value)
+
+    while True:
+        while not exhausted and len(queue) + len(running) < JOBS:
+            nxt = next(it, None)
+            if nxt is None:
+                exhausted = True
+            else:
+                advance(nxt[0], nxt[1], None)
+        while slots.asked + slots.granted < len(queue):
+            slots.want()
+        while queue and slots.granted > 0:
+            key, gen, req = queue.popleft()
+            slots.granted -= 1
+            child = Child(task, *req)
+            running[child.fd] = (child, key, gen)
+        if not running and not queue and exhausted:
+            return
+        now = time.monotonic()
+        wait = min([c.deadline for c, _, _ in running.values()], default=now + 60) - now
+        fds = list(running) + [task.grants_fd]
+        ready, _, _ = select.select(fds, [], [], max(0.0, wait))
+        if task.grants_fd in ready:
+            slots.take_grants()
+        now = time.monotonic()
+        for fd, (child, key, gen) in list(running.items()):
+            if fd in ready:
+                child.feed(os.read(fd, 65536))
+            if not child.ended and now >= child.deadline:
+                child.expire()
+            if child.ended:
+                del running[fd]
+                value = child.close()
+                slots.free()
+                advance(key, gen, value)
+
+
+# ---- the work of a task, as generators of child requests ----
+
+def run_all(task, code, tests, budget, before=None):
+    """Every test once, in order (a test killed at its budget is a timeout and the rest go on
+    in a new child). Returns ({id: (outcome, secs)}, install failure or None)."""
+    out = {}
+    todo = list(tests)
+    while todo:
+        setup, results, stopped, _ = yield (code, todo, [budget] * len(todo), SETUP_BUDGET,
+                                            False, before)
+        if setup is not None:
+            return out, setup
+        for i, o, s in results:
+            out[todo[i]] = (o, s)
+        if stopped is not None:
+            out[todo[stopped]] = ("timeout", budget)
+            todo = todo[stopped + 1:]
+        elif len(results) < len(todo):
+            out[todo[len(results)]] = ("crash", 0.0)  # the child died inside this test
+            todo = todo[len(results) + 1:]
+        else:
+            todo = []
+    return out, None
+
+
+def coverage_job(task):
+    cov_json = os.path.join(ROOT, "coverage-%d.json" % task.index)
+
+    def before():
+        import coverage
+        cov = coverage.Coverage(data_file=None, config_file=False, branch=True,
+                                include=[task.code_path])
+        cov.start()
+        plain = task.run_test
+
+        def traced(ns, tid):
+            cov.switch_context(tid)
+            try:
+                return plain(ns, tid)
+            finally:
+                cov.switch_context("")
+
+        task.run_test = traced
+
+        def after():
+            cov.stop()
+            cov.json_report(morfs=[task.code_path], outfile=cov_json, show_contexts=True)
+
+        task.after = after
+
+    out, setup = yield from run_all(task, task.ref_code, task.s["expected"], REF_BUDGET, before)
+    entry, why = None, None
+    if setup is not None:
+        why = "install failed: %s" % setup
+    else:
+        try:
+            with open(cov_json) as f:
+                files = json.load(f).get("files", {})
+            entry = next(iter(files.values()), None)
+            if entry is None:
+                why = "the reference file was not measured"
+            else:
+                for bulky in ("functions", "classes"):  # per-function summaries: not used
+                    entry.pop(bulky, None)
+        except (OSError, ValueError) as e:
+            why = "no coverage report: %s" % e
+        try:
+            os.remove(cov_json)
+        except OSError:
+            pass
+    return out, entry, why
+
+
+class Plan:
+    """What the mutants run against: the valid tests, their times, which cover which line."""
+
+    def __init__(self, task, ref_out, cov_out, entry):
+        expected = task.s["expected"]
+        self.valid = [t for t in expected if ref_out.get(t, ("",))[0] == "pass"
+                      and (cov_out is None or cov_out.get(t, ("",))[0] == "pass")]
+        self.time = {t: ref_out[t][1] for t in self.valid}
+        self.order = {t: i for i, t in enumerate(self.valid)}
+        self.line_tests, self.import_lines = {}, set()
+        valid = set(self.valid)
+        for line, ctxs in ((entry or {}).get("contexts") or {}).items():
+            n = int(line)
+            for c in ctxs:
+                if c == "":
+                    self.import_lines.add(n)
+                elif c in valid:
+                    self.line_tests.setdefault(n, set()).add(c)
+
+    def budget(self, tid, scale=1.0):
+        return scale * max(BASE, FACTOR * self.time[tid])
+
+    def first(self, m):
+        """The valid tests to run first on `m`: those that executed its lines (for a `def`
+        header, its body's), cheapest first; for a line run only at import, all of them."""
+        first, last = m["lines"]
+        scope = m.get("scope")
+        lines = range(scope[0], scope[1] + 1) if scope else range(first, last + 1)
+        chosen = set()
+        for n in lines:
+            chosen |= self.line_tests.get(n, set())
+        if not chosen and not scope and any(n in self.import_lines for n in range(first, last + 1)):
+            chosen = set(self.valid)
+        return sorted(chosen, key=lambda t: (self.time[t], self.order[t]))
+
+
+def canon(co):
+    """A code object without its positions: what TCE compares."""
+    consts = tuple(
+        canon(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+        for c in co.co_consts
+    )
+    return (co.co_code, consts, co.co_names, co.co_varnames, co.co_freevars, co.co_cellvars,
+            co.co_flags, co.co_argcount, co.co_posonlyargcount, co.co_kwonlyargcount,
+            co.co_name, getattr(co, "co_qualname", ""), getattr(co, "co_exceptiontable", b""))
+
+
+def first_failure(task, plan, code, tests, before=None):
+    """Run `tests` on a mutant, stopping at the first that does not pass; a timeout counts
+    only when a rerun of that test alone at twice the budget times out too. Returns
+    (verdict, test, how, ran, seconds): "killed" (how: fail, error, crash, timeout,
+    import:<exception>) or "passed"."""
+    todo = list(tests)
+    ran, secs = 0, 0.0
+
+    def ask(tests, scale=1.0):
+        return (code, tests, [plan.budget(t, scale) for t in tests], MUTANT_SETUP * scale,
+                True, before)
+
+    while todo:
+        setup, results, stopped, s = yield ask(todo)
+        ran, secs = ran + len(results), secs + s
+        if setup == "timeout":
+            setup, results, stopped, s = yield ask(todo[:1], 2.0)
+            secs += s
+            if setup == "timeout":
+                return ("killed", None, "timeout", ran, secs)
+            ran += len(results)
+        if setup is not None:
+            return ("killed", None, "import:%s" % setup, ran, secs)
+        for i, o, _ in results:
+            if o not in PASSING:
+                return ("killed", todo[i], o, ran, secs)
+        if stopped is not None:
+            tid = todo[stopped]
+            setup2, res2, stopped2, s = yield ask([tid], 2.0)
+            ran, secs = ran + 1, secs + s
+            if stopped2 is not None or setup2 == "timeout":
+                return ("killed", tid, "timeout", ran, secs)
+            if setup2 is not None:
+                return ("killed", None, "import:%s" % setup2, ran, secs)
+            if not res2:
+                return ("killed", tid, "crash", ran, secs)
+            if res2[0][1] not in PASSING:
+                return ("killed", tid, res2[0][1], ran, secs)
+            todo = todo[stopped + 1:]
+        elif len(results) < len(todo):
+            return ("killed", todo[len(results)], "crash", ran, secs)
+        else:
+            todo = []
+    return ("passed", None, None, ran, secs)
+
+
+def mutant_bytes(task, m):
+    return task.code_bytes[:m["start"]] + m["text"].encode() + task.code_bytes[m["end"]:]
+
+
+def verdict(result, first=None):
+    kind, by, how, ran, secs = result
+    if kind == "passed":
+        return {"status": "survived", "tests_run": ran, "seconds": round(secs, 4)}
+    res = {"status": "timeout" if how == "timeout" else "killed", "by": by, "how": how,
+           "tests_run": ran, "seconds": round(secs, 4)}
+    if first is not None and by is not None and by not in first:
+        res["confirm"] = True  # killed by a test that does not cover its lines
+    return res
+
+
+def mutant_job(task, plan, m, ref_canon):
+    if TASK_BUDGET is not None and time.monotonic() - task.t0 > float(TASK_BUDGET):
+        return {"status": "not_run"}
+    t = time.monotonic()
+    try:
+        code = compile(mutant_bytes(task, m), task.code_path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        return {"status": "killed", "by": None, "how": "compile:%s" % type(e).__name__,
+                "tests_run": 0}
+    if canon(code) == ref_canon:
+        return {"status": "equivalent", "seconds": round(time.monotonic() - t, 4)}
+    # The covering tests first, cheapest first; then, in the same child, the rest of the
+    # suite in order: a mutant survives only when the whole suite passed on it.
+    first = plan.first(m)
+    chosen = set(first)
+    tests = first + [x for x in plan.valid if x not in chosen]
+    return verdict((yield from first_failure(task, plan, code, tests)), chosen)
+
+
+IMPORT_IT = ("import importlib as _i, sys as _s\n_s.modules.pop(%r, None)\n"
+             "globals().update(vars(_i.import_module(%r)))\n")
+
+
+def plain_job(task, plan, m):
+    """The straightforward runner: a child imports the mutated module from a file and runs
+    the whole suite in order."""
+    if TASK_BUDGET is not None and time.monotonic() - task.t0 > float(TASK_BUDGET):
+        return {"status": "not_run"}
+    text = mutant_bytes(task, m)
+    code = compile(IMPORT_IT % (task.code_name, task.code_name), "<plain>", "exec")
+
+    def before():
+        with open(os.path.join(os.getcwd(), task.s["code_file"]), "wb") as f:
+            f.write(text)
+        sys.path.insert(0, os.getcwd())
+        import importlib
+        importlib.invalidate_caches()
+
+    budget = MUTANT_SETUP + sum(plan.budget(x) for x in plan.valid)
+    setup, results, stopped, secs = yield (code, plan.valid, [budget] * len(plan.valid),
+                                           budget, False, before)
+    base = {"tests_run": len(results), "seconds": round(secs, 4)}
+    if setup is not None:
+        return dict(base, status="timeout" if setup == "timeout" else "killed", by=None,
+                    how="timeout" if setup == "timeout" else "import:%s" % setup)
+    if stopped is not None:
+        return dict(base, status="timeout", by=plan.valid[stopped], how="timeout")
+    bad = [(i, o) for i, o, _ in results if o not in PASSING]
+    if bad:
+        return dict(base, status="killed", by=plan.valid[bad[0][0]], how=bad[0][1])
+    if len(results) < len(plan.valid):
+        return dict(base, status="killed", by=plan.valid[len(results)], how="crash")
+    return dict(base, status="survived")
+
+
+def task_main(task):
+    os.chdir(task.dir)
+    sys.path.insert(0, task.dir)
+    if task.pytest:
+        try:
+            import pytest  # noqa: F401 - the tests' decorators; children inherit it
+        except BaseException:  # noqa: BLE001 - reported when the tests import it
+            pass
+    if MODE == "schemata":
+        t = time.monotonic()
+        try:
+            task.warm()
+        except BaseException as e:  # noqa: BLE001
+            task.send("fatal", phase="import", message="%s: %s" % (type(e).__name__, e))
+            return
+        task.send("warm", seconds=round(time.monotonic() - t, 4))
+    # Coverage and the untraced reference run, side by side.
+    t = time.monotonic()
+    got = {}
+    jobs = [("reference", run_all(task, task.ref_code, task.s["expected"], REF_BUDGET))]
+    if SPEC.get("coverage", True) and MODE == "schemata":
+        jobs.append(("coverage", coverage_job(task)))
+    run_jobs(task, jobs, got.__setitem__)
+    cov_out, entry = None, None
+    if "coverage" in got:
+        cov_out, entry, why = got["coverage"]
+        task.send("coverage", report=entry, error=why, tests={k: v[0] for k, v in cov_out.items()})
+    ref_out, ref_setup = got["reference"]
+    task.send("reference", seconds=round(time.monotonic() - t, 4), setup=ref_setup,
+              tests={k: [v[0], round(v[1], 6)] for k, v in ref_out.items()})
+    if ref_setup is not None:
+        task.send("fatal", phase="reference", message="the reference does not import: %s" % ref_setup)
+        return
+    plan = Plan(task, ref_out, cov_out, entry)
+    excluded = {x: ref_out.get(x, ("not_run",))[0] for x in task.s["expected"] if x not in plan.time}
+    if cov_out is not None:
+        excluded.update({x: "%s under coverage" % cov_out.get(x, ("not_run",))[0]
+                         for x in task.s["expected"] if x not in plan.time and x not in excluded})
+    if not plan.valid:
+        task.send("fatal", phase="reference", message="no test passes on the reference")
+        return
+    task.send("start", valid=len(plan.valid), mutants=len(task.s["mutants"]), excluded=excluded)
+    ref_canon = canon(task.ref_code)
+    if MODE == "schemata":
+        jobs = ((m["id"], mutant_job(task, plan, m, ref_canon)) for m in task.s["mutants"])
+    else:
+        jobs = ((m["id"], plain_job(task, plan, m)) for m in task.s["mutants"])
+
+    def done(key, value):
+        value["id"] = key
+        task.send("mutant", **value)
+
+    run_jobs(task, jobs, done)
+    c = os.times()
+    task.send("done", seconds=round(time.monotonic() - task.t0, 4),
+              cpu=round(c.user + c.system + c.children_user + c.children_system, 4))
+
+
+def start_task(index, s):
+    """Fork the process of one subject; (pid, its records, the grants pipe to it)."""
+    up_r, up_w = os.pipe()
+    down_r, down_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(up_r)
+        os.close(down_w)
+        code = 0
+        try:
+            die_with_parent()
+            task_main(Task(index, s, up_w, down_r))
+        except BaseException as e:  # noqa: BLE001
+            code = 1
+            try:
+                msg = "%s: %s" % (type(e).__name__, e)
+                write_all(up_w, (json.dumps({"kind": "fatal", "task": index, "phase": "driver",
+                                             "message": msg}) + "\n").encode())
+            except BaseException:  # noqa: BLE001
+                pass
+        try:
+            write_all(up_w, b"!done\n")  # the task's last record is in
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(code)
+    os.close(up_w)
+    os.close(down_r)
+    return pid, up_r, down_w
+
+
+# ==== the root ==============================================================================
+
+def main():
+    out = 3
+    subjects = SPEC["subjects"]
+    pending = deque(range(len(subjects)))
+    free = JOBS
+    wants = deque()
+    active = {}  # records fd -> Active
+
+    while pending or active:
+        while pending and len(active) < JOBS:
+            i = pending.popleft()
+            pid, r, w = start_task(i, subjects[i])
+            active[r] = Active(i, pid, w)
+        now = time.monotonic()
+        wait = max(0.0, min(a.deadline for a in active.values()) - now)
+        ready, _, _ = select.select(list(active), [], [], wait)
+        for fd in ready:
+            a = active[fd]
+            data = os.read(fd, 1 << 16)
+            a.buf += data
+            lines = a.buf.split(b"\n")
+            a.buf = lines.pop()
+            for line in lines:
+                if line == b"!want":
+                    wants.append(fd)
+                elif line == b"!free":
+                    a.held -= 1
+                    free += 1
+                elif line == b"!done":
+                    a.finished = True
+                elif line:
+                    write_all(out, line + b"\n")
+            if not data:
+                free += a.end(out, fd, "ended")
+                del active[fd]
+        now = time.monotonic()
+        for fd, a in list(active.items()):
+            if now >= a.deadline:
+                kill_group(a.pid)
+                free += a.end(out, fd, "was killed at the task wall limit (%.0f s)" % TASK_WALL)
+                del active[fd]
+        while free > 0 and wants:
+            a = active.get(wants.popleft())
+            if a is None:
+                continue
+            try:
+                os.write(a.grants, b"g")
+            except OSError:
+                continue
+            a.held += 1
+            free -= 1
+    write_all(out, b'{"kind": "end"}\n')
+
+
+class Active:
+    """A running task process, as the root sees it."""
+
+    def __init__(self, index, pid, grants):
+        self.index, self.pid, self.grants = index, pid, grants
+        self.held, self.buf, self.finished = 0, b"", False
+        self.deadline = time.monotonic() + TASK_WALL
+
+    def end(self, out, fd, why):
+        """Close it; report it when it ended without its last record. Its slots, returned."""
+        os.close(fd)
+        os.close(self.grants)
+        status = reap(self.pid)
+        if not self.finished:
+            msg = "the task process %s (status %s)" % (why, status)
+            write_all(out, (json.dumps({"kind": "fatal", "task": self.index, "phase": "driver",
+                                        "message": msg}) + "\n").encode())
+        return self.held
+
+
+main()
+os._exit(0)
