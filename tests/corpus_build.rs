@@ -239,6 +239,27 @@ fn a_killed_build_resumes_to_the_same_store() {
     }
     let _ = child.kill(); // SIGKILL
     let _ = child.wait();
+    // The unfinished store says so when read, and is not exported.
+    let query = Command::new(bin())
+        .args(["corpus", "query", "--count"])
+        .arg(&killed)
+        .output()
+        .unwrap();
+    let warning = String::from_utf8_lossy(&query.stderr);
+    assert!(
+        warning.contains("did not finish") && warning.contains("corpus build"),
+        "{warning}"
+    );
+    let export = Command::new(bin())
+        .args(["corpus", "export"])
+        .arg(&killed)
+        .arg("--out")
+        .arg(dir.path().join("never"))
+        .output()
+        .unwrap();
+    assert!(!export.status.success());
+    assert!(String::from_utf8_lossy(&export.stderr).contains("unfinished store"));
+    assert!(!dir.path().join("never").exists());
     let rerun = args(&killed).output().unwrap();
     assert!(
         rerun.status.success(),

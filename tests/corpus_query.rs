@@ -12,6 +12,9 @@ use corpus_common::{stdlib, write};
 
 const CACHE: &str = "import functools\n\nclass LruCache:\n    \"\"\"A small cache.\"\"\"\n\n    def __init__(self, size):\n        \"\"\"Make it.\"\"\"\n        self.size = size\n        self.data = {}\n\n    def get(self, key):\n        \"\"\"Get a key.\"\"\"\n        if key in self.data:\n            return self.data[key]\n        return None\n\n    def put(self, key, value):\n        \"\"\"Put a key.\"\"\"\n        if len(self.data) >= self.size:\n            self.evict()\n        self.data[key] = value\n\n    def evict(self):\n        \"\"\"Drop the oldest key.\"\"\"\n        for k in list(self.data):\n            del self.data[k]\n            break\n";
 
+/// Properties and `@overload` stubs: one method per name.
+const PROPS: &str = "from typing import overload\n\nclass Box:\n    @property\n    def size(self):\n        return self._s\n\n    @size.setter\n    def size(self, v):\n        self._s = v\n\n    @size.deleter\n    def size(self):\n        del self._s\n\n    @overload\n    def get(self, k: int) -> int: ...\n    @overload\n    def get(self, k: str) -> str: ...\n    def get(self, k):\n        return k\n\n    def clear(self):\n        pass\n";
+
 /// A tree with exact and near duplicates across repositories, plus real stdlib modules.
 fn corpus(dir: &Path) -> PathBuf {
     let r = dir.join("tree");
@@ -26,6 +29,7 @@ fn corpus(dir: &Path) -> PathBuf {
     );
     let near = CACHE.replace("break", "break\n        return None");
     write(&r.join("gamma/near.py"), near.as_bytes());
+    write(&r.join("epsilon/props.py"), PROPS.as_bytes());
     write(
         &r.join("delta/uses_numpy.py"),
         b"import numpy as np\n\nclass Arr:\n    \"\"\"Doc.\"\"\"\n\n    def f(self):\n        \"\"\"F.\"\"\"\n        return np.zeros(3)\n",
@@ -198,6 +202,7 @@ fn query_prints_json_lines_with_the_documented_fields() {
             "total_doc_str",
             "self_contained",
             "deps",
+            "blockers",
             "dup_cluster",
             "near_dup_cluster"
         ]
@@ -233,8 +238,10 @@ fn an_export_opens_as_a_dataset() {
         None,
         &csv_dir,
         classlab::corpus::export::ExportFormat::Realclasseval,
+        false,
     )
-    .unwrap();
+    .unwrap()
+    .classes;
     assert_eq!(n, want);
     let ds = classlab::dataset::load(Some(&csv_dir)).unwrap();
     assert_eq!(ds.tasks.len() as u64, want);
@@ -246,6 +253,7 @@ fn an_export_opens_as_a_dataset() {
         None,
         &json_dir,
         classlab::corpus::export::ExportFormat::Classlab,
+        false,
     )
     .unwrap();
     let ds = classlab::dataset::load(Some(&json_dir.join("dataset.json"))).unwrap();
@@ -262,4 +270,92 @@ fn an_export_opens_as_a_dataset() {
             .collect::<Vec<_>>(),
         ["get", "put", "evict"]
     );
+}
+
+fn query_json(db: &Path, args: &[&str]) -> Vec<serde_json::Value> {
+    let out = Command::new(bin())
+        .args(["--json", "corpus", "query"])
+        .arg(db)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn query_count(db: &Path, filter: &str) -> u64 {
+    let out = Command::new(bin())
+        .args(["corpus", "query", "--count"])
+        .arg(db)
+        .arg(filter)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn ids_are_strings_in_json_and_filters_match_them_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = corpus(dir.path());
+    let rows = query_json(&db, &[]);
+    // Class ids use 63 bits: nearly all are above 2^53, where a JSON number is rounded.
+    let big: Vec<&str> = rows
+        .iter()
+        .map(|r| r["id"].as_str().expect("the id is a string"))
+        .filter(|id| id.parse::<u64>().unwrap() > 1u64 << 53)
+        .collect();
+    assert!(!big.is_empty());
+    for id in big.iter().take(5) {
+        assert_eq!(query_count(&db, &format!("id={id}")), 1, "id={id}");
+        assert_eq!(query_count(&db, &format!("id=\"{id}\"")), 1, "id=\"{id}\"");
+        let one = query_json(&db, &[&format!("id={id}")]);
+        assert_eq!(one[0]["id"], serde_json::json!(id));
+    }
+    for r in &rows {
+        for k in ["dup_cluster", "near_dup_cluster"] {
+            assert!(r[k].is_null() || r[k].is_string(), "{k}: {}", r[k]);
+        }
+    }
+}
+
+#[test]
+fn one_method_count_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = corpus(dir.path());
+    let rows = query_json(&db, &["name=\"Box\""]);
+    assert_eq!(rows.len(), 1);
+    // A property's getter, setter and deleter are one method; three `get`s (two stubs) one.
+    assert_eq!(
+        rows[0]["methods"],
+        serde_json::json!(["size", "get", "clear"])
+    );
+    assert_eq!(rows[0]["metrics"]["CountDeclMethod"], 3);
+    assert_eq!(query_count(&db, "name=\"Box\" and methods=3"), 1);
+    assert_eq!(query_count(&db, "name=\"Box\" and methods>=4"), 0);
+    // For every class, `methods` lists as many names as `CountDeclMethod` counts.
+    for r in query_json(&db, &[]) {
+        assert_eq!(
+            r["methods"].as_array().unwrap().len() as u64,
+            r["metrics"]["CountDeclMethod"].as_u64().unwrap(),
+            "{}",
+            r["qualname"]
+        );
+    }
 }

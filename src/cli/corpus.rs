@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::{Context, Outcome, Output};
 use crate::corpus::export::{ExportFormat, export};
 use crate::corpus::{BuildOptions, BuildProgress, Filter, Shard, Sort, Store, build};
+use crate::text::Escaped;
 
 #[derive(Debug, clap::Args)]
 pub struct CorpusArgs {
@@ -42,6 +43,14 @@ pub enum CorpusCommand {
         /// Skip directories with this name (repeatable), e.g. `--exclude site-packages`.
         #[arg(long, value_name = "DIRNAME")]
         exclude: Vec<String>,
+        /// Follow symbolic links that lead out of the paths too (by default they are counted
+        /// as `symlink-outside` and not followed).
+        #[arg(long)]
+        follow_symlinks: bool,
+        /// Rebuild a store from other paths than it was built from (its classes not under
+        /// them are deleted).
+        #[arg(long)]
+        force: bool,
     },
     /// Classes matching a filter, one per line (JSON Lines with --json).
     Query {
@@ -67,16 +76,25 @@ pub enum CorpusCommand {
         #[arg(required = true, value_name = "IN")]
         inputs: Vec<PathBuf>,
     },
-    /// Write a selection as a RealClassEval-style folder or a classlab dataset.
+    /// Write a selection as a RealClassEval-style folder or a classlab dataset; each class as
+    /// the module it needs to run (its imports and module-level names, transitively).
     Export {
+        /// The store.
         file: PathBuf,
+        /// Which classes (the filter language of `corpus query`); all when omitted.
         filter: Option<String>,
+        /// The directory to write (absent or empty, unless --force).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
+        /// realclasseval: DIR/classes_full_docstr.csv; classlab: DIR/dataset.json.
         #[arg(long, value_enum, default_value = "realclasseval")]
         format: ExportFormat,
+        /// Export at most this many classes.
         #[arg(long)]
         limit: Option<u64>,
+        /// Write into a directory that is not empty (replacing the export's own files).
+        #[arg(long)]
+        force: bool,
     },
     /// The store's funnel: files and classes at each stage, drops by reason.
     Funnel { file: PathBuf },
@@ -92,6 +110,8 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
             max_file_size,
             near_threshold,
             exclude,
+            follow_symlinks,
+            force,
         } => {
             if !(0.0..=1.0).contains(near_threshold) {
                 anyhow::bail!("--near-threshold {near_threshold}: expected a number in 0..1");
@@ -102,6 +122,8 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
                 max_file_size: *max_file_size,
                 near_threshold: *near_threshold,
                 exclude: exclude.clone(),
+                follow_symlinks: *follow_symlinks,
+                force: *force,
                 ..BuildOptions::new(paths.clone(), out.clone())
             };
             let bar = Bar::new();
@@ -131,6 +153,7 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
             count,
         } => {
             let store = Store::open(file)?;
+            warn_unfinished(&store)?;
             let filter = Filter::parse(filter.as_deref().unwrap_or(""))?;
             if *count {
                 println!("{}", store.count(&filter)?);
@@ -187,18 +210,56 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
             out,
             format,
             limit,
+            force,
         } => {
             let store = Store::open(file)?;
             let filter = Filter::parse(filter.as_deref().unwrap_or(""))?;
-            let n = export(&store, &filter, *limit, out, *format)?;
+            let s = export(&store, &filter, *limit, out, *format, *force)?;
             match ctx.output {
-                Output::Json => println!("{}", serde_json::json!({"classes": n, "out": out})),
-                Output::Human => println!("wrote {n} classes to {}", out.display()),
+                Output::Json => {
+                    let mut v = serde_json::to_value(&s)?;
+                    v["out"] = serde_json::json!(out);
+                    println!("{v}");
+                }
+                Output::Human => {
+                    println!(
+                        "wrote {} classes to {}",
+                        s.classes,
+                        Escaped(&out.display().to_string())
+                    );
+                    for (reason, n) in &s.left_out {
+                        println!(
+                            "left out {n} classes that cannot stand alone ({})",
+                            Escaped(reason)
+                        );
+                    }
+                    let others = s.classes - s.self_contained;
+                    if others > 0 {
+                        println!(
+                            "{others} of them need more than the standard library (why: provenance.\
+                             not_self_contained_because; the filter `self_contained` leaves them out):"
+                        );
+                        let mut by: Vec<(&String, &u64)> = s.not_self_contained.iter().collect();
+                        by.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+                        for (reason, n) in by.iter().take(10) {
+                            println!("{n:>8}  {}", Escaped(reason));
+                        }
+                        if by.len() > 10 {
+                            println!(
+                                "{:>8}  other reasons ({} kinds)",
+                                by[10..].iter().map(|x| *x.1).sum::<u64>(),
+                                by.len() - 10
+                            );
+                        }
+                    }
+                }
             }
             Ok(Outcome::clean())
         }
         CorpusCommand::Funnel { file } => {
-            let f = Store::open(file)?.funnel()?;
+            let store = Store::open(file)?;
+            warn_unfinished(&store)?;
+            let f = store.funnel()?;
             match ctx.output {
                 Output::Json => println!("{}", serde_json::to_string(&f)?),
                 Output::Human => print_funnel(&f)?,
@@ -206,6 +267,14 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
             Ok(Outcome::clean())
         }
     }
+}
+
+/// An unfinished store is read, but never silently (`export` refuses it).
+fn warn_unfinished(store: &Store) -> anyhow::Result<()> {
+    if let Some(why) = store.unfinished()? {
+        eprintln!("classlab: warning: {why}");
+    }
+    Ok(())
 }
 
 fn print_funnel(f: &crate::corpus::funnel::Funnel) -> anyhow::Result<()> {
@@ -225,6 +294,21 @@ fn print_funnel(f: &crate::corpus::funnel::Funnel) -> anyhow::Result<()> {
     }
     for (reason, n) in &f.dropped {
         println!("{:>30}  {n}", format!("dropped: {reason}"));
+    }
+    let mut why: Vec<(&String, &u64)> = f.outside_stdlib_because.iter().collect();
+    why.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !why.is_empty() {
+        println!("{:>30}", "not self-contained because:");
+    }
+    for (reason, n) in why.iter().take(10) {
+        println!("{:>30}  {n}", Escaped(reason));
+    }
+    if why.len() > 10 {
+        let rest: u64 = why[10..].iter().map(|x| *x.1).sum();
+        println!(
+            "{:>30}  {rest}",
+            format!("{} other reasons", why.len() - 10)
+        );
     }
     Ok(())
 }

@@ -15,11 +15,12 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::checkpoint::{Checkpointer, Nudger};
-use super::extract::{FileResult, analyse_file, sha256_hex};
+use super::extract::{Bounded, FileResult, analyse_file, read_bounded, sha256_hex};
 use super::finish::finish;
 use super::funnel::{Funnel, funnel};
+use super::lock::StoreLock;
 use super::schema::{get_meta, open_rw, set_meta};
-use super::walk::{Discovery, Shard, SourceFile, discover};
+use super::walk::{Discovery, Shard, SourceFile, Walk, discover};
 use super::writer;
 
 #[derive(Debug, Clone)]
@@ -35,6 +36,11 @@ pub struct BuildOptions {
     pub jobs: Option<usize>,
     /// Directory names not entered (`site-packages`, `.tox`, …).
     pub exclude: Vec<String>,
+    /// Follow symbolic links out of the roots too.
+    pub follow_symlinks: bool,
+    /// Build even from other roots than the store was built from (its classes not under the
+    /// new roots are deleted).
+    pub force: bool,
 }
 
 impl BuildOptions {
@@ -47,6 +53,8 @@ impl BuildOptions {
             near_threshold: 0.8,
             jobs: None,
             exclude: Vec::new(),
+            follow_symlinks: false,
+            force: false,
         }
     }
 }
@@ -86,8 +94,16 @@ type Known = HashMap<String, (u64, i64, String)>;
 pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Result<BuildSummary> {
     let started = Instant::now();
     // Walk first: a mistyped PATH must not leave an empty store behind.
-    let discovery = discover(&opts.roots, opts.shard, &opts.exclude)?;
+    let walk = Walk {
+        shard: opts.shard,
+        exclude: opts.exclude.clone(),
+        follow_symlinks: opts.follow_symlinks,
+    };
+    let discovery = discover(&opts.roots, &walk)?;
+    // Held until the build returns: a second writer is refused at once.
+    let _lock = StoreLock::acquire(&opts.out, "build")?;
     let mut conn = open_rw(&opts.out)?;
+    check_roots(&conn, opts)?;
     let known = known_files(&conn)?;
     let seen: BTreeSet<&str> = discovery
         .files
@@ -155,6 +171,51 @@ pub fn build(opts: &BuildOptions, progress: &dyn BuildProgress) -> anyhow::Resul
     })
 }
 
+/// The roots a store records: each PATH made absolute, sorted.
+fn roots_of(paths: &[PathBuf]) -> Vec<String> {
+    let mut roots: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            std::fs::canonicalize(p)
+                .unwrap_or_else(|_| p.clone())
+                .display()
+                .to_string()
+        })
+        .collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// A store is rebuilt from the roots it was built from: other roots would delete every class
+/// not under them, which happens only with `--force`. Records the roots.
+fn check_roots(conn: &Connection, opts: &BuildOptions) -> anyhow::Result<()> {
+    let roots = roots_of(&opts.roots);
+    let recorded: Option<Vec<String>> =
+        get_meta(conn, "roots")?.and_then(|r| serde_json::from_str(&r).ok());
+    if let Some(before) = recorded
+        && before != roots
+        && !opts.force
+    {
+        let list = |r: &[String]| {
+            r.iter()
+                .map(|x| crate::text::escape_control(x).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        anyhow::bail!(
+            "{}: built from {}, not from {}; a build from other paths deletes every class not \
+             under them. Build into another --out, or pass --force to rebuild it from {}",
+            crate::text::escape_control(&opts.out.display().to_string()),
+            list(&before),
+            list(&roots),
+            list(&roots)
+        );
+    }
+    set_meta(conn, "roots", &serde_json::to_string(&roots)?)?;
+    Ok(())
+}
+
 fn known_files(conn: &Connection) -> rusqlite::Result<Known> {
     let mut stmt = conn.prepare("SELECT path, size, mtime_ns, hash FROM files")?;
     let rows = stmt.query_map([], |r| {
@@ -187,6 +248,7 @@ fn walk_issue_rows(d: &Discovery) -> Vec<FileResult> {
             syntax_errors: false,
             classes: Vec::new(),
             classes_dropped: 0,
+            units: Vec::new(),
         })
         .collect()
 }
@@ -245,7 +307,7 @@ fn analyse_or_skip(
 ) -> Msg {
     if let Some(prior) = prior.filter(|p| !p.is_empty())
         && f.size <= max
-        && let Ok(bytes) = std::fs::read(&f.abs)
+        && let Ok(Bounded::Whole(bytes)) = read_bounded(&f.abs, max)
         && sha256_hex(&bytes) == prior
     {
         return Msg::Unchanged(f.path.clone(), f.mtime_ns);

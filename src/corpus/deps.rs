@@ -1,234 +1,44 @@
-//! Self-containment: the modules a class depends on, sorted into the standard library,
-//! third-party packages and the project's own modules.
+//! Where an imported module comes from, resolved as Python 3 resolves it: a relative import is
+//! the project's; an absolute one is the standard library's when the standard library has it
+//! (absolute imports never see a same-named module of the importing package), else the
+//! project's when it names one of the project's top-level packages, else a third party's.
 
 use std::collections::BTreeSet;
 
-/// Top-level modules of the standard library (Python 3.11's `sys.stdlib_module_names`, public
-/// ones, plus `__future__` and `_thread`).
-const STDLIB: &[&str] = &[
-    "__future__",
-    "_thread",
-    "abc",
-    "aifc",
-    "antigravity",
-    "argparse",
-    "array",
-    "ast",
-    "asynchat",
-    "asyncio",
-    "asyncore",
-    "atexit",
-    "audioop",
-    "base64",
-    "bdb",
-    "binascii",
-    "bisect",
-    "builtins",
-    "bz2",
-    "cProfile",
-    "calendar",
-    "cgi",
-    "cgitb",
-    "chunk",
-    "cmath",
-    "cmd",
-    "code",
-    "codecs",
-    "codeop",
-    "collections",
-    "colorsys",
-    "compileall",
-    "concurrent",
-    "configparser",
-    "contextlib",
-    "contextvars",
-    "copy",
-    "copyreg",
-    "crypt",
-    "csv",
-    "ctypes",
-    "curses",
-    "dataclasses",
-    "datetime",
-    "dbm",
-    "decimal",
-    "difflib",
-    "dis",
-    "distutils",
-    "doctest",
-    "email",
-    "encodings",
-    "ensurepip",
-    "enum",
-    "errno",
-    "faulthandler",
-    "fcntl",
-    "filecmp",
-    "fileinput",
-    "fnmatch",
-    "fractions",
-    "ftplib",
-    "functools",
-    "gc",
-    "genericpath",
-    "getopt",
-    "getpass",
-    "gettext",
-    "glob",
-    "graphlib",
-    "grp",
-    "gzip",
-    "hashlib",
-    "heapq",
-    "hmac",
-    "html",
-    "http",
-    "idlelib",
-    "imaplib",
-    "imghdr",
-    "imp",
-    "importlib",
-    "inspect",
-    "io",
-    "ipaddress",
-    "itertools",
-    "json",
-    "keyword",
-    "lib2to3",
-    "linecache",
-    "locale",
-    "logging",
-    "lzma",
-    "mailbox",
-    "mailcap",
-    "marshal",
-    "math",
-    "mimetypes",
-    "mmap",
-    "modulefinder",
-    "msilib",
-    "msvcrt",
-    "multiprocessing",
-    "netrc",
-    "nis",
-    "nntplib",
-    "nt",
-    "ntpath",
-    "nturl2path",
-    "numbers",
-    "opcode",
-    "operator",
-    "optparse",
-    "os",
-    "ossaudiodev",
-    "pathlib",
-    "pdb",
-    "pickle",
-    "pickletools",
-    "pipes",
-    "pkgutil",
-    "platform",
-    "plistlib",
-    "poplib",
-    "posix",
-    "posixpath",
-    "pprint",
-    "profile",
-    "pstats",
-    "pty",
-    "pwd",
-    "py_compile",
-    "pyclbr",
-    "pydoc",
-    "pydoc_data",
-    "pyexpat",
-    "queue",
-    "quopri",
-    "random",
-    "re",
-    "readline",
-    "reprlib",
-    "resource",
-    "rlcompleter",
-    "runpy",
-    "sched",
-    "secrets",
-    "select",
-    "selectors",
-    "shelve",
-    "shlex",
-    "shutil",
-    "signal",
-    "site",
-    "smtpd",
-    "smtplib",
-    "sndhdr",
-    "socket",
-    "socketserver",
-    "spwd",
-    "sqlite3",
-    "sre_compile",
-    "sre_constants",
-    "sre_parse",
-    "ssl",
-    "stat",
-    "statistics",
-    "string",
-    "stringprep",
-    "struct",
-    "subprocess",
-    "sunau",
-    "symtable",
-    "sys",
-    "sysconfig",
-    "syslog",
-    "tabnanny",
-    "tarfile",
-    "telnetlib",
-    "tempfile",
-    "termios",
-    "textwrap",
-    "this",
-    "threading",
-    "time",
-    "timeit",
-    "tkinter",
-    "token",
-    "tokenize",
-    "tomllib",
-    "trace",
-    "traceback",
-    "tracemalloc",
-    "tty",
-    "turtle",
-    "turtledemo",
-    "types",
-    "typing",
-    "unicodedata",
-    "unittest",
-    "urllib",
-    "uu",
-    "uuid",
-    "venv",
-    "warnings",
-    "wave",
-    "weakref",
-    "webbrowser",
-    "winreg",
-    "winsound",
-    "wsgiref",
-    "xdrlib",
-    "xml",
-    "xmlrpc",
-    "zipapp",
-    "zipfile",
-    "zipimport",
-    "zlib",
-    "zoneinfo",
-];
+use super::pynames::{BUILTINS, STDLIB};
 
+/// A name every module can read without defining it (a builtin, `__file__`, …).
+pub fn is_builtin(name: &str) -> bool {
+    BUILTINS.binary_search(&name).is_ok()
+}
+
+/// A top-level module of the standard library.
 pub fn is_stdlib(top: &str) -> bool {
     STDLIB.binary_search(&top).is_ok()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Stdlib,
+    ThirdParty,
+    /// The project's own code: a relative import, or one of its top-level packages.
+    Project,
+}
+
+/// Where `module` (as written: `os.path`, `.sibling`, `numpy`) comes from, for a file of a
+/// repository whose top-level module and package names are `project`.
+pub fn origin(module: &str, project: &BTreeSet<String>) -> Origin {
+    if module.starts_with('.') {
+        return Origin::Project;
+    }
+    let top = module.split('.').next().unwrap_or(module);
+    if is_stdlib(top) {
+        Origin::Stdlib
+    } else if project.contains(top) {
+        Origin::Project
+    } else {
+        Origin::ThirdParty
+    }
 }
 
 /// The dependencies of one class, each list sorted and distinct.
@@ -236,36 +46,30 @@ pub fn is_stdlib(top: &str) -> bool {
 pub struct Deps {
     pub stdlib: Vec<String>,
     pub third_party: Vec<String>,
+    /// The project's own modules (relative imports, its top-level packages).
     pub internal: Vec<String>,
 }
 
 impl Deps {
     /// Nothing but the standard library.
-    pub fn self_contained(&self) -> bool {
+    pub fn stdlib_only(&self) -> bool {
         self.third_party.is_empty() && self.internal.is_empty()
     }
 }
 
-/// Sort imported modules: relative imports and the project's own top-level names are internal,
-/// standard modules stdlib, anything else third-party. `module_names` (names the class uses
-/// from its own module) are internal too, as `.name`.
+/// Sort imported modules by [`origin`].
 pub fn classify<'a>(
     modules: impl IntoIterator<Item = &'a str>,
-    module_names: &[String],
     project: &BTreeSet<String>,
 ) -> Deps {
     let (mut std, mut third, mut internal) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
     for m in modules {
-        let top = m.split('.').next().unwrap_or(m);
-        if m.starts_with('.') || project.contains(top) {
-            internal.insert(m.to_string());
-        } else if is_stdlib(top) {
-            std.insert(m.to_string());
-        } else {
-            third.insert(m.to_string());
-        }
+        match origin(m, project) {
+            Origin::Stdlib => std.insert(m.to_string()),
+            Origin::ThirdParty => third.insert(m.to_string()),
+            Origin::Project => internal.insert(m.to_string()),
+        };
     }
-    internal.extend(module_names.iter().map(|n| format!(".{n}")));
     Deps {
         stdlib: std.into_iter().collect(),
         third_party: third.into_iter().collect(),
@@ -278,23 +82,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_list_is_sorted_for_binary_search() {
+    fn the_lists_are_sorted_for_binary_search() {
         assert!(STDLIB.windows(2).all(|w| w[0] < w[1]));
-        assert!(is_stdlib("os") && is_stdlib("collections") && !is_stdlib("numpy"));
+        assert!(BUILTINS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_stdlib("os") && is_stdlib("_collections_abc") && !is_stdlib("numpy"));
+        assert!(is_builtin("len") && is_builtin("__file__") && !is_builtin("os"));
     }
 
     #[test]
-    fn sorts_modules() {
-        let project: BTreeSet<String> = ["mypkg".to_string()].into();
+    fn resolves_as_python_3_does() {
+        let project: BTreeSet<String> = ["mypkg".into(), "logging".into()].into();
         let d = classify(
-            ["os.path", "numpy", "mypkg.util", ".sibling"],
-            &["helper".to_string()],
+            ["os.path", "numpy", "mypkg.util", ".sibling", "logging"],
             &project,
         );
-        assert_eq!(d.stdlib, ["os.path"]);
+        // `import logging` in a package holding a `logging.py` is still the standard library's.
+        assert_eq!(d.stdlib, ["logging", "os.path"]);
         assert_eq!(d.third_party, ["numpy"]);
-        assert_eq!(d.internal, [".helper", ".sibling", "mypkg.util"]);
-        assert!(!d.self_contained());
-        assert!(classify(["re"], &[], &project).self_contained());
+        assert_eq!(d.internal, [".sibling", "mypkg.util"]);
+        assert!(!d.stdlib_only());
+        assert!(classify(["re"], &project).stdlib_only());
     }
 }

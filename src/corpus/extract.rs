@@ -7,8 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use sha2::{Digest, Sha256};
 use tree_sitter::Node;
 
+use super::closure::{ClassAt, ClassClosure, Unit, plan};
 use super::decode::decode;
-use super::deps::{Deps, classify};
+use super::deps::{Origin, classify, origin};
 use super::ruff::RuffModule;
 use super::tokens::{Fingerprint, fingerprint};
 use super::walk::{SourceFile, fnv64};
@@ -45,7 +46,9 @@ pub struct ClassRow {
     pub imports: Vec<String>,
     /// Module-level names of its own file it uses (functions, classes, globals).
     pub module_names: Vec<String>,
-    pub deps: Deps,
+    /// What it needs of its module to run alone, its dependencies, and why it cannot run on
+    /// the standard library alone (`closure.rs`).
+    pub closure: ClassClosure,
     pub metrics: ClassMetrics,
     pub fingerprint: Fingerprint,
 }
@@ -63,6 +66,8 @@ pub struct FileResult {
     pub classes: Vec<ClassRow>,
     /// Classes left out because a syntax error falls inside them.
     pub classes_dropped: u32,
+    /// The module-level units the classes' closures need.
+    pub units: Vec<Unit>,
 }
 
 impl FileResult {
@@ -75,8 +80,38 @@ impl FileResult {
             syntax_errors: false,
             classes: Vec::new(),
             classes_dropped: 0,
+            units: Vec::new(),
         }
     }
+}
+
+/// A file read up to a limit.
+pub enum Bounded {
+    Whole(Vec<u8>),
+    /// Longer than the limit (not read past it).
+    Over,
+}
+
+/// Read a regular file, never more than `max` bytes: a file that grows, or a special file
+/// behind a name (`/dev/zero`, a FIFO, which would block), cannot make a build hang or swell.
+pub fn read_bounded(path: &std::path::Path, max: u64) -> std::io::Result<Bounded> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    // Non-blocking: opening a FIFO with no writer would otherwise wait forever.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok(if bytes.len() as u64 > max {
+        Bounded::Over
+    } else {
+        Bounded::Whole(bytes)
+    })
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -90,15 +125,15 @@ pub fn analyse_file(file: SourceFile, max_size: u64, project: &BTreeSet<String>)
         let detail = format!("{} bytes (limit {max_size})", file.size);
         return FileResult::dropped(file, String::new(), "oversize", detail);
     }
-    let bytes = match std::fs::read(&file.abs) {
-        Ok(b) => b,
+    let bytes = match read_bounded(&file.abs, max_size) {
+        Ok(Bounded::Whole(b)) => b,
+        // The size seen by the walk can be stale (a file growing while we build).
+        Ok(Bounded::Over) => {
+            let detail = format!("more than {max_size} bytes (the limit)");
+            return FileResult::dropped(file, String::new(), "oversize", detail);
+        }
         Err(e) => return FileResult::dropped(file, String::new(), "unreadable", e.to_string()),
     };
-    // The size seen by the walk can be stale (a file growing while we build).
-    if bytes.len() as u64 > max_size {
-        let detail = format!("{} bytes (limit {max_size})", bytes.len());
-        return FileResult::dropped(file, sha256_hex(&bytes), "oversize", detail);
-    }
     let hash = sha256_hex(&bytes);
     match decode(&bytes) {
         Ok(source) => analyse_source(file, hash, &source, project),
@@ -147,6 +182,7 @@ fn ruff_result(
         syntax_errors: false,
         classes: Vec::new(),
         classes_dropped: 0,
+        units: Vec::new(),
         file,
     };
     for (class, rc) in module.classes.iter().zip(&nodes) {
@@ -168,6 +204,21 @@ fn ruff_result(
             project,
         ));
     }
+    let at: Vec<ClassAt<'_>> = nodes
+        .iter()
+        .zip(&out.classes)
+        .map(|(rc, row)| ClassAt {
+            def: rc.def,
+            start: rc.start,
+            id: row.id,
+            nested: row.qualname.contains('.'),
+        })
+        .collect();
+    let (units, closures) = plan(rm, &at, project);
+    for (row, closure) in out.classes.iter_mut().zip(closures) {
+        row.closure = closure;
+    }
+    out.units = units;
     resolve(&mut out);
     out
 }
@@ -212,6 +263,7 @@ pub fn analyse_source_tree_sitter(
         syntax_errors: !module.parses(),
         classes: Vec::new(),
         classes_dropped: 0,
+        units: Vec::new(),
         file,
     };
     if out.syntax_errors {
@@ -269,9 +321,7 @@ fn class_row(
     // A coupled class is the project's own when defined in this file or imported from one
     // of the project's modules (relative, or a top-level name of the repository).
     coupled_modified(&mut metrics, |name| match bindings.get(name) {
-        Some(module) => !classify([module.as_str()], &[], project)
-            .internal
-            .is_empty(),
+        Some(module) => origin(module, project) == Origin::Project,
         None => module_level.contains(name),
     });
     let mut modules: BTreeSet<String> = fingerprint
@@ -286,7 +336,9 @@ fn class_row(
         .filter(|n| module_level.contains(*n) && **n != class.name && !bindings.contains_key(*n))
         .cloned()
         .collect();
-    let deps = classify(modules.iter().map(String::as_str), &module_names, project);
+    // The ruff front end replaces this with the class's closure; a file only tree-sitter reads
+    // (ruff rejects it) never ran under Python 3.
+    let closure = ClassClosure::unparsed(classify(modules.iter().map(String::as_str), project));
     let id_key = format!("{path}\0{}\0{}", class.qualified_name, class.start_byte);
     ClassRow {
         id: (fnv64(id_key.as_bytes()) & (i64::MAX as u64)) as i64,
@@ -313,7 +365,7 @@ fn class_row(
         bases: class.bases.clone(),
         imports: modules.into_iter().collect(),
         module_names,
-        deps,
+        closure,
         metrics,
         fingerprint,
     }

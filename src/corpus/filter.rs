@@ -88,6 +88,18 @@ pub fn numeric_column(name: &str) -> Option<String> {
 
 const TEXT_FIELDS: &[&str] = &["repo", "path", "name", "qualname"];
 
+/// A number as SQL compares it exactly: an integer stays an integer (a class id uses 63 bits,
+/// more than a double holds), anything else is a double.
+fn exact_number(text: &str) -> Option<Value> {
+    if let Ok(i) = text.parse::<i64>() {
+        return Some(Value::Integer(i));
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .map(Value::Real)
+}
+
 const FLAGS: &[(&str, &str)] = &[
     ("unique", "c.is_unique = 1"),
     ("self_contained", "c.self_contained = 1"),
@@ -99,7 +111,7 @@ const FLAGS: &[(&str, &str)] = &[
 #[derive(Debug, Clone, PartialEq)]
 enum Kind {
     Word,
-    Number(f64),
+    Number,
     Str(String),
     Op,
     Open,
@@ -144,10 +156,10 @@ fn lex(input: &str) -> Result<Vec<Token>, FilterError> {
                 i += 1;
             }
             let text: String = chars[start..i].iter().collect();
-            let n = text
-                .parse::<f64>()
-                .map_err(|_| err(format!("`{text}` is not a number"), start))?;
-            (Kind::Number(n), text)
+            if exact_number(&text).is_none() {
+                return Err(err(format!("`{text}` is not a number"), start));
+            }
+            (Kind::Number, text)
         } else if c == '"' || c == '\'' {
             i += 1;
             let mut s = String::new();
@@ -325,13 +337,20 @@ impl Parser<'_> {
             other => other,
         };
         if let Some(col) = numeric_column(&t.text) {
-            let Kind::Number(n) = value.kind else {
+            // A number, or a quoted one (ids are printed as strings in JSON).
+            let number = match &value.kind {
+                Kind::Number => Some(value.text.as_str()),
+                Kind::Str(s) => Some(s.trim()),
+                _ => None,
+            }
+            .and_then(exact_number);
+            let Some(number) = number else {
                 return Err(self.error(format!("`{}` compares with a number", t.text), value.at));
             };
             if sql_op == "~" {
                 return Err(self.error("`~` (contains) is for text fields".into(), op.at));
             }
-            self.params.push(Value::Real(n));
+            self.params.push(number);
             return Ok(format!("{col} {sql_op} ?"));
         }
         if TEXT_FIELDS.contains(&t.text.as_str()) {
@@ -383,6 +402,21 @@ mod tests {
             "(NOT (c.dup_cluster IS NOT NULL) OR ((c.repo = ? AND instr(c.path, ?) > 0)))"
         );
         assert_eq!(Filter::parse("  ").unwrap(), Filter::all());
+    }
+
+    #[test]
+    fn ids_compare_exactly_as_numbers_or_strings() {
+        // 8665790563361795137 is not a double: as one it would be …072 and match nothing.
+        for input in ["id=8665790563361795137", "id=\"8665790563361795137\""] {
+            let f = Filter::parse(input).unwrap();
+            assert_eq!(f.sql, "c.id = ?");
+            assert_eq!(f.params, [Value::Integer(8_665_790_563_361_795_137)]);
+        }
+        assert_eq!(
+            Filter::parse("doc>=0.5").unwrap().params,
+            [Value::Real(0.5)]
+        );
+        assert_eq!(Filter::parse("id=\"x\"").unwrap_err().at, 3);
     }
 
     #[test]

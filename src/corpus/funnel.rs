@@ -25,6 +25,10 @@ pub struct Funnel {
     pub self_contained: u64,
     /// Reason → how many files or classes were dropped for it.
     pub dropped: BTreeMap<String, u64>,
+    /// Of the unique classes that are not self-contained (`dropped.outside_stdlib`), what they
+    /// need: `third-party: numpy`, `project: relative import`, `unresolved name`, … → how
+    /// many classes (one class counts under each of its reasons).
+    pub outside_stdlib_because: BTreeMap<String, u64>,
 }
 
 fn count(conn: &Connection, sql: &str) -> rusqlite::Result<u64> {
@@ -60,12 +64,22 @@ pub fn funnel(conn: &Connection) -> rusqlite::Result<Funnel> {
              AND self_contained = 1",
         )?,
         dropped: BTreeMap::new(),
+        outside_stdlib_because: BTreeMap::new(),
     };
     let mut stmt = conn
         .prepare("SELECT reason, count(*) FROM files WHERE reason IS NOT NULL GROUP BY reason")?;
     for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
         let (reason, n) = row?;
         f.dropped.insert(reason, n.max(0) as u64);
+    }
+    let mut stmt = conn.prepare(
+        "SELECT b.value, count(*) FROM classes c, json_each(c.blockers) b
+         WHERE c.n_methods > 0 AND c.doc >= 1.0 AND c.is_unique = 1 AND c.self_contained = 0
+         GROUP BY b.value",
+    )?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (reason, n) = row?;
+        f.outside_stdlib_because.insert(reason, n.max(0) as u64);
     }
     let in_errors = count(conn, "SELECT coalesce(sum(classes_dropped), 0) FROM files")?;
     let stages = [

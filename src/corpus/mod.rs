@@ -5,6 +5,7 @@
 
 pub mod build;
 mod checkpoint;
+pub mod closure;
 pub mod decode;
 pub mod deps;
 pub mod derived;
@@ -14,10 +15,14 @@ pub mod extract;
 pub mod filter;
 mod finish;
 pub mod funnel;
+pub mod guard;
+pub mod lock;
 pub mod merge;
+mod pynames;
 pub mod query;
 pub mod ruff;
 pub mod schema;
+pub mod scope;
 pub mod tokens;
 pub mod walk;
 pub mod writer;

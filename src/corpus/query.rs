@@ -3,6 +3,7 @@
 //! filtered set, the funnel, a class's duplicate clusters and its full record.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use rusqlite::{Connection, params, params_from_iter};
@@ -11,12 +12,20 @@ use serde_json::{Map, Value as Json};
 
 use super::filter::{Filter, numeric_column};
 use super::funnel::{Funnel, funnel};
+use super::guard::{Armed, Budget};
 use super::schema::open_ro;
 use crate::analysis::metrics::METRIC_NAMES;
 
 pub struct Store {
     conn: Connection,
+    path: std::path::PathBuf,
+    budget: Budget,
 }
+
+/// The longest any one step of a read may take (a count, a page, the next line of a stream):
+/// far above what a real store needs (a count over 300k classes takes well under a second),
+/// short enough that a crafted store cannot hang a command or the browser.
+pub const STEP_LIMIT: Duration = Duration::from_secs(60);
 
 /// A sort: a numeric column (a metric, `doc`, `methods`, …) or the store's order (path, line).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -28,6 +37,9 @@ pub struct Sort {
 /// One class as `corpus query` prints it (JSON Lines).
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct ClassLine {
+    /// A string in JSON: ids use all 63 bits, and JSON readers (jq, JavaScript, pandas) round
+    /// integers above 2^53.
+    #[serde(serialize_with = "id_string")]
     pub id: i64,
     pub repo: String,
     pub path: String,
@@ -42,8 +54,25 @@ pub struct ClassLine {
     pub total_doc_str: i64,
     pub self_contained: bool,
     pub deps: Json,
+    /// Why it is not self-contained (empty when it is): `third-party: numpy`, …
+    pub blockers: Vec<String>,
+    /// Cluster ids are class ids: strings in JSON too.
+    #[serde(serialize_with = "opt_id_string")]
     pub dup_cluster: Option<i64>,
+    #[serde(serialize_with = "opt_id_string")]
     pub near_dup_cluster: Option<i64>,
+}
+
+/// Serialise an id as a JSON string (exact for every reader).
+pub fn id_string<S: serde::Serializer>(id: &i64, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(id)
+}
+
+fn opt_id_string<S: serde::Serializer>(id: &Option<i64>, s: S) -> Result<S::Ok, S::Error> {
+    match id {
+        Some(id) => s.collect_str(id),
+        None => s.serialize_none(),
+    }
 }
 
 /// Code and skeleton of a class (what the task view shows), read on demand.
@@ -73,11 +102,9 @@ pub struct Clusters {
 fn select_line() -> String {
     let metrics: Vec<String> = METRIC_NAMES.iter().map(|m| format!("c.\"{m}\"")).collect();
     format!(
-        "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line,
-                (SELECT json_group_array(m.name ORDER BY m.idx) FROM methods m
-                 WHERE m.seq = c.seq),
+        "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line, t.methods,
                 t.edges, c.total_program_units, c.total_doc_str, c.self_contained,
-                t.deps, c.dup_cluster, c.near_dup_cluster, {}
+                t.deps, c.dup_cluster, c.near_dup_cluster, c.blockers, {}
          FROM classes c JOIN class_text t ON t.seq = c.seq",
         metrics.join(", ")
     )
@@ -98,9 +125,52 @@ fn order_by(sort: &Sort) -> anyhow::Result<String> {
 
 impl Store {
     pub fn open(path: &Path) -> anyhow::Result<Store> {
+        let mut conn = open_ro(path)?;
+        let budget = Budget::install(&mut conn);
         Ok(Store {
-            conn: open_ro(path)?,
+            conn,
+            path: path.to_path_buf(),
+            budget,
         })
+    }
+
+    /// Bound what runs until the guard goes (see [`STEP_LIMIT`]).
+    fn bounded(&self) -> Armed<'_> {
+        self.budget.arm(STEP_LIMIT)
+    }
+
+    /// Why the store is not whole, when its last build stopped before the end (killed, Ctrl-C,
+    /// a crash): its duplicate clusters, subclass counts and indexes are stale and files may be
+    /// missing. Says what to run to finish it.
+    pub fn unfinished(&self) -> anyhow::Result<Option<String>> {
+        Store::unfinished_in(&self.conn, &self.path)
+    }
+
+    /// [`Store::unfinished`] on a connection to the store at `path`.
+    pub fn unfinished_in(conn: &Connection, path: &Path) -> anyhow::Result<Option<String>> {
+        let finalized = super::schema::get_meta(conn, "finalized")?;
+        if finalized.as_deref() == Some("1") {
+            return Ok(None);
+        }
+        let roots: Vec<String> = super::schema::get_meta(conn, "roots")?
+            .and_then(|r| serde_json::from_str(&r).ok())
+            .unwrap_or_default();
+        let roots = if roots.is_empty() {
+            "PATH...".to_string()
+        } else {
+            roots
+                .iter()
+                .map(|r| crate::text::escape_control(r).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        Ok(Some(format!(
+            "{}: its build did not finish (interrupted?): files may be missing and its duplicate \
+             clusters, subclass counts and funnel are not final; run `classlab corpus build {roots} \
+             --out {}` again to finish it",
+            crate::text::escape_control(&path.display().to_string()),
+            crate::text::escape_control(&path.display().to_string())
+        )))
     }
 
     pub fn connection(&self) -> &Connection {
@@ -108,6 +178,7 @@ impl Store {
     }
 
     pub fn count(&self, filter: &Filter) -> anyhow::Result<u64> {
+        let _bound = self.bounded();
         let sql = format!("SELECT count(*) FROM classes c WHERE {}", filter.sql);
         let n: i64 = self
             .conn
@@ -124,6 +195,7 @@ impl Store {
         offset: u64,
         limit: u64,
     ) -> anyhow::Result<Vec<i64>> {
+        let _bound = self.bounded();
         let sql = format!(
             "SELECT c.id FROM classes c WHERE {} ORDER BY {} LIMIT {limit} OFFSET {offset}",
             filter.sql,
@@ -154,13 +226,22 @@ impl Store {
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params_from_iter(&filter.params))?;
-        while let Some(r) = rows.next()? {
-            each(line_of(r)?)?;
+        loop {
+            // Each step is bounded, not the stream: a reader may take its time over the lines.
+            let line = {
+                let _bound = self.bounded();
+                match rows.next()? {
+                    Some(r) => line_of(r)?,
+                    None => break,
+                }
+            };
+            each(line)?;
         }
         Ok(())
     }
 
     pub fn line(&self, id: i64) -> anyhow::Result<Option<ClassLine>> {
+        let _bound = self.bounded();
         let sql = format!("{} WHERE c.id = ?1", select_line());
         let mut stmt = self.conn.prepare(&sql)?;
         let mut rows = stmt.query(params![id])?;
@@ -171,6 +252,7 @@ impl Store {
     }
 
     pub fn text(&self, id: i64) -> anyhow::Result<Option<ClassText>> {
+        let _bound = self.bounded();
         let mut stmt = self.conn.prepare_cached(
             "SELECT t.code, t.skeleton, t.docstring
              FROM classes c JOIN class_text t ON t.seq = c.seq WHERE c.id = ?1",
@@ -193,6 +275,7 @@ impl Store {
         column: &str,
         bins: usize,
     ) -> anyhow::Result<Histogram> {
+        let _bound = self.bounded();
         let Some(col) = numeric_column(column) else {
             bail!("no numeric column `{column}`");
         };
@@ -245,11 +328,13 @@ impl Store {
     }
 
     pub fn funnel(&self) -> anyhow::Result<Funnel> {
+        let _bound = self.bounded();
         Ok(funnel(&self.conn)?)
     }
 
     /// The other members of a class's exact and near duplicate clusters (itself included).
     pub fn clusters(&self, id: i64) -> anyhow::Result<Clusters> {
+        let _bound = self.bounded();
         let (dup, near): (Option<i64>, Option<i64>) = match self.conn.query_row(
             "SELECT dup_cluster, near_dup_cluster FROM classes WHERE id = ?1",
             params![id],
@@ -285,7 +370,7 @@ fn line_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClassLine> {
     let methods: Vec<String> = serde_json::from_str(&r.get::<_, String>(7)?).unwrap_or_default();
     let mut metrics = Map::new();
     for (i, m) in METRIC_NAMES.iter().enumerate() {
-        let v: f64 = r.get(15 + i)?;
+        let v: f64 = r.get(16 + i)?;
         metrics.insert((*m).into(), number(v));
     }
     Ok(ClassLine {
@@ -303,6 +388,7 @@ fn line_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClassLine> {
         total_doc_str: r.get(10)?,
         self_contained: r.get::<_, i64>(11)? != 0,
         deps: parse_json(&r.get::<_, String>(12)?),
+        blockers: serde_json::from_str(&r.get::<_, String>(15)?).unwrap_or_default(),
         dup_cluster: r.get(13)?,
         near_dup_cluster: r.get(14)?,
     })

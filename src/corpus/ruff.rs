@@ -141,7 +141,7 @@ impl<'s> RuffModule<'s> {
         }
     }
 
-    fn text(&self, r: TextRange) -> &'s str {
+    pub(crate) fn text(&self, r: TextRange) -> &'s str {
         self.src.get(us(r.start())..us(r.end())).unwrap_or("")
     }
 

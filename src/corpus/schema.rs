@@ -5,11 +5,14 @@ use std::path::Path;
 use anyhow::{Context as _, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::guard::check_schema;
 use crate::analysis::metrics::METRIC_NAMES;
 
 /// Bumped on any incompatible change; readers refuse other versions.
 /// Version 2: rows are keyed by `seq` (insertion order) rather than by the hashed class id.
-pub const SCHEMA_VERSION: i64 = 2;
+/// Version 3: classes carry their executable closure (`units`, `class_text.closure`,
+/// `classes.blockers`) and their distinct method names (`class_text.methods`).
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Metric columns as SQL (`"AvgCountLine" REAL, …`).
 fn metric_columns() -> String {
@@ -57,6 +60,8 @@ CREATE TABLE IF NOT EXISTS classes (
     -- What the duplicate and inheritance passes read for every class, kept off the wide rows.
     minhash BLOB NOT NULL,
     bases TEXT NOT NULL,
+    -- Why it is not self-contained, as short keys (JSON list; empty when it is).
+    blockers TEXT NOT NULL,
     dup_cluster INTEGER,
     near_dup_cluster INTEGER,
     is_unique INTEGER NOT NULL DEFAULT 1,
@@ -67,10 +72,13 @@ CREATE INDEX IF NOT EXISTS classes_exact ON classes(exact_hash);
 -- Small columns first, code last: reading them never touches the code's overflow pages.
 CREATE TABLE IF NOT EXISTS class_text (
     seq INTEGER PRIMARY KEY,
+    -- Distinct method names in definition order (JSON): the one method count.
+    methods TEXT NOT NULL,
     edges TEXT NOT NULL,
     imports TEXT NOT NULL,
     module_names TEXT NOT NULL,
     deps TEXT NOT NULL,
+    closure TEXT NOT NULL,
     docstring TEXT,
     skeleton TEXT NOT NULL,
     code TEXT NOT NULL
@@ -92,6 +100,16 @@ CREATE TABLE IF NOT EXISTS edges (
     dst TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS edges_seq ON edges(seq);
+-- The module-level pieces classes' closures need (closure/mod.rs), per file.
+CREATE TABLE IF NOT EXISTS units (
+    path TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    pos INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    code TEXT NOT NULL,
+    class_id INTEGER,
+    PRIMARY KEY (path, idx)
+) WITHOUT ROWID;
 -- rowid = classes.seq
 CREATE VIRTUAL TABLE IF NOT EXISTS class_fts USING fts5(
     names, docstrings, code, content='', contentless_delete=1
@@ -103,10 +121,37 @@ CREATE VIRTUAL TABLE IF NOT EXISTS class_fts USING fts5(
 /// Page size of a new store.
 const PAGE_SIZE: i64 = 32 * 1024;
 
-/// Open (creating if needed) a store for writing: WAL, schema checked.
+/// Open (creating if needed) a store for writing: WAL, schema checked. Refuses any other file
+/// (a text file, another program's SQLite database): a build never writes into what it did not
+/// make.
 pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
+    refuse_foreign(path)?;
     let conn =
         Connection::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    // What the file is, decided before anything is written to it (even a pragma's header).
+    let version = read_version(&conn, path)?;
+    match version {
+        None => {
+            let tables: Vec<String> = conn
+                .prepare("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' LIMIT 4")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            if !tables.is_empty() {
+                anyhow::bail!(
+                    "{}: an SQLite database that is not a corpus store (it holds {}); refusing to \
+                     write into it: choose another --out",
+                    shown(path),
+                    tables
+                        .iter()
+                        .map(|t| format!("`{}`", crate::text::escape_control(t)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+        }
+        Some(v) if v == SCHEMA_VERSION => check_schema(&conn, "main", &shown(path))?,
+        Some(v) => return Err(other_version(path, v)),
+    }
     // Large pages for a new store (no effect on an existing one): rows carry kilobytes of code,
     // and a build writes every page twice (WAL, then the file); 32 KiB pages made the stdlib
     // build's writes about a third cheaper than 4 KiB ones.
@@ -118,20 +163,47 @@ pub fn open_rw(path: &Path) -> anyhow::Result<Connection> {
     // checkpoint is a safety net for when that falls behind (~256 MB of WAL).
     conn.pragma_update(None, "wal_autocheckpoint", (256 << 20) / PAGE_SIZE)?;
     conn.busy_timeout(std::time::Duration::from_secs(30))?;
-    let version = read_version(&conn, path)?;
-    match version {
-        None => {
-            conn.execute_batch(&create_sql())
-                .with_context(|| format!("{}: creating the schema", path.display()))?;
-            conn.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
-                params![SCHEMA_VERSION.to_string()],
-            )?;
-        }
-        Some(v) if v == SCHEMA_VERSION => {}
-        Some(v) => return Err(other_version(path, v)),
+    if version.is_none() {
+        conn.execute_batch(&create_sql())
+            .with_context(|| format!("{}: creating the schema", path.display()))?;
+        conn.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
+            params![SCHEMA_VERSION.to_string()],
+        )?;
     }
     Ok(conn)
+}
+
+/// The path as an error shows it (control characters escaped).
+fn shown(path: &Path) -> String {
+    crate::text::escape_control(&path.display().to_string()).into_owned()
+}
+
+/// An existing file that is not an SQLite database is not ours to overwrite.
+fn refuse_foreign(path: &Path) -> anyhow::Result<()> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if !meta.is_file() {
+        anyhow::bail!(
+            "{}: exists and is not a file; choose another --out",
+            shown(path)
+        );
+    }
+    if meta.len() == 0 {
+        return Ok(());
+    }
+    let mut head = [0u8; 16];
+    let read =
+        std::fs::File::open(path).and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head));
+    if read.is_err() || &head != b"SQLite format 3\0" {
+        anyhow::bail!(
+            "{}: exists and is not a corpus store (not an SQLite database); refusing to \
+             overwrite it: choose another --out",
+            shown(path)
+        );
+    }
+    Ok(())
 }
 
 /// Open an existing store read-only, checking its version.
@@ -146,6 +218,7 @@ pub fn open_ro(path: &Path) -> anyhow::Result<Connection> {
     .with_context(|| format!("{}: cannot open", path.display()))?;
     match read_version(&conn, path)? {
         Some(v) if v == SCHEMA_VERSION => {
+            check_schema(&conn, "main", &shown(path))?;
             // Reads straight from the OS page cache: a filter that walks an index and looks
             // each row up touches pages all over `classes` (175 MB at 300k classes), far more
             // than SQLite's 2 MB default cache holds; copied through that cache, the issue's

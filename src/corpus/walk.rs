@@ -74,14 +74,33 @@ pub fn fnv64(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Every `.py` file below the roots (symlinks followed, loops counted), sorted by key.
-/// Directories named in `exclude` (e.g. `site-packages`) are not entered.
-pub fn discover(
-    roots: &[PathBuf],
-    shard: Option<Shard>,
-    exclude: &[String],
-) -> anyhow::Result<Discovery> {
+/// How to walk the roots.
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    pub shard: Option<Shard>,
+    /// Directory names not entered (`site-packages`, `.tox`, …).
+    pub exclude: Vec<String>,
+    /// Follow symbolic links that lead out of the roots too (by default such a link is counted
+    /// as `symlink-outside` and not followed: a link to `/` would walk `/proc`, a link to a
+    /// secret would put it in the store).
+    pub follow_symlinks: bool,
+}
+
+/// Every `.py` regular file below the roots, sorted by key. Symbolic links are followed while
+/// they stay inside the roots (loops counted); anything but a regular file named `*.py` (a
+/// FIFO, a device) is counted as `not-a-regular-file` and never opened.
+pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
+    let (shard, exclude) = (walk.shard, walk.exclude.as_slice());
     let mut out = Discovery::default();
+    let canonical_roots: Vec<PathBuf> = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .collect();
+    let inside = |p: &Path| -> bool {
+        walk.follow_symlinks
+            || std::fs::canonicalize(p)
+                .is_ok_and(|c| canonical_roots.iter().any(|r| c.starts_with(r)))
+    };
     for root in roots {
         let meta =
             std::fs::metadata(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
@@ -104,17 +123,23 @@ pub fn discover(
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| root.display().to_string());
         let mut repo_names: BTreeMap<String, String> = BTreeMap::new();
-        let walk = walkdir::WalkDir::new(root)
+        // Links leading out of the roots, met while walking (reported after).
+        let outside = std::cell::RefCell::new(Vec::new());
+        let walker = walkdir::WalkDir::new(root)
             .follow_links(true)
             .sort_by_file_name()
             .into_iter()
             .filter_entry(|e| {
+                if e.depth() > 0 && e.path_is_symlink() && !inside(e.path()) {
+                    outside.borrow_mut().push(e.path().to_path_buf());
+                    return false;
+                }
                 e.depth() == 0
                     || !e.file_type().is_dir()
                     || !(e.file_name() == ".git"
                         || exclude.iter().any(|x| e.file_name() == x.as_str()))
             });
-        for entry in walk {
+        for entry in walker {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
@@ -166,13 +191,24 @@ pub fn discover(
                     None => root_name.clone(),
                 }
             };
-            let within = key.split_once('/').map_or(key.as_str(), |(_, r)| r);
-            out.top_names
-                .entry(repo.clone())
-                .or_default()
-                .insert(top_name(within));
+            let (first, within) = key.split_once('/').unwrap_or(("", key.as_str()));
+            let tops = out.top_names.entry(repo.clone()).or_default();
+            tops.insert(top_name(within));
+            // A repository directory that is itself a package (a site-packages entry, the
+            // stdlib's `test`) is imported by its own name.
+            if within == "__init__.py" && !first.is_empty() {
+                tops.insert(first.to_string());
+            }
             match entry.metadata() {
-                Ok(meta) => push_file(&mut out, entry.into_path(), key, repo, &meta, shard),
+                Ok(meta) if meta.is_file() => {
+                    push_file(&mut out, entry.into_path(), key, repo, &meta, shard)
+                }
+                Ok(meta) => out.issues.push(WalkIssue {
+                    path: key,
+                    repo,
+                    reason: "not-a-regular-file",
+                    detail: format!("{:?}", meta.file_type()),
+                }),
                 Err(e) => out.issues.push(WalkIssue {
                     path: key,
                     repo,
@@ -180,6 +216,19 @@ pub fn discover(
                     detail: e.to_string(),
                 }),
             }
+        }
+        for link in outside.into_inner() {
+            let target = std::fs::read_link(&link)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            out.issues.push(WalkIssue {
+                path: key_of(root, &link),
+                repo: String::new(),
+                reason: "symlink-outside",
+                detail: format!(
+                    "links to {target}, outside the paths given (--follow-symlinks follows it)"
+                ),
+            });
         }
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -282,7 +331,7 @@ mod tests {
         std::fs::create_dir_all(r.join("two")).unwrap();
         std::fs::write(r.join("two/t.py"), "x = 1\n").unwrap();
         std::fs::write(r.join("top.py"), "x = 1\n").unwrap();
-        let d = discover(&[r.to_path_buf()], None, &[]).unwrap();
+        let d = discover(&[r.to_path_buf()], &Walk::default()).unwrap();
         let got: Vec<(&str, &str)> = d
             .files
             .iter()
@@ -300,7 +349,7 @@ mod tests {
         );
         assert!(d.top_names["Owner/Proj"].contains("pkg"));
         // A repository given alone is keyed under its directory's name.
-        let one = discover(&[r.join("one")], None, &[]).unwrap();
+        let one = discover(&[r.join("one")], &Walk::default()).unwrap();
         assert_eq!(one.files[0].path, "one/src/pkg/m.py");
         assert_eq!(one.files[0].repo, "Owner/Proj");
     }

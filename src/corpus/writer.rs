@@ -4,18 +4,19 @@
 
 use rusqlite::{Connection, params, params_from_iter};
 
+use super::closure::StoredClosure;
 use super::extract::{ClassRow, FileResult};
 use super::tokens::to_blob;
 use crate::analysis::metrics::METRIC_NAMES;
 
 fn insert_class_sql() -> String {
     let cols: Vec<String> = METRIC_NAMES.iter().map(|m| format!("\"{m}\"")).collect();
-    let n = 16 + METRIC_NAMES.len();
+    let n = 17 + METRIC_NAMES.len();
     let marks: Vec<String> = (1..=n).map(|i| format!("?{i}")).collect();
     format!(
         "INSERT INTO classes (id, path, repo, qualname, name, line, end_line, n_methods,
          total_program_units, total_doc_str, doc, self_contained, tokens, exact_hash, minhash,
-         bases, {})
+         bases, blockers, {})
          VALUES ({})",
         cols.join(", "),
         marks.join(", ")
@@ -101,6 +102,8 @@ impl Default for Streaming {
 /// A file's rows, and its `files` row.
 pub(super) fn delete_file(conn: &Connection, path: &str) -> rusqlite::Result<()> {
     delete_classes_of(conn, path)?;
+    conn.prepare_cached("DELETE FROM units WHERE path = ?1")?
+        .execute(params![path])?;
     conn.prepare_cached("DELETE FROM files WHERE path = ?1")?
         .execute(params![path])?;
     Ok(())
@@ -113,6 +116,19 @@ pub(super) fn delete_file(conn: &Connection, path: &str) -> rusqlite::Result<()>
 fn write_file(conn: &Connection, insert_sql: &str, f: &FileResult) -> rusqlite::Result<()> {
     for c in &f.classes {
         insert_class(conn, insert_sql, f, c)?;
+    }
+    for u in &f.units {
+        conn.prepare_cached(
+            "INSERT INTO units (path, idx, pos, kind, code, class_id) VALUES (?1,?2,?3,?4,?5,?6)",
+        )?
+        .execute(params![
+            f.file.path,
+            u.idx,
+            u.pos,
+            u.kind.as_str(),
+            u.code,
+            u.class_id
+        ])?;
     }
     conn.prepare_cached(
         "INSERT INTO files (path, repo, size, mtime_ns, hash, reason, detail,
@@ -181,28 +197,31 @@ fn insert_class(tx: &Connection, sql: &str, f: &FileResult, c: &ClassRow) -> rus
         i64::from(m.total_program_units).into(),
         i64::from(m.total_doc_str).into(),
         doc.into(),
-        i64::from(c.deps.self_contained()).into(),
+        i64::from(c.closure.blockers.is_empty()).into(),
         (c.fingerprint.tokens as i64).into(),
         c.fingerprint.exact.into(),
         to_blob(&c.fingerprint.signature).into(),
         json(&c.bases).into(),
+        json(&c.closure.blockers).into(),
     ];
     values.extend(m.values.iter().map(|v| rusqlite::types::Value::Real(*v)));
     tx.prepare_cached(sql)?.execute(params_from_iter(values))?;
     let seq = tx.last_insert_rowid();
     tx.prepare_cached(
-        "INSERT INTO class_text (seq, code, skeleton, docstring, edges,
-         imports, module_names, deps) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
+        "INSERT INTO class_text (seq, code, skeleton, docstring, methods, edges,
+         imports, module_names, deps, closure) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
     )?
     .execute(params![
         seq,
         c.code,
         c.skeleton,
         c.docstring,
+        json(&m.methods),
         json(&c.edges),
         json(&c.imports),
         json(&c.module_names),
-        json(&c.deps),
+        json(&c.closure.deps),
+        json(&StoredClosure::from(&c.closure)),
     ])?;
     let mut names = c.qualname.clone();
     let mut docs = c.docstring.clone().unwrap_or_default();

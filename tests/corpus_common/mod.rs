@@ -92,6 +92,10 @@ pub fn dump(db: &Path) -> String {
              ORDER BY c.id, x.src, x.dst"
                 .to_string(),
         ),
+        (
+            "units",
+            "SELECT path, idx, pos, kind, code, class_id FROM units ORDER BY path, idx".to_string(),
+        ),
         ("meta", "SELECT * FROM meta ORDER BY key".to_string()),
     ] {
         let mut stmt = conn.prepare(&sql).unwrap();

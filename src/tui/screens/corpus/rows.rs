@@ -31,7 +31,10 @@ pub struct Detail {
     pub code: String,
     pub skeleton: String,
     pub docstring: Option<String>,
+    /// Every method definition (a property's getter and setter are two).
     pub methods: Vec<Method>,
+    /// How many methods it has: distinct names, as `corpus query` and `CountDeclMethod` count.
+    pub method_count: usize,
     /// The intra-class dependency graph: (from, to).
     pub edges: Vec<(String, String)>,
     /// stdlib / third_party / internal → module names.

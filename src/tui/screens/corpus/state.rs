@@ -145,6 +145,8 @@ pub struct State {
     pub class: Option<ClassView>,
     /// Why the current list could not be read (a full-text query SQLite rejects, say).
     pub error: Option<String>,
+    /// The store's last build did not finish (what to run, from `Store::unfinished`).
+    pub unfinished: Option<String>,
     pub(super) tx: Sender<Envelope>,
     pub(super) rx: Receiver<Reply>,
     pub(super) interrupt: InterruptHandle,
@@ -157,6 +159,7 @@ impl State {
     /// reads the first page at once.
     pub fn open(path: &Path) -> anyhow::Result<State> {
         let store = Store::open(path)?;
+        let unfinished = store.unfinished()?;
         let interrupt = store.connection().get_interrupt_handle();
         let (tx, worker_rx) = mpsc::channel();
         let (worker_tx, rx) = mpsc::channel();
@@ -190,6 +193,7 @@ impl State {
             pending_jump: None,
             class: None,
             error: None,
+            unfinished,
             tx,
             rx,
             interrupt,

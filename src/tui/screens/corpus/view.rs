@@ -206,10 +206,16 @@ fn list_title(st: &State) -> String {
 }
 
 fn render_list(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
-    let block = Block::default()
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border())
         .title(Span::styled(list_title(st), theme.title()));
+    if st.unfinished.is_some() {
+        block = block.title_bottom(Span::styled(
+            " unfinished build: run `classlab corpus build` again ",
+            theme.error(),
+        ));
+    }
     let inner = block.inner(area);
     block.render(area, buf);
     if inner.height == 0 || inner.width == 0 {
@@ -517,6 +523,23 @@ fn render_funnel(st: &State, theme: &Theme, area: Rect, buf: &mut Buffer) {
             theme.muted(),
         ));
     }
+    let mut why: Vec<(&String, &u64)> = f.outside_stdlib_because.iter().collect();
+    why.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !why.is_empty() {
+        let top: Vec<String> = why
+            .iter()
+            .take(3)
+            .map(|(k, n)| format!("{} {}", crate::text::escape_control(k), thousands(**n)))
+            .collect();
+        lines.push(Line::styled(
+            format!(
+                " not self-contained: {}{}",
+                top.join(", "),
+                if why.len() > 3 { ", …" } else { "" }
+            ),
+            theme.muted(),
+        ));
+    }
     Paragraph::new(lines)
         .wrap(ratatui::widgets::Wrap { trim: false })
         .render(inner, buf);
@@ -722,7 +745,7 @@ fn pane_lines(d: &Detail, pane: Pane, theme: &Theme) -> Vec<Line<'static>> {
             out.push(Line::styled(
                 format!(
                     "{} methods · {} of {} program units documented",
-                    d.methods.len(),
+                    d.method_count,
                     d.total_doc_str,
                     d.total_program_units
                 ),

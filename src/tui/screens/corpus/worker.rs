@@ -629,6 +629,7 @@ impl Worker {
             code: text.code,
             skeleton: text.skeleton,
             docstring: text.docstring,
+            method_count: line.methods.len(),
             methods,
             edges,
             deps,
