@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, usable  # noqa: E402
-from forge_values import Pool, parse_type, type_of_default  # noqa: E402
+from forge_values import Pool, max_instance, parse_type, type_of_default  # noqa: E402
 
 
 class Explorer:
@@ -145,7 +145,7 @@ class Explorer:
                 keep = rng.randint(0, len(base["calls"]))
                 seq = {"init": base["init"], "init_kwargs": base.get("init_kwargs", {}),
                        "calls": list(base["calls"][:keep])}
-                self.instances = _max_instance(seq)
+                self.instances = max_instance(seq)
             if not self.methods:
                 self.consider(seq)
                 continue
@@ -190,24 +190,6 @@ def _fits(v, t):
 
 def _src(v):
     return repr(v) if not isinstance(v, float) or v == v else "float('nan')"
-
-
-def _max_instance(seq):
-    best = 0
-
-    def walk(a):
-        nonlocal best
-        if isinstance(a, dict):
-            if "new" in a:
-                best = max(best, a["new"])
-            for x in a.values():
-                walk(x)
-        elif isinstance(a, list):
-            for x in a:
-                walk(x)
-
-    walk(seq)
-    return best
 
 
 def main(input_path, out=None):

@@ -18,7 +18,6 @@ import shutil
 import signal
 import sys
 import time
-import types
 
 from forge_values import observe
 
@@ -68,18 +67,6 @@ class Runner:
         with self.quiet(), self.timer(self.plan.get("import_timeout_s", 60.0)):
             spec.loader.exec_module(module)
         return getattr(module, self.plan["class"])
-
-    def load_mutant(self, mutant):
-        name = "forge_mutant_%s" % mutant["id"]
-        module = types.ModuleType(name)
-        module.__file__ = "<mutant>"
-        sys.modules[name] = module
-        try:
-            with self.quiet(), self.timer(2.0):
-                exec(compile(mutant["source"], "<mutant %s>" % mutant["id"], "exec"), module.__dict__)
-            return getattr(module, self.plan["class"])
-        except BaseException:
-            return None  # a mutant that does not import is killed by any test
 
     @contextlib.contextmanager
     def quiet(self):
@@ -343,13 +330,15 @@ def holds(assertion, trace):
     kind = assertion["kind"]
     if kind == "raises":
         return rec.get("out") == "exc" and assertion["exc"] in (rec.get("bases") or [])
-    if rec.get("out") != "ret":
+    if kind in ("ok", "returns") and rec.get("out") != "ret":
         return False
     if kind == "ok":
         return True
     if kind == "returns":
         v = rec.get("value") or []
         return len(v) == 3 and v[1] == assertion["src"]
+    if rec.get("out") not in ("ret", "exc"):
+        return False  # the step did not complete: no state after it
     fields = (rec.get("state") or {}).get(str(assertion["inst"])) or {}
     v = fields.get(assertion["field"]) or []
     return len(v) == 3 and v[1] == assertion["src"]

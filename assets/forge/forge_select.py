@@ -4,80 +4,19 @@ its shortest form that keeps its goals, and replay the result to drop what varie
 
 import time
 
+from forge_mutants import MutantHunt, lines_of
 from forge_runner import assertions, holds, usable
-
-
-def lines_of(arcs):
-    return {abs(a) for arc in arcs for a in arc}
-
-
-class MutantHunt:
-    """Mutants (from classlab's mutation analysis) and which sequences kill them. A sequence
-    runs on a mutant only when the reference executed the mutant's line (or the mutant's line
-    is never executed by any sequence: then it runs at import, and any sequence may kill it)."""
-
-    def __init__(self, runner, mutants):
-        self.runner = runner
-        self.classes = {}
-        self.line = {}
-        self.dead_on_import = set()
-        for m in mutants:
-            cls = runner.load_mutant(m)
-            if cls is None:
-                self.dead_on_import.add(m["id"])
-            else:
-                self.classes[m["id"]] = cls
-                self.line[m["id"]] = m.get("line", 0)
-        self.live = set(self.classes)
-        self.executed_lines = set()
-
-    def kills(self, seq, trace, arcs, candidates=None):
-        expected = assertions(trace)
-        if not expected:
-            return set()
-        seen = lines_of(arcs)
-        out = set()
-        for mid in sorted(candidates if candidates is not None else self.live):
-            if self.line.get(mid) not in seen and self.line.get(mid) in self.executed_lines:
-                continue
-            res = self.runner.run(seq, cls=self.classes[mid], traced=False)
-            if res is None:
-                continue
-            if res["timeout"] or not all(holds(a, res["trace"]) for a in expected):
-                out.add(mid)
-        return out
+from forge_values import max_instance
 
 
 def finish(plan, ex, runner, deadline):
     out = {"deadline_hit": False}
     hunt = MutantHunt(runner, plan.get("mutants", []))
-    hunt.executed_lines = lines_of(ex.covered)
-    goals = []  # per corpus entry: its goals
-    for seq, trace, arcs in ex.corpus:
-        g = {("arc",) + a for a in arcs}
-        goals.append(g)
+    goals = [{("arc",) + a for a in arcs} for _, _, arcs in ex.corpus]
     if hunt.live:
-        for idx, (seq, trace, arcs) in enumerate(ex.corpus):
-            if time.monotonic() > deadline:
-                out["deadline_hit"] = True
-                break
-            killed = hunt.kills(seq, trace, arcs)
-            goals[idx] |= {("mutant", m) for m in killed}
-            hunt.live -= killed
-        extra = plan.get("mutant_iterations", 300)
-        for _ in range(extra):
-            if not hunt.live or time.monotonic() > deadline:
-                out["deadline_hit"] = out["deadline_hit"] or bool(hunt.live)
-                break
-            seq = fresh_sequence(ex)
-            res = runner.run(seq)
-            if not usable(res, runner.documented):
-                continue
-            killed = hunt.kills(seq, res["trace"], res["arcs"])
-            if killed:
-                hunt.live -= killed
-                ex.corpus.append((seq, res["trace"], set(res["arcs"])))
-                goals.append({("arc",) + a for a in res["arcs"]} | {("mutant", m) for m in killed})
+        for mid, idx in hunt.hunt(ex.corpus).items():
+            goals[idx].add(("mutant", mid))
+        out["deadline_hit"] = hunt_more(plan, ex, runner, hunt, goals, deadline)
     for idx, (seq, trace, arcs) in enumerate(ex.corpus):
         if seq["calls"] and trace and trace[-1].get("out") in ("ret", "exc"):
             goals[idx].add(("method", seq["calls"][-1]["method"]))
@@ -94,12 +33,73 @@ def finish(plan, ex, runner, deadline):
     killed = set()
     for t in out["tests"]:
         killed |= {g[1] for g in t["goals"] if g[0] == "mutant"}
-    out["mutants"] = {"given": len(plan.get("mutants", [])), "dead_on_import": len(hunt.dead_on_import),
-                      "killed_by_selection": len(killed), "live": sorted(hunt.live)}
+    out["mutants"] = {"given": len(hunt.mutants), "dead_on_import": len(hunt.dead_on_import),
+                      "killed_by_selection": len(killed), "live": sorted(hunt.live),
+                      "unruly": sorted(hunt.unruly)}
     out["methods_without_test"] = sorted(
         m["name"] for m in ex.methods
         if not any(t["seq"]["calls"] and t["seq"]["calls"][-1]["method"] == m["name"] for t in out["tests"]))
     return out
+
+
+def hunt_more(plan, ex, runner, hunt, goals, deadline, batch_size=16):
+    """Rounds aimed at the mutants still alive: each varies a kept sequence that executes a
+    live mutant's lines (new arguments for one call, a new tail, another constructor call);
+    every batch of usable variants runs on the live mutants, and a variant that kills one
+    joins the corpus with that goal. Returns whether the deadline cut the hunt short."""
+    batch = []
+    rounds = plan.get("mutant_iterations", 300)
+    for n in range(1, rounds + 1):
+        targets = hunt.huntable()
+        if not targets:
+            break
+        if time.monotonic() > deadline:
+            return True
+        seq = variant(ex, hunt, ex.rng.choice(targets))
+        res = runner.run(seq)
+        if usable(res, runner.documented):
+            batch.append((seq, res["trace"], set(res["arcs"])))
+        if batch and (len(batch) >= batch_size or n == rounds):
+            for mid, i in sorted(hunt.hunt(batch).items()):
+                if not isinstance(batch[i], int):
+                    ex.corpus.append(batch[i])
+                    goals.append({("arc",) + a for a in batch[i][2]})
+                    batch[i] = len(ex.corpus) - 1
+                goals[batch[i]].add(("mutant", mid))
+            batch = []
+    return False
+
+
+def variant(ex, hunt, mid):
+    """A sequence aimed at mutant `mid`: a variation of a kept sequence that executes its
+    lines (a fresh sequence when none does)."""
+    rng = ex.rng
+    want = hunt.lines(mid)
+    near = [seq for seq, _, arcs in ex.corpus if want & lines_of(arcs)]
+    if not near or not ex.methods:
+        return fresh_sequence(ex)
+    base = rng.choice(near)
+    seq = {"init": base["init"], "init_kwargs": base.get("init_kwargs", {}),
+           "calls": list(base["calls"])}
+    ex.instances = max_instance(seq)
+    how = rng.random()
+    by_name = {m["name"]: m for m in ex.methods}
+    if how < 0.4 and seq["calls"]:
+        k = rng.randrange(len(seq["calls"]))
+        m = by_name.get(seq["calls"][k]["method"])
+        if m is not None and m.get("kind") != "property":
+            a, kw = ex.args(m, [])
+            seq["calls"][k] = {"method": m["name"], "args": a, "kwargs": kw}
+    elif how < 0.8:
+        keep = rng.randint(0, len(seq["calls"]))
+        seq["calls"] = seq["calls"][:keep]
+        for _ in range(rng.randint(1, 2)):
+            if len(seq["calls"]) < ex.max_calls:
+                seq["calls"].append(ex.new_call([]))
+    else:
+        a, kw = ex.args(ex.plan["init"], [])
+        seq["init"], seq["init_kwargs"] = a, kw
+    return seq
 
 
 def fresh_sequence(ex):
@@ -166,9 +166,7 @@ def keeps(seq, res, assigned, hunt):
         if g[0] == "method" and (not seq["calls"] or seq["calls"][-1]["method"] != g[1]):
             return False
     mutants = {g[1] for g in assigned if g[0] == "mutant"}
-    if mutants and hunt.kills(seq, res["trace"], arcs, mutants) != mutants:
-        return False
-    return True
+    return not mutants or hunt.still_kills((seq, res["trace"], arcs), mutants)
 
 
 def _refers_to(calls, step):

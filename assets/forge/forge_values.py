@@ -288,3 +288,22 @@ def observe(v):
     if src is None:
         return ("opaque", name)
     return ("value", src, norm)
+
+
+def max_instance(seq):
+    """The highest instance number a sequence's arguments build (0: only the constructor's)."""
+    best = 0
+
+    def walk(a):
+        nonlocal best
+        if isinstance(a, dict):
+            if "new" in a:
+                best = max(best, a["new"])
+            for x in a.values():
+                walk(x)
+        elif isinstance(a, list):
+            for x in a:
+                walk(x)
+
+    walk(seq)
+    return best

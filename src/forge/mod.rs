@@ -9,6 +9,7 @@
 
 pub mod explored;
 pub mod gate;
+pub mod mutation;
 pub mod plan;
 pub mod run;
 pub mod sample;

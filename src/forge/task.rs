@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::explored::{Explored, Report};
+use super::mutation::{self, Score};
 use super::plan::{PlanError, plan};
 use super::write::{Suite, write};
 use crate::exec::{Limits, Program, Sandbox};
@@ -18,10 +19,14 @@ use crate::model::{Outcome, Task};
 use crate::pipeline::eval::suite_for;
 
 /// The explorer's files, placed beside the reference in the sandbox's work dir.
-pub const EXPLORER: [(&str, &str); 4] = [
+pub const EXPLORER: [(&str, &str); 5] = [
     (
         "forge_explore.py",
         include_str!("../../assets/forge/forge_explore.py"),
+    ),
+    (
+        "forge_mutants.py",
+        include_str!("../../assets/forge/forge_mutants.py"),
     ),
     (
         "forge_runner.py",
@@ -120,9 +125,10 @@ pub struct Evidence {
     pub line: Option<f64>,
     /// Branch coverage (percent); `None` until measured, or without branches.
     pub branch: Option<f64>,
-    /// Mutation score 0–1; `None` until measured.
+    /// Mutation score 0–1 (rigor's analysis of the written suite); `None` until measured.
     pub mutation: Option<f64>,
-    pub survived: Vec<Value>,
+    /// Rigor's counts and the surviving mutants.
+    pub mutants: Option<Score>,
     /// Covered and total branches (coverage.py).
     pub branches: (u64, u64),
     /// Arcs of the reference no test takes (coverage.py's missing branches).
@@ -184,7 +190,9 @@ pub fn forge_task(
             }
         },
     };
-    let report = match explore(sandbox, task, &p, settings, None, cancel) {
+    let (mutants, mutant_error) = mutation::mutants_of(&task.solution, &task.class_name);
+    let hunted = json!({"mutants": mutation::explorer_input(&mutants)});
+    let report = match explore(sandbox, task, &p, settings, hunted, cancel) {
         Ok(r) => r,
         Err((code, why)) => return dropped(code, why, ev),
     };
@@ -242,10 +250,35 @@ pub fn forge_task(
         };
         return dropped("no_tests", why, ev);
     }
-    if !ev.dropped_tests.is_empty() {
+    // Rigor scores the suite as written: coverage.py's figures and the mutation score.
+    let (score, coverage) = mutation::score(
+        sandbox,
+        &with_tests(task, &suite.module, &suite),
+        &mutants,
+        cancel,
+    );
+    ev.mutation = score.score;
+    ev.mutants = Some(Score {
+        error: score.error.clone().or(mutant_error),
+        ..score
+    });
+    if let Some(c) = coverage {
+        ev.line = c.line.map(round1);
+        ev.branch = c.branch.map(round1);
+        ev.branches = (c.branches.0 as u64, c.branches.1 as u64);
+        ev.missing_arcs = c.missing_arcs;
+        ev.coverage_error = None;
+    } else if !ev.dropped_tests.is_empty() {
         // Coverage again, of the sequences that stayed.
         let replay: Vec<&super::explored::Sequence> = kept.iter().map(|t| &t.seq).collect();
-        match explore(sandbox, task, &p, settings, Some(json!(replay)), cancel) {
+        match explore(
+            sandbox,
+            task,
+            &p,
+            settings,
+            json!({"replay": replay}),
+            cancel,
+        ) {
             Ok(r) => {
                 ev.line = r.coverage.line.map(round1);
                 ev.branch = r.coverage.branch.map(round1);
@@ -275,7 +308,7 @@ fn explore(
     task: &Task,
     p: &super::plan::Plan,
     s: &Settings,
-    replay: Option<Value>,
+    extra: Value,
     cancel: &AtomicBool,
 ) -> Result<Report, (&'static str, String)> {
     let mut input = serde_json::to_value(p).map_err(|e| ("explorer", e.to_string()))?;
@@ -286,8 +319,8 @@ fn explore(
     input["max_calls"] = json!(s.max_calls);
     input["call_timeout_s"] = json!(s.call_timeout_s);
     input["deadline_s"] = json!(s.deadline_s);
-    if let Some(r) = replay {
-        input["replay"] = r;
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        input[k.as_str()] = v.clone();
     }
     let mut files: Vec<(String, String)> = EXPLORER
         .iter()
