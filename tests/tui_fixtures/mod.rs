@@ -471,7 +471,8 @@ impl Fake {
             | Effect::LoadReview { .. }
             | Effect::EditPart { .. }
             | Effect::SaveReview { .. }
-            | Effect::ValidateTask { .. } => None,
+            | Effect::ValidateTask { .. }
+            | Effect::Rigor { .. } => None,
         }
     }
 
