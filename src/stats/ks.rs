@@ -95,9 +95,9 @@ pub fn p_exact(d: f64, m: usize, n: usize) -> f64 {
     }
     for i in 1..=m {
         let mut prev = 0.0; // row[i][j - 1]
-        for j in 0..=n {
+        for (j, cell) in row.iter_mut().enumerate() {
             let rest = (m + n - i - j + 1) as f64;
-            let from_up = row[j] * (m - i + 1) as f64 / rest;
+            let from_up = *cell * (m - i + 1) as f64 / rest;
             let from_left = if j > 0 {
                 prev * (n - j + 1) as f64 / rest
             } else {
@@ -108,7 +108,7 @@ pub fn p_exact(d: f64, m: usize, n: usize) -> f64 {
             } else {
                 0.0
             };
-            row[j] = v;
+            *cell = v;
             prev = v;
         }
     }
