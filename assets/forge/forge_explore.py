@@ -22,7 +22,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, usable  # noqa: E402
-from forge_values import Pool, max_instance, parse_type, type_of_default  # noqa: E402
+from forge_values import Pool, max_instance, parse_type, strings_in, type_of_default  # noqa: E402
 
 
 class Explorer:
@@ -42,6 +42,8 @@ class Explorer:
         self.examples = plan.get("examples", {})
         self.max_calls = plan.get("max_calls", 6)
         self.instances = 0
+        self.keys = plan.get("keys", [])
+        self.strings = []  # strings the sequence being built uses
         self.corpus = []  # kept sequences: (seq, trace, goals)
         self.covered = set()
         self.witness = {}
@@ -64,6 +66,10 @@ class Explorer:
             v = self.pool.pick(rng, kind)
             if kind == "int" and rng.random() < 0.2:
                 v = rng.randint(-3, 12)
+            if kind == "str" and rng.random() < 0.2:
+                v = self.composed()
+            if kind == "str":
+                self.strings.append(v)
             return {"lit": _src(v)}
         if kind == "class" and t[1] == self.plan["class"] and depth < 1:
             self.instances += 1
@@ -77,15 +83,41 @@ class Explorer:
         if kind == "tuple":
             elems = t[1:] or [("any",)] * rng.randint(1, 3)
             return {"tuple": [self.value(e, [], depth + 1) for e in elems if e != ("...",)]}
-        if kind == "dict":
-            n = rng.randint(0, 3)
-            return {"dict": [[self.value(t[1] if t[1] != ("any",) else ("str",), [], depth + 1),
-                              self.value(t[2], [], depth + 1)] for _ in range(n)]}
+        if kind == "dict" or (kind == "any" and self.keys and depth < 3 and rng.random() < 0.15):
+            return self.mapping(t if kind == "dict" else ("dict", ("any",), ("any",)), depth)
         # anything: a pooled literal of a kind the pool has
-        kinds = [k for k, b in self.pool.by_kind.items() if b]
+        # (not None or a bool: where a parameter's type is unknown, those test behaviour
+        # nobody specified)
+        kinds = [k for k, b in self.pool.by_kind.items() if b and k not in ("none", "bool")]
         weights = [4 if k in ("int", "str") else 1 for k in kinds]
         v = self.pool.pick(rng, rng.choices(kinds, weights)[0])
         return {"lit": _src(v)}
+
+    def composed(self):
+        """A text made of strings the sequence already used and pooled ones (a sentence of
+        words an earlier call added, a path of known parts)."""
+        rng = self.rng
+        parts = [rng.choice(self.strings) if self.strings and rng.random() < 0.6
+                 else self.pool.pick(rng, "str") for _ in range(rng.randint(2, 4))]
+        sep = rng.choice([" ", " ", ", ", ". ", "", "/", "\n"])
+        return sep.join(p for p in parts if isinstance(p, str))
+
+    def mapping(self, t, depth):
+        """A dict: keys the reference looks up (most of the time, when it has any), values of
+        the value type, nested mappings of looked-up keys now and then."""
+        rng = self.rng
+        items = []
+        for _ in range(rng.randint(0, 3) if not self.keys else rng.randint(1, 4)):
+            if t[1] == ("any",) and self.keys and rng.random() < 0.75:
+                k = {"lit": rng.choice(self.keys)}
+            else:
+                k = self.value(t[1] if t[1] != ("any",) else ("str",), [], depth + 1)
+            if t[2] == ("any",) and self.keys and depth < 3 and rng.random() < 0.25:
+                v = self.mapping(("dict", ("any",), ("any",)), depth + 1)
+            else:
+                v = self.value(t[2], [], depth + 1)
+            items.append([k, v])
+        return {"dict": items}
 
     def args(self, method, results, depth=0):
         rng = self.rng
@@ -138,6 +170,7 @@ class Explorer:
                 return done, True
             if not self.corpus or rng.random() < 0.25:
                 self.instances = 0
+                self.strings = []
                 ctor_args, ctor_kwargs = self.args(self.plan["init"], [])
                 seq = {"init": ctor_args, "init_kwargs": ctor_kwargs, "calls": []}
             else:
@@ -146,6 +179,7 @@ class Explorer:
                 seq = {"init": base["init"], "init_kwargs": base.get("init_kwargs", {}),
                        "calls": list(base["calls"][:keep])}
                 self.instances = max_instance(seq)
+                self.strings = strings_in(seq)
             if not self.methods:
                 self.consider(seq)
                 continue

@@ -6,6 +6,7 @@ Trusted code: it runs inside the sandbox beside the reference class, never in cl
 
 import ast
 import math
+import re
 
 # Docstring type words (ClassEval's `:param x: int`, `string`, `float number`, `list of str`)
 # mapped onto the names an annotation would use.
@@ -307,3 +308,38 @@ def max_instance(seq):
 
     walk(seq)
     return best
+
+
+def strings_in(seq):
+    """The string literals a sequence's arguments use, in order."""
+    out = []
+
+    def walk(a):
+        if isinstance(a, dict):
+            if "lit" in a:
+                try:
+                    v = ast.literal_eval(a["lit"])
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    return
+                if isinstance(v, str):
+                    out.append(v)
+                return
+            for x in a.values():
+                walk(x)
+        elif isinstance(a, list):
+            for x in a:
+                walk(x)
+
+    walk(seq)
+    return out
+
+
+# Timestamps as classes write them (ISO dates and times, day/month/year, clock times); the
+# written test masks them the same way (`_noclock`, src/forge/write.rs).
+CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+                   r"|\d{2}/\d{2}/\d{4}|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
+
+
+def unclock(text):
+    """`text` with every timestamp replaced by `<clock>`."""
+    return CLOCK.sub("<clock>", text)

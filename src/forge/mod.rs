@@ -14,4 +14,5 @@ pub mod plan;
 pub mod run;
 pub mod sample;
 pub mod task;
+pub mod usage;
 pub mod write;

@@ -53,6 +53,9 @@ pub struct Plan {
     pub fields: Vec<String>,
     /// Source of every distinct literal of the reference, in order of appearance.
     pub literals: Vec<String>,
+    /// String keys the reference looks up (`x['path']`, `x.get('path')`): dict arguments are
+    /// built from them.
+    pub keys: Vec<String>,
     pub examples: std::collections::BTreeMap<String, Vec<Example>>,
 }
 
@@ -105,6 +108,15 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
             methods.push(m);
         }
     }
+    // Undocumented parameters take the type their use in the reference says.
+    let used = super::usage::infer(reference, class_name);
+    for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+        for p in m.params.iter_mut().filter(|p| p.ty.is_empty()) {
+            if let Some(k) = used.get(&(m.name.clone(), p.name.clone())) {
+                p.ty = (*k).to_string();
+            }
+        }
+    }
     let kinds = methods.iter().map(|m| (m.name.clone(), m.kind)).collect();
     Ok(Plan {
         class_name: class_name.to_string(),
@@ -113,6 +125,7 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         kinds,
         fields,
         literals: literals(reference),
+        keys: keys(reference),
         examples,
     })
 }
@@ -306,6 +319,47 @@ fn literals(reference: &str) -> Vec<String> {
     v.out
 }
 
+/// String literals the reference uses as keys: subscripts (`x['k']`) and the first argument of
+/// `get`, `pop`, `setdefault` calls; each once, in order.
+fn keys(reference: &str) -> Vec<String> {
+    struct Keys(Vec<String>);
+    impl Keys {
+        fn add(&mut self, e: &Expr) {
+            if let Expr::StringLiteral(s) = e {
+                let k = python_str(s.value.to_str());
+                if s.value.len() <= 100 && !self.0.contains(&k) && self.0.len() < 200 {
+                    self.0.push(k);
+                }
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Keys {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            match e {
+                Expr::Subscript(s) => self.add(&s.slice),
+                Expr::Call(c) => {
+                    if let Expr::Attribute(a) = c.func.as_ref()
+                        && matches!(a.attr.as_str(), "get" | "pop" | "setdefault")
+                        && let Some(first) = c.arguments.args.first()
+                    {
+                        self.add(first);
+                    }
+                }
+                _ => {}
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let Ok(parsed) = parse_module(reference) else {
+        return Vec::new();
+    };
+    let mut v = Keys(Vec::new());
+    for s in &parsed.syntax().body {
+        v.visit_stmt(s);
+    }
+    v.0
+}
+
 /// A Python string literal for `s` (single-quoted, escapes as `repr` writes them).
 pub fn python_str(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -444,6 +498,11 @@ mod tests {
         assert_eq!(p.examples["deposit"][0].args, ["1000"]);
         assert_eq!(p.examples["__init__"][0].args, ["10"]);
         assert_eq!(p.literals, ["-1", "'Invalid amount'"]);
+        assert!(p.keys.is_empty());
+        assert_eq!(
+            keys("def f(r):\n    return r['path'], r.get(\"m\", 1), r[0], d.pop('path')\n"),
+            ["'path'", "'m'"]
+        );
         assert_eq!(
             exception_names("If x < 0, raise a ValueError(\"no\"); KeyError."),
             ["ValueError", "KeyError"]
