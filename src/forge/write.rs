@@ -7,7 +7,8 @@
 //!
 //! Comparisons (docs/forge.md): values by `assertEqual`; floats rounded to 6 decimals (a lone
 //! float by `assertAlmostEqual(places=6)`, containers through `_approx`); dict key and item
-//! views as sets, dict values sorted; exceptions by their nearest builtin type
+//! views as sets, dict values sorted; timestamps of the current time masked (`_noclock`);
+//! exceptions by their nearest builtin type
 //! (`assertRaises`); state by the public fields `__init__` declares, after each step that
 //! changed them.
 
@@ -44,6 +45,7 @@ pub struct Suite {
 }
 
 pub(crate) const HELPERS: &str = r#"import os
+import re
 import shutil
 import tempfile
 import unittest
@@ -60,6 +62,26 @@ def _approx(value):
         return tuple(_approx(v) for v in value)
     if isinstance(value, dict):
         return {k: _approx(v) for k, v in value.items()}
+    return value
+
+
+_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+                    r"|\d{2}/\d{2}/\d{4}|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
+
+
+def _noclock(value):
+    """Timestamps (dates, times) in strings masked as `<clock>`, through containers: the
+    current time is the clock's, not the class's."""
+    if isinstance(value, str):
+        return _CLOCK.sub("<clock>", value)
+    if isinstance(value, list):
+        return [_noclock(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_noclock(v) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return {_noclock(v) for v in value}
+    if isinstance(value, dict):
+        return {_noclock(k): _noclock(v) for k, v in value.items()}
     return value
 
 
@@ -219,6 +241,7 @@ fn compare(actual: &str, src: &str, norm: &str) -> String {
             format!("self.assertAlmostEqual({actual}, {src}, places=6)")
         }
         "approx" => format!("self.assertEqual(_approx({actual}), {src})"),
+        "noclock" => format!("self.assertEqual(_noclock({actual}), {src})"),
         "set" => format!("self.assertEqual(set({actual}), {src})"),
         "sorted" => format!("self.assertEqual(sorted({actual}), {src})"),
         _ => format!("self.assertEqual({actual}, {src})"),
