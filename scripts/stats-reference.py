@@ -11,6 +11,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from splitmix64 import SplitMix64  # noqa: E402
+
 import numpy as np
 import scipy
 import statsmodels
@@ -187,26 +190,6 @@ def pass_at_k_cases():
         out.append({"n": n, "c": c, "k": k,
                     "value": float(1 - comb(n - c, k, exact=True) / comb(n, k, exact=True))})
     return out
-
-
-MASK = (1 << 64) - 1
-
-
-class SplitMix64:
-    """Steele, Lea & Flood's generator, as classlab's bootstrap draws from it."""
-
-    def __init__(self, seed):
-        self.s = seed & MASK
-
-    def next(self):
-        self.s = (self.s + 0x9E3779B97F4A7C15) & MASK
-        z = self.s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return (self.next() * n) >> 64
 
 
 def bootstrap(values_fn, n, resamples, seed):

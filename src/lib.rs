@@ -10,6 +10,7 @@ pub mod curate;
 pub mod dataset;
 pub mod depcheck;
 pub mod exec;
+pub mod forge;
 pub mod llm;
 pub mod metrics;
 pub mod model;

@@ -69,6 +69,10 @@ pub struct EvalArgs {
     /// finished session, re-scores it without running anything. The session is unchanged.
     #[arg(long)]
     pub only_killing_tests: bool,
+    /// Evaluate only shard K of N (disjoint by task-id hash); `classlab sessions merge` joins
+    /// the shards' sessions. Give the same --shard again with --resume.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::corpus::walk::Shard>,
 }
 
 /// `--harness`, on every command that runs tests.
@@ -210,7 +214,7 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
             outputs::OutputsFormat::parse(f).with_context(|| format!("unknown --format `{f}`"))?,
         ),
     };
-    let outs = outputs::load(&predictions, format)?;
+    let mut outs = outputs::load(&predictions, format)?;
     problems += warn_all(&outs.problems);
     // On resume the session's own selection (a different one is refused by its inputs).
     let tasks: Option<Vec<String>> = if args.tasks.is_empty() {
@@ -220,6 +224,9 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     } else {
         Some(args.tasks.clone())
     };
+    if let Some(shard) = &args.shard {
+        outs.samples.retain(|s| shard.holds(&s.task_id));
+    }
 
     let (exec, cancel) = executor_for(ctx, dataset_path.as_deref(), args.cold)?;
     let sandbox = exec.sandbox()?;

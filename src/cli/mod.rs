@@ -11,6 +11,7 @@ mod depcheck;
 mod deps;
 mod doctor;
 mod eval;
+mod forge;
 mod lint;
 mod progress;
 mod report;
@@ -153,6 +154,9 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Class corpora: build, query, merge and export a store of every class below some paths.
     Corpus(corpus::CorpusArgs),
+    /// Differential tests generated from each class's reference: a dataset of forged tasks
+    /// with their evidence (coverage, gates), resumable and shardable.
+    Forge(Box<forge::ForgeArgs>),
     /// Open the terminal UI (the default when no command is given).
     Tui(TuiArgs),
 }
@@ -256,6 +260,8 @@ fn reads(command: &Option<Command>) -> (&'static str, Reads) {
         Some(Command::Sessions(_)) => ("sessions", Reads::new(false, false, true, true)),
         Some(Command::Doctor) => ("doctor", Reads::new(true, true, false, true)),
         Some(Command::Validate(_)) => ("validate", Reads::new(true, true, true, true)),
+        Some(Command::Rigor(_)) => ("rigor", Reads::new(true, true, false, true)),
+        Some(Command::Forge(_)) => ("forge", Reads::new(false, true, false, true)),
         Some(Command::Curate(_)) => ("curate", Reads::new(true, false, true, true)),
         Some(Command::Lint(_)) => ("lint", Reads::new(true, false, false, true)),
         Some(Command::Corpus(_)) => ("corpus", Reads::new(false, false, false, true)),
@@ -361,6 +367,7 @@ pub fn main() -> ExitCode {
         Some(Command::Curate(args)) => curate::run(&ctx, &args),
         Some(Command::Lint(args)) => lint::run(&ctx, &args),
         Some(Command::Corpus(args)) => corpus::run(&ctx, &args),
+        Some(Command::Forge(args)) => forge::run(&ctx, &args),
         // `classlab --theme dark tui` as `classlab tui --theme dark`.
         Some(Command::Tui(args)) => open_tui(
             &ctx,

@@ -17,6 +17,17 @@ pub struct SessionsArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum SessionsCommand {
+    /// Join evaluation shards (`eval --shard K/N`) into one session OUT (a new directory):
+    /// the inputs must be finished evaluations of the same dataset, outputs file, model and
+    /// configuration, with no task in two of them.
+    Merge {
+        /// The merged session's directory (its name is the session id).
+        #[arg(value_name = "OUT")]
+        out: std::path::PathBuf,
+        /// Session ids or directories of the shards.
+        #[arg(required = true, value_name = "IN")]
+        inputs: Vec<String>,
+    },
     /// Delete sessions (their whole directory). A session being written is refused.
     Rm {
         /// Session ids or directories.
@@ -29,7 +40,28 @@ pub(crate) fn run(ctx: &Context, args: &SessionsArgs) -> anyhow::Result<Outcome>
     match &args.command {
         None => list_sessions(ctx),
         Some(SessionsCommand::Rm { ids }) => remove(ctx, ids),
+        Some(SessionsCommand::Merge { out, inputs }) => merge(ctx, out, inputs),
     }
+}
+
+fn merge(ctx: &Context, out: &std::path::Path, inputs: &[String]) -> anyhow::Result<Outcome> {
+    let root = sessions_root(ctx.sessions.as_deref());
+    let dirs = inputs
+        .iter()
+        .map(|id| resolve_session(&root, id))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let m = crate::session::merge::merge(out, &dirs)?;
+    match ctx.output {
+        Output::Json => print_json(&m)?,
+        Output::Human => println!(
+            "merged {} sessions ({} tasks, {} events) into {}",
+            m.inputs.len(),
+            m.tasks,
+            m.events,
+            m.dir.display()
+        ),
+    }
+    Ok(Outcome::clean())
 }
 
 /// Every id is resolved before anything is deleted: a typo deletes nothing.

@@ -2,6 +2,7 @@
 
 pub mod derived;
 pub mod event;
+pub mod merge;
 pub mod reduce;
 pub mod report;
 pub mod store;

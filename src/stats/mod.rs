@@ -10,6 +10,7 @@ pub mod bootstrap;
 pub mod compare;
 pub mod grid;
 pub mod interval;
+pub mod ks;
 pub mod multiple;
 pub mod outcomes;
 pub mod paired;

@@ -1,0 +1,278 @@
+"""The forge explorer: generate call sequences on a reference class, keep those that reach new
+arcs or kill new mutants, select a small covering suite, shrink it, and record every call's
+outcome (the trace a generated test asserts). Runs inside classlab's sandbox, in the task's
+own Python environment, as a trusted program beside the reference module; classlab writes the
+test module from the JSON this prints.
+
+    python forge_explore.py PLAN.json [OUT.json]     (default: one JSON line on descriptor 3)
+
+Deterministic for a plan (its `seed`): the random generator is seeded, work is bounded by
+counts, not time (a `deadline` only cuts a runaway exploration short, and says so).
+"""
+
+import json
+import os
+import random
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from forge_runner import Runner, usable  # noqa: E402
+from forge_values import Pool, max_instance, parse_type, strings_in, type_of_default  # noqa: E402
+
+
+class Explorer:
+    def __init__(self, plan, runner):
+        self.plan = plan
+        self.runner = runner
+        self.rng = random.Random(plan.get("seed", 0))
+        self.pool = Pool(plan.get("literals", []))
+        self.methods = plan["methods"]  # the skeleton's targets (classlab left out private ones)
+        self.types = {}
+        for m in [plan["init"]] + self.methods:
+            for p in m.get("params", []):
+                t = parse_type(p.get("type") or "")
+                if t == ("any",) and p.get("default") not in (None, "None"):
+                    t = type_of_default(p["default"])
+                self.types[(m["name"], p["name"])] = t
+        self.examples = plan.get("examples", {})
+        self.max_calls = plan.get("max_calls", 6)
+        self.instances = 0
+        self.keys = plan.get("keys", [])
+        self.strings = []  # strings the sequence being built uses
+        self.corpus = []  # kept sequences: (seq, trace, goals)
+        self.covered = set()
+        self.witness = {}
+        self.discarded = {}
+
+    # -- generation ------------------------------------------------------------------------
+
+    def value(self, t, results, depth=0):
+        rng = self.rng
+        kind = t[0]
+        if results and rng.random() < 0.15:
+            fits = [i for i, v in results if _fits(v, t)]
+            if fits:
+                return {"ref": rng.choice(fits)}
+        if kind == "union":
+            return self.value(rng.choice(t[1:]), results, depth)
+        if kind in ("int", "float", "str", "bool", "bytes", "none"):
+            if kind == "float" and rng.random() < 0.3:
+                kind = "int"
+            v = self.pool.pick(rng, kind)
+            if kind == "int" and rng.random() < 0.2:
+                v = rng.randint(-3, 12)
+            if kind == "str" and rng.random() < 0.2:
+                v = self.composed()
+            if kind == "str":
+                self.strings.append(v)
+            return {"lit": _src(v)}
+        if kind == "class" and t[1] == self.plan["class"] and depth < 1:
+            self.instances += 1
+            return {"new": self.instances, "args": self.args(self.plan["init"], results, depth + 1)[0]}
+        if depth >= 2:
+            kind = "any"
+        if kind in ("list", "set"):
+            n = rng.randint(0, 3)
+            items = [self.value(t[1], [], depth + 1) for _ in range(n)]
+            return {"list" if kind == "list" else "set": items}
+        if kind == "tuple":
+            elems = t[1:] or [("any",)] * rng.randint(1, 3)
+            return {"tuple": [self.value(e, [], depth + 1) for e in elems if e != ("...",)]}
+        if kind == "dict" or (kind == "any" and self.keys and depth < 3 and rng.random() < 0.15):
+            return self.mapping(t if kind == "dict" else ("dict", ("any",), ("any",)), depth)
+        # anything: a pooled literal of a kind the pool has
+        # (not None or a bool: where a parameter's type is unknown, those test behaviour
+        # nobody specified)
+        kinds = [k for k, b in self.pool.by_kind.items() if b and k not in ("none", "bool")]
+        weights = [4 if k in ("int", "str") else 1 for k in kinds]
+        v = self.pool.pick(rng, rng.choices(kinds, weights)[0])
+        return {"lit": _src(v)}
+
+    def composed(self):
+        """A text made of strings the sequence already used and pooled ones (a sentence of
+        words an earlier call added, a path of known parts)."""
+        rng = self.rng
+        parts = [rng.choice(self.strings) if self.strings and rng.random() < 0.6
+                 else self.pool.pick(rng, "str") for _ in range(rng.randint(2, 4))]
+        sep = rng.choice([" ", " ", ", ", ". ", "", "/", "\n"])
+        return sep.join(p for p in parts if isinstance(p, str))
+
+    def mapping(self, t, depth):
+        """A dict: keys the reference looks up (most of the time, when it has any), values of
+        the value type, nested mappings of looked-up keys now and then."""
+        rng = self.rng
+        items = []
+        for _ in range(rng.randint(0, 3) if not self.keys else rng.randint(1, 4)):
+            if t[1] == ("any",) and self.keys and rng.random() < 0.75:
+                k = {"lit": rng.choice(self.keys)}
+            else:
+                k = self.value(t[1] if t[1] != ("any",) else ("str",), [], depth + 1)
+            if t[2] == ("any",) and self.keys and depth < 3 and rng.random() < 0.25:
+                v = self.mapping(("dict", ("any",), ("any",)), depth + 1)
+            else:
+                v = self.value(t[2], [], depth + 1)
+            items.append([k, v])
+        return {"dict": items}
+
+    def args(self, method, results, depth=0):
+        rng = self.rng
+        name = method["name"]
+        params = method.get("params", [])
+        examples = self.examples.get(name) or []
+        if examples and rng.random() < 0.35:
+            ex = rng.choice(examples)
+            return [{"lit": a} for a in ex.get("args", [])], {k: {"lit": v} for k, v in ex.get("kwargs", {}).items()}
+        args, kwargs = [], {}
+        positional = [p for p in params if p.get("kind", "pos") == "pos"]
+        # trailing defaulted parameters may be left out (their defaults are values too)
+        required = len(positional)
+        while required and positional[required - 1].get("default") is not None:
+            required -= 1
+        n = rng.randint(required, len(positional)) if rng.random() < 0.5 else len(positional)
+        for p in positional[:n]:
+            args.append(self.value(self.types[(name, p["name"])], results, depth))
+        for p in params:
+            kind = p.get("kind")
+            if kind == "varpos":
+                for _ in range(rng.randint(0, 2)):
+                    args.append(self.value(self.types[(name, p["name"])], results, depth))
+            elif kind == "kwonly" and (p.get("default") is None or rng.random() < 0.5):
+                kwargs[p["name"]] = self.value(self.types[(name, p["name"])], results, depth)
+        return args, kwargs
+
+    def new_call(self, results):
+        m = self.rng.choice(self.methods)
+        if m.get("kind") == "property":
+            return {"method": m["name"], "args": [], "kwargs": {}}
+        args, kwargs = self.args(m, results)
+        return {"method": m["name"], "args": args, "kwargs": kwargs}
+
+    def note_discarded(self, res):
+        """Count why runs were discarded (the first broken contract), for the report."""
+        for r in (res or {}).get("trace", []):
+            if r.get("incidental"):
+                key = "%s: %s" % (r["exc"], r.get("message", ""))
+                self.discarded[key] = self.discarded.get(key, 0) + 1
+                return
+
+    # -- exploration -----------------------------------------------------------------------
+
+    def explore(self, iterations, deadline):
+        rng = self.rng
+        done = 0
+        for done in range(1, iterations + 1):
+            if time.monotonic() > deadline:
+                return done, True
+            if not self.corpus or rng.random() < 0.25:
+                self.instances = 0
+                self.strings = []
+                ctor_args, ctor_kwargs = self.args(self.plan["init"], [])
+                seq = {"init": ctor_args, "init_kwargs": ctor_kwargs, "calls": []}
+            else:
+                base = rng.choice(self.corpus)[0]
+                keep = rng.randint(0, len(base["calls"]))
+                seq = {"init": base["init"], "init_kwargs": base.get("init_kwargs", {}),
+                       "calls": list(base["calls"][:keep])}
+                self.instances = max_instance(seq)
+                self.strings = strings_in(seq)
+            if not self.methods:
+                self.consider(seq)
+                continue
+            for _ in range(rng.randint(1, 3)):
+                if len(seq["calls"]) >= self.max_calls:
+                    break
+                res = self.runner.run(seq)
+                if res is None or res["stopped"] is not None:
+                    break
+                seq["calls"].append(self.new_call(res["plain"]))
+            self.consider(seq)
+        return done, False
+
+    def consider(self, seq):
+        res = self.runner.run(seq)
+        if not usable(res, self.runner.documented):
+            self.note_discarded(res)
+            return
+        arcs = res["arcs"]
+        new = arcs - self.covered
+        last = seq["calls"][-1]["method"] if seq["calls"] and res["stopped"] is None else None
+        fresh_witness = last is not None and last not in self.witness
+        if new or fresh_witness:
+            self.covered |= arcs
+            entry = (seq, res["trace"], set(arcs))
+            self.corpus.append(entry)
+            if fresh_witness:
+                self.witness[last] = entry
+
+
+def _fits(v, t):
+    kind = t[0]
+    if kind == "any":
+        return True
+    if kind == "union":
+        return any(_fits(v, a) for a in t[1:])
+    mapping = {"int": int, "float": (int, float), "str": str, "bool": bool, "bytes": bytes,
+               "list": list, "dict": dict, "tuple": tuple, "set": set}
+    want = mapping.get(kind)
+    return want is not None and isinstance(v, want) and not (kind == "int" and isinstance(v, bool))
+
+
+def _src(v):
+    return repr(v) if not isinstance(v, float) or v == v else "float('nan')"
+
+
+def main(input_path, out=None):
+    """Explore as the plan in `input_path` says; write the report as one JSON line to `out`
+    (a path), or to descriptor 3 (classlab's program channel)."""
+    with open(input_path, encoding="utf-8") as f:
+        plan = json.load(f)
+    channel = None
+    if out is None:
+        # The reference may open() an int it was given (`open(3, 'w')` closes descriptor 3 on
+        # exit): move the result channel out of the way of small numbers first.
+        import resource
+        high = max(resource.getrlimit(resource.RLIMIT_NOFILE)[0] - 1, 10)
+        channel = os.dup2(3, high)
+        os.close(3)
+    t0 = time.monotonic()
+    home = os.getcwd()
+    base = tempfile.mkdtemp(prefix="forge-")
+    result = {"version": 1}
+    try:
+        runner = Runner(plan, base)
+        result.update(runner.load_error or {})
+        if not runner.load_error and "replay" in plan:
+            from forge_select import measure
+            result["coverage"] = measure(runner, [{"seq": s} for s in plan["replay"]])
+        elif not runner.load_error:
+            from forge_select import finish
+            ex = Explorer(plan, runner)
+            deadline = t0 + plan.get("deadline_s", 120)
+            done, cut = ex.explore(plan.get("iterations", 600), deadline)
+            result.update(finish(plan, ex, runner, deadline))
+            result["explored"] = done
+            result["discarded"] = sorted(ex.discarded.items(), key=lambda kv: -kv[1])[:3]
+            result["deadline_hit"] = cut or result.get("deadline_hit", False)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        sys.settrace(None)
+        os.chdir(home)
+        shutil.rmtree(base, ignore_errors=True)
+    result["seconds"] = round(time.monotonic() - t0, 3)
+    line = json.dumps(result) + "\n"
+    if out is None:
+        with os.fdopen(channel, "w", encoding="utf-8") as f:
+            f.write(line)
+    else:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(line)
+    return 0
+
+
+if __name__ == "__main__":
+    os._exit(main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None))

@@ -1,0 +1,352 @@
+"""Running one call sequence on a class (the reference or a mutant) and recording its trace:
+per step (step 0 the constructor) the outcome — a return value or an exception type — and the
+public state of every instance of the class the sequence made; and the arcs the reference
+module executed (as coverage.py counts them: line to line, negative numbers for a code
+object's entry and exit).
+
+A generated test asserts exactly what `assertions` lists for a trace; `holds` checks those
+assertions against another trace (a mutant's, a rerun's), so what the explorer counts as a kill
+or an unstable value is what the written test would see.
+"""
+
+import builtins
+import contextlib
+import importlib.util
+import io
+import os
+import shutil
+import signal
+import sys
+import time
+
+from forge_values import observe, unclock
+
+BUILTIN_EXC = {name for name, v in vars(builtins).items()
+               if isinstance(v, type) and issubclass(v, BaseException)}
+
+
+class CallTimeout(BaseException):
+    """A call ran past its time budget (raised by the interval timer)."""
+
+
+def _on_alarm(signum, frame):
+    raise CallTimeout()
+
+
+class Runner:
+    def __init__(self, plan, base):
+        self.plan = plan
+        self.base = base
+        self.timeout = plan.get("call_timeout_s", 0.5)
+        self.fields = plan.get("fields", [])
+        self.documented = {m["name"]: m.get("documented_raises", [])
+                           for m in [plan.get("init", {"name": "__init__"})] + plan["methods"]}
+        self.load_error = None
+        self.arcs = set()
+        signal.signal(signal.SIGALRM, _on_alarm)
+        path = os.path.abspath(plan["module_file"])
+        self.ref_file = path
+        with open(path, encoding="utf-8", errors="replace") as f:
+            self.ref_lines = f.read().splitlines()
+        try:
+            with self.quiet(), self.timer(plan.get("import_timeout_s", 60.0)):
+                spec = importlib.util.spec_from_file_location(plan.get("module_name", "reference"), path)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[spec.name] = module
+                spec.loader.exec_module(module)
+            self.cls = getattr(module, plan["class"])
+        except BaseException as e:  # the reference itself does not import: say why
+            self.load_error = {"load_error": "%s: %s" % (type(e).__name__, str(e)[:500])}
+            self.cls = None
+
+    def fresh_class(self):
+        """The reference class from a fresh import of its module (for measuring coverage with
+        the module's own lines executed under the measurement)."""
+        spec = importlib.util.spec_from_file_location("reference_measured", self.ref_file)
+        module = importlib.util.module_from_spec(spec)
+        with self.quiet(), self.timer(self.plan.get("import_timeout_s", 60.0)):
+            spec.loader.exec_module(module)
+        return getattr(module, self.plan["class"])
+
+    @contextlib.contextmanager
+    def quiet(self):
+        out, err = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = io.StringIO()
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = out, err
+
+    @contextlib.contextmanager
+    def timer(self, seconds):
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    # -- tracing ---------------------------------------------------------------------------
+
+    def _global_tracer(self, arcs):
+        ref = self.ref_file
+
+        def tracer(frame, event, arg):
+            if event != "call" or frame.f_code.co_filename != ref:
+                return None
+            state = [-frame.f_code.co_firstlineno]
+
+            def local(frame, event, arg):
+                if event == "line":
+                    arcs.add((state[0], frame.f_lineno))
+                    state[0] = frame.f_lineno
+                elif event == "return":
+                    arcs.add((state[0], -frame.f_code.co_firstlineno))
+                return local
+
+            return local
+
+        return tracer
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self, seq, cls=None, traced=True):
+        """Run `seq` on `cls` (default: the reference) in a fresh directory. Returns
+        {"trace", "arcs", "plain", "stopped", "timeout", "exc_types"} or None when the
+        sequence cannot be set up (an argument object failed to build)."""
+        cls = cls or self.cls
+        arcs = set()
+        work = self.base
+        os.chdir(work)
+        tracer = self._global_tracer(arcs) if traced else None
+        insts, results, trace, plain = {}, {}, [], []
+        stopped, timeout = None, False
+        try:
+            steps = [("__init__", seq["init"], seq.get("init_kwargs", {}))]
+            steps += [(c["method"], c["args"], c.get("kwargs", {})) for c in seq["calls"]]
+            for i, (name, args, kwargs) in enumerate(steps):
+                try:
+                    a = [self.resolve(x, cls, insts, results, tracer) for x in args]
+                    k = {n: self.resolve(x, cls, insts, results, tracer) for n, x in kwargs.items()}
+                except _Unbuildable:
+                    return None
+                rec = {"method": name}
+                t0 = time.perf_counter()
+                try:
+                    with self.quiet(), self.timer(self.timeout), _tracing(tracer):
+                        if i == 0:
+                            value = cls(*a, **k)
+                        else:
+                            value = self.invoke(cls, insts[0], name, a, k)
+                except CallTimeout:
+                    timeout = True
+                    trace.append({"out": "timeout"})
+                    stopped = i
+                    break
+                except BaseException as e:  # the reference raised: that is an outcome
+                    value = None
+                    rec["out"] = "exc"
+                    rec["exc"] = type(e).__name__
+                    rec["bases"] = [t.__name__ for t in type(e).__mro__ if t.__name__ in BUILTIN_EXC
+                                    and t.__module__ == "builtins"]
+                    if not self.raised_by_reference(e):
+                        rec["incidental"] = True
+                        rec["message"] = str(e)[:200]
+                    if isinstance(e, (RecursionError, MemoryError)):
+                        rec["unstable"] = type(e).__name__
+                else:
+                    rec["out"] = "ret"
+                    if i == 0:
+                        insts[0] = value
+                    else:
+                        rec["value"] = list(observe(value))
+                        results[i] = value
+                        if value is not None:
+                            plain.append((i, value))
+                rec["ms"] = round((time.perf_counter() - t0) * 1000, 3)
+                if i == 0 and rec["out"] == "exc":
+                    trace.append(rec)
+                    stopped = 0
+                    break
+                rec["state"] = self.state(insts)
+                trace.append(rec)
+        finally:
+            os.chdir(self.base)
+            _empty(work)
+        return {"trace": trace, "arcs": arcs, "plain": plain, "stopped": stopped,
+                "timeout": timeout}
+
+    def raised_by_reference(self, e):
+        """Whether a `raise` statement of the reference module raised `e` (an exception from an
+        operation on an argument — `TypeError` adding a str to an int — is not)."""
+        tb = e.__traceback__
+        last = None
+        while tb is not None:
+            last = tb
+            tb = tb.tb_next
+        if last is None or last.tb_frame.f_code.co_filename != self.ref_file:
+            return False
+        line = self.ref_lines[last.tb_lineno - 1] if 0 < last.tb_lineno <= len(self.ref_lines) else ""
+        return line.lstrip().startswith("raise")
+
+    def invoke(self, cls, obj, name, a, k):
+        kind = self.plan.get("kinds", {}).get(name, "method")
+        if kind == "property":
+            return getattr(obj, name)
+        if kind in ("static", "class"):
+            return getattr(cls, name)(*a, **k)
+        return getattr(obj, name)(*a, **k)
+
+    def resolve(self, spec, cls, insts, results, tracer):
+        if "lit" in spec:
+            return eval(spec["lit"], {"__builtins__": {"float": float, "set": set,
+                                                       "frozenset": frozenset}})
+        if "ref" in spec:
+            return results.get(spec["ref"])
+        if "new" in spec:
+            a = [self.resolve(x, cls, insts, results, tracer) for x in spec["args"]]
+            try:
+                with self.quiet(), self.timer(self.timeout), _tracing(tracer):
+                    obj = cls(*a)
+            except BaseException:
+                raise _Unbuildable()
+            insts[spec["new"]] = obj
+            return obj
+        for key, build in (("list", list), ("set", set), ("tuple", tuple)):
+            if key in spec:
+                items = [self.resolve(x, cls, insts, results, tracer) for x in spec[key]]
+                try:
+                    return build(items)
+                except TypeError:
+                    raise _Unbuildable()
+        if "dict" in spec:
+            try:
+                return {self.resolve(k, cls, insts, results, tracer):
+                        self.resolve(v, cls, insts, results, tracer) for k, v in spec["dict"]}
+            except TypeError:
+                raise _Unbuildable()
+        raise _Unbuildable()
+
+    def state(self, insts):
+        """The declared public fields of every instance, observed (tracing off: reading a
+        plain attribute runs no reference code; a property would, and is not traced)."""
+        out = {}
+        for idx, obj in sorted(insts.items()):
+            fields = {}
+            for f in self.fields:
+                try:
+                    with self.quiet(), self.timer(self.timeout):
+                        v = getattr(obj, f)
+                except BaseException:
+                    fields[f] = ["missing"]
+                    continue
+                fields[f] = list(observe(v))
+            out[str(idx)] = fields
+        return out
+
+
+@contextlib.contextmanager
+def _tracing(tracer):
+    """Our arc tracer around a call (none: leave whatever tracer is installed, e.g. coverage's)."""
+    if tracer is None:
+        yield
+        return
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(None)
+
+
+def _empty(path):
+    """Remove what a run left in its directory, so the next run starts in an empty one."""
+    for name in os.listdir(path):
+        p = os.path.join(path, name)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
+class _Unbuildable(Exception):
+    pass
+
+
+def assertions(trace):
+    """What a generated test asserts about a trace, in order: per step, the exception type
+    (the nearest builtin class: a candidate need not define the reference's own exception
+    classes), or the return value when it is plain data other than None, or else only that
+    the call returned (`ok`: a test errors when a call raises); then each instance
+    field whose value changed since the previous step (all of them after the constructor).
+    Opaque values and missing fields are recorded, never asserted."""
+    out = []
+    prev = {}
+    for i, rec in enumerate(trace):
+        if rec.get("out") == "exc":
+            base = rec["bases"][0] if rec.get("bases") else "Exception"
+            out.append({"step": i, "kind": "raises", "exc": base})
+        elif rec.get("out") == "ret" and i > 0:
+            v = rec.get("value") or []
+            if v and v[0] == "value" and v[1] != "None":
+                out.append({"step": i, "kind": "returns", "src": v[1], "norm": v[2]})
+            else:
+                out.append({"step": i, "kind": "ok"})
+        for inst, fields in sorted((rec.get("state") or {}).items()):
+            for f, v in fields.items():
+                if v[0] != "value":
+                    continue
+                if prev.get((inst, f)) == v:
+                    continue
+                prev[(inst, f)] = v
+                out.append({"step": i, "kind": "field", "inst": int(inst), "field": f,
+                            "src": v[1], "norm": v[2]})
+    return out
+
+
+def usable(res, documented=None):
+    """A run that can become a test: it completed, and every exception the reference did not
+    `raise` itself (an `IndexError` popping an empty list, a `TypeError` from our argument) is
+    of a type the method's docstring names. Anything else is outside the specified contract:
+    asserting it would fail candidates that handle the case otherwise."""
+    if res is None or res["timeout"]:
+        return False
+    documented = documented or {}
+    for r in res["trace"]:
+        if r.get("incidental"):
+            named = documented.get(r.get("method"), ())
+            if not set(r["bases"]) & set(named) or "TypeError" in r["bases"] and "TypeError" not in named:
+                return False
+    return True
+
+
+def holds(assertion, trace):
+    """Whether `assertion` (of another trace) passes on `trace`."""
+    i = assertion["step"]
+    if i >= len(trace):
+        return False
+    rec = trace[i]
+    kind = assertion["kind"]
+    if kind == "raises":
+        return rec.get("out") == "exc" and assertion["exc"] in (rec.get("bases") or [])
+    if kind in ("ok", "returns") and rec.get("out") != "ret":
+        return False
+    if kind == "ok":
+        return True
+    if kind == "returns":
+        return _same(rec.get("value") or [], assertion)
+    if rec.get("out") not in ("ret", "exc"):
+        return False  # the step did not complete: no state after it
+    fields = (rec.get("state") or {}).get(str(assertion["inst"])) or {}
+    return _same(fields.get(assertion["field"]) or [], assertion)
+
+
+def _same(observed, assertion):
+    """Whether an observed value (`observe`'s triple) equals the asserted one, normalised as
+    the written test normalises it."""
+    if len(observed) != 3:
+        return False
+    if assertion.get("norm") == "noclock":
+        return not observed[2] and unclock(observed[1]) == assertion["src"]
+    return observed[1] == assertion["src"]

@@ -1,0 +1,345 @@
+"""Values for the forge explorer: argument generation from types and a constant pool, and the
+normalised, literal form of recorded values (what a generated test asserts).
+
+Trusted code: it runs inside the sandbox beside the reference class, never in classlab.
+"""
+
+import ast
+import math
+import re
+
+# Docstring type words (ClassEval's `:param x: int`, `string`, `float number`, `list of str`)
+# mapped onto the names an annotation would use.
+DOC_WORDS = {
+    "int": "int", "integer": "int", "float": "float", "number": "float", "double": "float",
+    "str": "str", "string": "str", "bool": "bool", "boolean": "bool", "list": "list",
+    "array": "list", "dict": "dict", "dictionary": "dict", "tuple": "tuple", "set": "set",
+    "bytes": "bytes", "none": "None", "nonetype": "None",
+}
+
+PLAIN_SCALARS = (bool, int, float, str, bytes, type(None))
+MAX_ITEMS = 50
+MAX_TEXT = 2000
+
+
+def parse_type(text):
+    """A type description (annotation source or docstring words) -> a small tree:
+    ("int",), ("list", elem), ("dict", key, value), ("tuple", elems...), ("union", alts...),
+    ("class", name) or ("any",)."""
+    if not text:
+        return ("any",)
+    text = text.strip()
+    try:
+        node = ast.parse(text, mode="eval").body
+        return _type_of(node)
+    except SyntaxError:
+        pass
+    words = text.lower().replace(",", " ").split()
+    if len(words) >= 3 and words[1] == "of":  # "list of str"
+        outer = DOC_WORDS.get(words[0])
+        inner = parse_type(" ".join(words[2:]))
+        if outer == "list":
+            return ("list", inner)
+        if outer == "set":
+            return ("set", inner)
+    for w in words:
+        if w in DOC_WORDS:
+            return _named(DOC_WORDS[w])
+    return ("any",)
+
+
+def _named(name):
+    low = name.lower()
+    if low in ("int", "float", "str", "bool", "bytes"):
+        return (low,)
+    if low in ("none", "nonetype"):
+        return ("none",)
+    if low in ("list", "sequence", "iterable", "collection"):
+        return ("list", ("any",))
+    if low in ("dict", "mapping"):
+        return ("dict", ("any",), ("any",))
+    if low in ("tuple",):
+        return ("tuple",)
+    if low in ("set", "frozenset"):
+        return ("set", ("any",))
+    if low in ("any", "object"):
+        return ("any",)
+    if low in DOC_WORDS:
+        return _named(DOC_WORDS[low])
+    return ("class", name)
+
+
+def _type_of(node):
+    if isinstance(node, ast.Constant):
+        if node.value is None:
+            return ("none",)
+        if isinstance(node.value, str):
+            return parse_type(node.value)
+        return ("any",)
+    if isinstance(node, ast.Name):
+        return _named(node.id)
+    if isinstance(node, ast.Attribute):
+        return _named(node.attr)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return ("union", _type_of(node.left), _type_of(node.right))
+    if isinstance(node, ast.Subscript):
+        base = _type_of(node.value)
+        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        inner = [_type_of(a) for a in args]
+        name = base[1] if base[0] == "class" else base[0]
+        name = name.lower() if isinstance(name, str) else name
+        if name in ("optional",):
+            return ("union", inner[0], ("none",))
+        if name in ("union",):
+            return ("union", *inner)
+        if base[0] == "list" or name in ("sequence", "iterable", "list"):
+            return ("list", inner[0])
+        if base[0] == "set":
+            return ("set", inner[0])
+        if base[0] == "dict" or name == "mapping":
+            return ("dict", inner[0], inner[1] if len(inner) > 1 else ("any",))
+        if base[0] == "tuple":
+            return ("tuple", *inner)
+        return base
+    return ("any",)
+
+
+def type_of_default(src):
+    """The type a parameter's default literal suggests (`balance=0` takes ints)."""
+    try:
+        v = ast.literal_eval(src)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return ("any",)
+    kind = kind_of(v)
+    if kind in ("int", "float", "str", "bool", "bytes"):
+        return (kind,)
+    if kind in ("list", "set"):
+        return (kind, ("any",))
+    if kind == "dict":
+        return ("dict", ("any",), ("any",))
+    return ("any",)
+
+
+class Pool:
+    """The constant pool: literals of the reference and the skeleton's examples, by kind,
+    with boundary values added, in a fixed order (determinism)."""
+
+    def __init__(self, literals):
+        self.by_kind = {k: [] for k in ("int", "float", "str", "bytes", "bool", "none",
+                                        "list", "dict", "tuple", "set")}
+        for src in literals:
+            try:
+                v = ast.literal_eval(src)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
+            self.add(v)
+        for v in (0, 1, -1, 2, 10, 100):
+            self.add(v)
+        for v in (0.0, 1.5, -2.5):
+            self.add(v)
+        for v in ("", "a", "abc", "Hello World", "test"):
+            self.add(v)
+        for v in (True, False, None, [], {}):
+            self.add(v)
+        ints = [v for v in self.by_kind["int"] if abs(v) < 10**9]
+        for v in ints[:30]:
+            for d in (-1, 1):
+                self.add(v + d)
+
+    def add(self, v):
+        kind = kind_of(v)
+        if kind is None:
+            return
+        bucket = self.by_kind[kind]
+        for existing in bucket:
+            if type(existing) is type(v) and existing == v:
+                return
+        if isinstance(v, str) and len(v) > 200:
+            return
+        bucket.append(v)
+
+    def pick(self, rng, kind):
+        bucket = self.by_kind.get(kind) or []
+        return rng.choice(bucket) if bucket else None
+
+
+def kind_of(v):
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, bytes):
+        return "bytes"
+    if v is None:
+        return "none"
+    for t, k in ((list, "list"), (dict, "dict"), (tuple, "tuple"), (set, "set")):
+        if isinstance(v, t):
+            return k
+    return None
+
+
+def literal(v, depth=0):
+    """The Python source of plain data `v` that evaluates back to an equal value, or None
+    when `v` is not plain data (objects, generators, huge or cyclic values)."""
+    if depth > 6:
+        return None
+    if isinstance(v, bool) or v is None:
+        return repr(v)
+    if type(v) is int:
+        return repr(v)
+    if type(v) is float:
+        if math.isnan(v):
+            return None  # NaN equals nothing: not asserted
+        if math.isinf(v):
+            return "float('inf')" if v > 0 else "float('-inf')"
+        return repr(v)
+    if type(v) in (str, bytes):
+        return repr(v) if len(v) <= MAX_TEXT else None
+    if type(v) is complex:
+        return repr(v) if all(math.isfinite(x) for x in (v.real, v.imag)) else None
+    if type(v) in (list, tuple):
+        if len(v) > MAX_ITEMS:
+            return None
+        parts = [literal(x, depth + 1) for x in v]
+        if any(p is None for p in parts):
+            return None
+        if type(v) is tuple:
+            return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        return "[" + ", ".join(parts) + "]"
+    if type(v) is dict:
+        if len(v) > MAX_ITEMS:
+            return None
+        items = []
+        for k, x in v.items():
+            ks, xs = literal(k, depth + 1), literal(x, depth + 1)
+            if ks is None or xs is None:
+                return None
+            items.append(ks + ": " + xs)
+        return "{" + ", ".join(items) + "}"
+    if type(v) in (set, frozenset):
+        if len(v) > MAX_ITEMS:
+            return None
+        parts = sorted(literal(x, depth + 1) or "\0" for x in v)
+        if "\0" in parts:
+            return None
+        if not parts:
+            return "set()" if type(v) is set else "frozenset()"
+        body = "{" + ", ".join(parts) + "}"
+        return body if type(v) is set else "frozenset(" + body + ")"
+    return None
+
+
+def has_float(v, depth=0):
+    if depth > 6:
+        return False
+    if type(v) is float:
+        return True
+    if type(v) in (list, tuple, set, frozenset):
+        return any(has_float(x, depth + 1) for x in v)
+    if type(v) is dict:
+        return any(has_float(x, depth + 1) for x in v.values())
+    return False
+
+
+def approx(v, depth=0):
+    """`v` with every float rounded to 6 decimals (the documented tolerance of generated
+    tests; `-0.0` becomes `0.0`)."""
+    if type(v) is float:
+        if math.isnan(v) or math.isinf(v):
+            return v
+        r = round(v, 6)
+        return 0.0 if r == 0 else r
+    if depth > 6:
+        return v
+    if type(v) is list:
+        return [approx(x, depth + 1) for x in v]
+    if type(v) is tuple:
+        return tuple(approx(x, depth + 1) for x in v)
+    if type(v) is dict:
+        return {k: approx(x, depth + 1) for k, x in v.items()}
+    return v
+
+
+def observe(v):
+    """What a test may assert about a value: ("value", literal source, norm) for plain data,
+    where `norm` is how both sides are normalised before comparing ("" none, "approx" floats
+    rounded, "set" an unordered view, "sorted" dict values); ("opaque", type name) otherwise
+    (recorded, not asserted)."""
+    norm = ""
+    name = type(v).__name__
+    if type(v).__module__ == "numpy" and hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
+        v = v.item()  # a NumPy scalar compares equal to its Python value
+    if name in ("dict_keys", "dict_items"):
+        v, norm = set(v), "set"
+    elif name == "dict_values":
+        try:
+            v, norm = sorted(v), "sorted"
+        except TypeError:
+            return ("opaque", name)
+    floats = has_float(v)
+    if floats:
+        if norm:
+            return ("opaque", name)
+        v, norm = approx(v), "approx"
+    src = literal(v)
+    if src is None:
+        return ("opaque", name)
+    return ("value", src, norm)
+
+
+def max_instance(seq):
+    """The highest instance number a sequence's arguments build (0: only the constructor's)."""
+    best = 0
+
+    def walk(a):
+        nonlocal best
+        if isinstance(a, dict):
+            if "new" in a:
+                best = max(best, a["new"])
+            for x in a.values():
+                walk(x)
+        elif isinstance(a, list):
+            for x in a:
+                walk(x)
+
+    walk(seq)
+    return best
+
+
+def strings_in(seq):
+    """The string literals a sequence's arguments use, in order."""
+    out = []
+
+    def walk(a):
+        if isinstance(a, dict):
+            if "lit" in a:
+                try:
+                    v = ast.literal_eval(a["lit"])
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    return
+                if isinstance(v, str):
+                    out.append(v)
+                return
+            for x in a.values():
+                walk(x)
+        elif isinstance(a, list):
+            for x in a:
+                walk(x)
+
+    walk(seq)
+    return out
+
+
+# Timestamps as classes write them (ISO dates and times, day/month/year, clock times); the
+# written test masks them the same way (`_noclock`, src/forge/write.rs).
+CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+                   r"|\d{2}/\d{2}/\d{4}|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
+
+
+def unclock(text):
+    """`text` with every timestamp replaced by `<clock>`."""
+    return CLOCK.sub("<clock>", text)

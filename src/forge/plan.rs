@@ -1,0 +1,528 @@
+//! What the explorer needs to know about a class, read with ruff's parser from the task's
+//! skeleton (the public methods, their parameters with annotations, defaults and documented
+//! types, the fields `__init__` declares, the doctest examples) and its reference (the
+//! constant pool: every literal). The plan is the explorer's input (`assets/forge/explore.py`).
+
+use rustpython_ruff_python_ast::visitor::{self, Visitor};
+use rustpython_ruff_python_ast::{self as ast, Expr, Stmt};
+use rustpython_ruff_python_parser::{parse_expression, parse_module};
+use rustpython_ruff_text_size::Ranged;
+use serde::Serialize;
+
+/// One parameter of a method.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Param {
+    pub name: String,
+    /// `pos`, `varpos` or `kwonly` (`**kwargs` is never filled).
+    pub kind: &'static str,
+    /// The annotation's source, else the docstring's `:param name: TYPE`, else empty.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The default's source.
+    pub default: Option<String>,
+}
+
+/// One public method of the skeleton (or `__init__`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MethodPlan {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// `method`, `static`, `class` or `property`.
+    pub kind: &'static str,
+    /// Exception names the docstring mentions (`ValueError`, `KeyError` …): an exception of
+    /// such a type that the reference does not `raise` itself is still specified behaviour.
+    pub documented_raises: Vec<String>,
+}
+
+/// Literal arguments of one doctest call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Example {
+    pub args: Vec<String>,
+}
+
+/// The explorer's input, less the run settings [`super::Settings`] adds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    #[serde(rename = "class")]
+    pub class_name: String,
+    pub init: MethodPlan,
+    pub methods: Vec<MethodPlan>,
+    /// `method name → kind` for the runner.
+    pub kinds: std::collections::BTreeMap<String, &'static str>,
+    /// Public fields `__init__` assigns (`self.x = …`), in order.
+    pub fields: Vec<String>,
+    /// Source of every distinct literal of the reference, in order of appearance.
+    pub literals: Vec<String>,
+    /// String keys the reference looks up (`x['path']`, `x.get('path')`): dict arguments are
+    /// built from them.
+    pub keys: Vec<String>,
+    pub examples: std::collections::BTreeMap<String, Vec<Example>>,
+}
+
+/// Why a class has no plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("the skeleton does not parse: {0}")]
+    Skeleton(String),
+    #[error("no class `{0}` at the top of the skeleton")]
+    NoClass(String),
+}
+
+/// The plan of `class_name` from its skeleton and reference.
+pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, PlanError> {
+    let parsed = parse_module(skeleton).map_err(|e| PlanError::Skeleton(e.to_string()))?;
+    let class = parsed
+        .syntax()
+        .body
+        .iter()
+        .find_map(|s| match s {
+            Stmt::ClassDef(c) if c.name.as_str() == class_name => Some(c),
+            _ => None,
+        })
+        .ok_or_else(|| PlanError::NoClass(class_name.to_string()))?;
+    let text = |r: &dyn Ranged| skeleton[r.range()].to_string();
+    let mut init = MethodPlan {
+        name: "__init__".into(),
+        params: Vec::new(),
+        kind: "method",
+        documented_raises: Vec::new(),
+    };
+    let mut methods = Vec::new();
+    let mut examples: std::collections::BTreeMap<String, Vec<Example>> = Default::default();
+    let mut fields = Vec::new();
+    for stmt in &class.body {
+        let Stmt::FunctionDef(f) = stmt else { continue };
+        let doc = docstring(&f.body);
+        let kind = kind_of(f, &text);
+        let m = MethodPlan {
+            name: f.name.to_string(),
+            params: params(&f.parameters, &doc, &text, kind),
+            kind,
+            documented_raises: exception_names(&doc),
+        };
+        collect_examples(&doc, class_name, &mut examples);
+        if f.name.as_str() == "__init__" {
+            fields = declared_fields(&f.body);
+            init = m;
+        } else if is_target(f.name.as_str()) {
+            methods.push(m);
+        }
+    }
+    // Undocumented parameters take the type their use in the reference says.
+    let used = super::usage::infer(reference, class_name);
+    for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+        for p in m.params.iter_mut().filter(|p| p.ty.is_empty()) {
+            if let Some(k) = used.get(&(m.name.clone(), p.name.clone())) {
+                p.ty = (*k).to_string();
+            }
+        }
+    }
+    let kinds = methods.iter().map(|m| (m.name.clone(), m.kind)).collect();
+    Ok(Plan {
+        class_name: class_name.to_string(),
+        init,
+        methods,
+        kinds,
+        fields,
+        literals: literals(reference),
+        keys: keys(reference),
+        examples,
+    })
+}
+
+/// A method the tests may call: public names and special methods (`__getitem__`: ClassEval
+/// makes them targets), not `_private` or name-mangled `__private` ones.
+fn is_target(name: &str) -> bool {
+    !name.starts_with('_') || (name.starts_with("__") && name.ends_with("__") && name.len() > 4)
+}
+
+fn kind_of(f: &ast::StmtFunctionDef, text: &dyn Fn(&dyn Ranged) -> String) -> &'static str {
+    for d in &f.decorator_list {
+        match text(&d.expression).as_str() {
+            "staticmethod" => return "static",
+            "classmethod" => return "class",
+            "property" | "functools.cached_property" | "cached_property" => return "property",
+            _ => {}
+        }
+    }
+    "method"
+}
+
+/// Identifiers ending in `Error` or `Exception` in a docstring, each once.
+fn exception_names(doc: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in doc.split(|c: char| !c.is_alphanumeric() && c != '_') {
+        if (word.ends_with("Error") || word.ends_with("Exception"))
+            && word.chars().next().is_some_and(char::is_uppercase)
+            && !out.iter().any(|w| w == word)
+        {
+            out.push(word.to_string());
+        }
+    }
+    out
+}
+
+fn docstring(body: &[Stmt]) -> String {
+    match body.first() {
+        Some(Stmt::Expr(e)) => match e.value.as_ref() {
+            Expr::StringLiteral(s) => s.value.to_str().to_string(),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
+}
+
+/// `:param name: TYPE` (reStructuredText) or `name (TYPE):` (Google style) in a docstring.
+fn documented_type(doc: &str, name: &str) -> Option<String> {
+    for line in doc.lines() {
+        let l = line.trim();
+        if let Some(rest) = l.strip_prefix(":param ") {
+            let (head, ty) = rest.split_once(':')?;
+            let mut words = head.split_whitespace();
+            let (a, b) = (words.next(), words.next());
+            // `:param int x:` names the type before the parameter.
+            if b == Some(name) {
+                return a.map(String::from);
+            }
+            if a == Some(name) {
+                return Some(ty.trim().split(',').next().unwrap_or("").trim().to_string());
+            }
+        } else if let Some(rest) = l.strip_prefix(":type ") {
+            if let Some((n, ty)) = rest.split_once(':')
+                && n.trim() == name
+            {
+                return Some(ty.trim().to_string());
+            }
+        } else if let Some(rest) = l.strip_prefix(name)
+            && let Some(rest) = rest.trim_start().strip_prefix('(')
+            && let Some((ty, _)) = rest.split_once("):")
+        {
+            return Some(ty.trim().to_string());
+        }
+    }
+    None
+}
+
+fn params(
+    p: &ast::Parameters,
+    doc: &str,
+    text: &dyn Fn(&dyn Ranged) -> String,
+    kind: &str,
+) -> Vec<Param> {
+    let mut out = Vec::new();
+    let skip_first = kind != "static";
+    let mut first = true;
+    for (a, k) in p
+        .posonlyargs
+        .iter()
+        .chain(&p.args)
+        .map(|a| (a, "pos"))
+        .chain(p.kwonlyargs.iter().map(|a| (a, "kwonly")))
+    {
+        if first && skip_first && k == "pos" {
+            first = false;
+            continue;
+        }
+        first = false;
+        let name = a.parameter.name.to_string();
+        let ty = a
+            .parameter
+            .annotation
+            .as_deref()
+            .map(|e| text(e))
+            .or_else(|| documented_type(doc, &name))
+            .unwrap_or_default();
+        out.push(Param {
+            name,
+            kind: k,
+            ty,
+            default: a.default.as_deref().map(|e| text(e)),
+        });
+    }
+    if let Some(v) = &p.vararg {
+        let name = v.name.to_string();
+        out.push(Param {
+            ty: documented_type(doc, &name).unwrap_or_default(),
+            name,
+            kind: "varpos",
+            default: None,
+        });
+    }
+    out
+}
+
+/// `self.x = …` (also annotated, augmented or tuple targets) in `__init__`, public names only.
+fn declared_fields(body: &[Stmt]) -> Vec<String> {
+    struct Fields(Vec<String>);
+    impl<'a> Visitor<'a> for Fields {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::Attribute(a) = e
+                && a.ctx.is_store()
+                && matches!(a.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self")
+                && !a.attr.starts_with('_')
+                && !self.0.iter().any(|f| f == a.attr.as_str())
+            {
+                self.0.push(a.attr.to_string());
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let mut v = Fields(Vec::new());
+    for s in body {
+        v.visit_stmt(s);
+    }
+    v.0
+}
+
+/// Every distinct literal of the reference (strings, bytes, numbers, booleans), as source.
+fn literals(reference: &str) -> Vec<String> {
+    struct Lits<'s> {
+        src: &'s str,
+        out: Vec<String>,
+    }
+    impl<'a> Visitor<'a> for Lits<'_> {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            let lit = match e {
+                Expr::StringLiteral(s) if s.value.len() <= 200 => {
+                    Some(python_str(s.value.to_str()))
+                }
+                Expr::NumberLiteral(_) | Expr::BooleanLiteral(_) | Expr::BytesLiteral(_) => {
+                    Some(self.src[e.range()].to_string())
+                }
+                Expr::UnaryOp(u)
+                    if matches!(u.op, ast::UnaryOp::USub)
+                        && matches!(u.operand.as_ref(), Expr::NumberLiteral(_)) =>
+                {
+                    Some(self.src[e.range()].to_string())
+                }
+                _ => None,
+            };
+            if let Some(l) = lit {
+                if !self.out.contains(&l) && self.out.len() < 500 {
+                    self.out.push(l);
+                }
+                return;
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let Ok(parsed) = parse_module(reference) else {
+        return Vec::new();
+    };
+    let mut v = Lits {
+        src: reference,
+        out: Vec::new(),
+    };
+    for s in &parsed.syntax().body {
+        v.visit_stmt(s);
+    }
+    v.out
+}
+
+/// String literals the reference uses as keys: subscripts (`x['k']`) and the first argument of
+/// `get`, `pop`, `setdefault` calls; each once, in order.
+fn keys(reference: &str) -> Vec<String> {
+    struct Keys(Vec<String>);
+    impl Keys {
+        fn add(&mut self, e: &Expr) {
+            if let Expr::StringLiteral(s) = e {
+                let k = python_str(s.value.to_str());
+                if s.value.len() <= 100 && !self.0.contains(&k) && self.0.len() < 200 {
+                    self.0.push(k);
+                }
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Keys {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            match e {
+                Expr::Subscript(s) => self.add(&s.slice),
+                Expr::Call(c) => {
+                    if let Expr::Attribute(a) = c.func.as_ref()
+                        && matches!(a.attr.as_str(), "get" | "pop" | "setdefault")
+                        && let Some(first) = c.arguments.args.first()
+                    {
+                        self.add(first);
+                    }
+                }
+                _ => {}
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let Ok(parsed) = parse_module(reference) else {
+        return Vec::new();
+    };
+    let mut v = Keys(Vec::new());
+    for s in &parsed.syntax().body {
+        v.visit_stmt(s);
+    }
+    v.0
+}
+
+/// A Python string literal for `s` (single-quoted, escapes as `repr` writes them).
+pub fn python_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+/// Calls in doctest lines (`>>> obj.method(1, 'a')`, `>>> Class(3)`) whose arguments are all
+/// literals: examples for that method (`__init__` for the class).
+fn collect_examples(
+    doc: &str,
+    class_name: &str,
+    out: &mut std::collections::BTreeMap<String, Vec<Example>>,
+) {
+    for d in crate::analysis::parse::doctests_of(doc, 0) {
+        // `x = Class(...)` or a bare call.
+        let src = d
+            .source
+            .split_once(" = ")
+            .map_or(d.source.as_str(), |(_, r)| r);
+        let Ok(parsed) = parse_expression(src) else {
+            continue;
+        };
+        let Expr::Call(call) = parsed.expr() else {
+            continue;
+        };
+        let name = match call.func.as_ref() {
+            Expr::Attribute(a) => a.attr.to_string(),
+            Expr::Name(n) if n.id.as_str() == class_name => "__init__".to_string(),
+            _ => continue,
+        };
+        if !call.arguments.keywords.is_empty() {
+            continue;
+        }
+        let args: Option<Vec<String>> = call
+            .arguments
+            .args
+            .iter()
+            .map(|a| is_literal(a).then(|| src[a.range()].to_string()))
+            .collect();
+        if let Some(args) = args {
+            let list = out.entry(name).or_default();
+            if !list.iter().any(|e| e.args == args) {
+                list.push(Example { args });
+            }
+        }
+    }
+}
+
+fn is_literal(e: &Expr) -> bool {
+    match e {
+        Expr::StringLiteral(_)
+        | Expr::BytesLiteral(_)
+        | Expr::NumberLiteral(_)
+        | Expr::BooleanLiteral(_)
+        | Expr::NoneLiteral(_) => true,
+        Expr::UnaryOp(u) => matches!(u.operand.as_ref(), Expr::NumberLiteral(_)),
+        Expr::List(l) => l.elts.iter().all(is_literal),
+        Expr::Tuple(t) => t.elts.iter().all(is_literal),
+        Expr::Set(s) => s.elts.iter().all(is_literal),
+        Expr::Dict(d) => d
+            .items
+            .iter()
+            .all(|i| i.key.as_ref().is_some_and(is_literal) && is_literal(&i.value)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SKELETON: &str = r#"class BankAccount:
+    """A bank account."""
+
+    def __init__(self, balance=0):
+        """
+        :param balance: int
+        """
+        self.balance = balance
+        self._log = []
+
+    def deposit(self, amount):
+        """
+        :param amount: int
+        >>> account = BankAccount(10)
+        >>> account.deposit(1000)
+        """
+
+    @staticmethod
+    def check(x: float, *rest, strict=False):
+        """Check."""
+
+    def _helper(self):
+        pass
+"#;
+
+    #[test]
+    fn reads_methods_params_fields_and_examples() {
+        let p = plan(
+            SKELETON,
+            "class BankAccount:\n    def deposit(self, a):\n        if a < -1: raise ValueError('Invalid amount')\n",
+            "BankAccount",
+        )
+        .unwrap();
+        assert_eq!(p.fields, ["balance"]);
+        assert_eq!(p.init.params[0].default.as_deref(), Some("0"));
+        assert_eq!(p.init.params[0].ty, "int");
+        let names: Vec<&str> = p.methods.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["deposit", "check"]);
+        assert_eq!(p.methods[1].kind, "static");
+        let check = &p.methods[1].params;
+        assert_eq!(
+            (check[0].name.as_str(), check[0].ty.as_str()),
+            ("x", "float")
+        );
+        assert_eq!(
+            (check[1].name.as_str(), check[1].kind),
+            ("strict", "kwonly")
+        );
+        assert_eq!((check[2].name.as_str(), check[2].kind), ("rest", "varpos"));
+        assert_eq!(p.examples["deposit"][0].args, ["1000"]);
+        assert_eq!(p.examples["__init__"][0].args, ["10"]);
+        assert_eq!(p.literals, ["-1", "'Invalid amount'"]);
+        assert!(p.keys.is_empty());
+        assert_eq!(
+            keys("def f(r):\n    return r['path'], r.get(\"m\", 1), r[0], d.pop('path')\n"),
+            ["'path'", "'m'"]
+        );
+        assert_eq!(
+            exception_names("If x < 0, raise a ValueError(\"no\"); KeyError."),
+            ["ValueError", "KeyError"]
+        );
+    }
+
+    #[test]
+    fn a_missing_class_or_broken_skeleton_is_an_error() {
+        assert!(matches!(
+            plan("x = 1\n", "", "A"),
+            Err(PlanError::NoClass(_))
+        ));
+        assert!(matches!(
+            plan("class A(:\n", "", "A"),
+            Err(PlanError::Skeleton(_))
+        ));
+    }
+
+    #[test]
+    fn strings_are_quoted_as_python_reads_them() {
+        assert_eq!(python_str("it's\n\\"), r"'it\'s\n\\'");
+    }
+}

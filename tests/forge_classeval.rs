@@ -1,0 +1,87 @@
+//! Forging ClassEval tasks from their references alone, in the real sandbox: the written suite
+//! passes on the reference every time, it is grouped like ClassEval's, the task keeps its id,
+//! and the same inputs and seed give the same suite. Needs Linux and the project's
+//! `.python/classeval`.
+
+mod common;
+
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+
+use classlab::dataset;
+use classlab::exec::{Sandbox, SandboxOptions};
+use classlab::forge::task::{Settings, forge_task};
+use classlab::model::Task;
+
+fn sandbox() -> &'static Sandbox {
+    static SB: OnceLock<Sandbox> = OnceLock::new();
+    SB.get_or_init(|| {
+        Sandbox::with_options(SandboxOptions {
+            python: Some(common::project_python("classeval")),
+            warm: true,
+            ..Default::default()
+        })
+        .expect("sandbox available")
+    })
+}
+
+fn task(id: &str) -> Task {
+    let ds = dataset::load(Some(&common::classeval_json())).expect("ClassEval loads");
+    ds.tasks
+        .into_iter()
+        .find(|t| t.id == id)
+        .expect("task present")
+}
+
+fn quick() -> Settings {
+    Settings {
+        iterations: 300,
+        mutant_iterations: 0,
+        validation_runs: 3,
+        ..Settings::default()
+    }
+}
+
+#[test]
+fn bank_account_gets_a_passing_classeval_shaped_suite() {
+    let t = task("ClassEval_8");
+    let f = forge_task(sandbox(), &t, &quick(), &AtomicBool::new(false));
+    assert_eq!(f.dropped, None, "{:?}", f.evidence);
+    let forged = f.task.expect("forged");
+    assert_eq!(forged.id, "ClassEval_8");
+    assert!(
+        forged
+            .test_module
+            .contains("class BankAccountTestWithdraw(_FreshDir):")
+    );
+    assert!(
+        forged
+            .test_module
+            .contains("with self.assertRaises(ValueError):")
+    );
+    assert!(
+        !forged.test_module.contains(&t.test_module[..200]),
+        "not the official tests"
+    );
+    assert!(
+        f.evidence.tests >= 3 && f.evidence.dropped_tests.is_empty(),
+        "{:?}",
+        f.evidence
+    );
+    let forge = &forged.provenance.extra["forge"];
+    assert_eq!(forge["seed"], 1);
+    assert!(forge["traces"].as_object().unwrap().len() == f.evidence.tests);
+    // Deterministic: the same inputs and seed give the same suite.
+    let again = forge_task(sandbox(), &t, &quick(), &AtomicBool::new(false));
+    assert_eq!(again.task.unwrap().test_module, forged.test_module);
+}
+
+#[test]
+fn a_reference_that_does_not_import_is_dropped_with_its_reason() {
+    let mut t = task("ClassEval_8");
+    t.solution = format!("import no_such_module_anywhere\n{}", t.solution);
+    let f = forge_task(sandbox(), &t, &quick(), &AtomicBool::new(false));
+    let (code, why) = f.dropped.expect("dropped");
+    assert_eq!(code, "import");
+    assert!(why.contains("no_such_module_anywhere"), "{why}");
+}
