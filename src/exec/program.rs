@@ -25,7 +25,7 @@ use serde_json::Value;
 use super::launch::{LAUNCH_ARG, LAUNCH_ENV};
 use super::protocol::{Status, Stop};
 use super::spec::{Limits, SuiteKind, SuiteSpec};
-use super::{Capture, OutsideSnapshot, Sandbox, comm, sys, wait_timeout};
+use super::{Capture, Harness, OutsideSnapshot, Sandbox, comm, sys, wait_timeout};
 
 /// Name of the input file in the work dir (its path is `sys.argv[1]`).
 pub const PROGRAM_INPUT: &str = "classlab-input.json";
@@ -231,6 +231,8 @@ impl Sandbox {
             allowed_skips: Vec::new(),
             limits: program.limits.clone(),
             hash_seed: program.hash_seed,
+            harness: Harness::Inproc,
+            globals_module: None,
         };
         let workdir = self.make_workdir(&as_suite)?;
         let workdir_path = workdir.0.clone();
@@ -241,7 +243,17 @@ impl Sandbox {
             None => None,
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
-        let mut config = self.launch_config(&as_suite, &workdir_path, procs, None);
+        // As root, a uid of its own while it runs, as every suite has (`uids.rs`).
+        let lease = match self.report.run_as {
+            Some(_) => Some(
+                self.uids
+                    .lease()
+                    .ok_or_else(|| io::Error::other("no free uid for the program"))?,
+            ),
+            None => None,
+        };
+        let run_as = lease.as_ref().map(|u| (u.runner(), u.runner()));
+        let mut config = self.launch_config(&as_suite, &workdir_path, procs, run_as);
         let python = config.python.to_string_lossy().into_owned();
         config.argv = vec![
             python,
