@@ -112,6 +112,8 @@ fn import_failures(batch: &[&ClassModule], original: Option<fn(&str) -> String>)
             ..Limits::default()
         },
         hash_seed: None,
+        harness: classlab::exec::Harness::Inproc,
+        globals_module: None,
     };
     let r = sandbox().run(&spec);
     assert_eq!(r.failure, None, "{:?}", r.failure);
