@@ -236,11 +236,16 @@ fn eval_warns_before_it_starts_and_scores_with_the_environment() {
     let official = |v: &Value| v["metrics_official"]["class_success"].as_f64().unwrap();
     let env_err = |v: &Value| v["fingerprint"]["spectrum"]["EnvErr"].as_u64().unwrap_or(0);
     // With the packages 3 of the 12 classes pass, without them 1 (the figures of issue 12).
-    assert_eq!(env_err(&with), 0, "{with}");
+    // With them, one class is still the environment's: snippet_51's reference fails a test
+    // here the way the model's code does (`module 'inspect' has no attribute 'mod_dict'`),
+    // the evidence an `EnvErr` rests on (`pipeline::reference`).
+    assert_eq!(env_err(&with), 1, "{with}");
+    assert_eq!(with["tasks"]["snippet_51"]["outcome"], "EnvErr", "{with}");
     let env = env_err(&without);
     assert!(env >= 4, "{without}");
-    assert!((class_success(&with) - 0.25).abs() < 1e-9, "{with}");
-    assert_eq!(with["metrics"]["env_err"]["tasks"], 0, "{with}");
+    assert!((class_success(&with) - 3.0 / 11.0).abs() < 1e-9, "{with}");
+    assert!((official(&with) - 0.25).abs() < 1e-9, "{with}");
+    assert_eq!(with["metrics"]["env_err"]["tasks"], 1, "{with}");
     // The official way counts the missing modules as failures …
     assert!((official(&without) - 1.0 / 12.0).abs() < 1e-9, "{without}");
     // … the metrics leave them out of the denominator and say how many (issue 12 A4).
