@@ -432,8 +432,8 @@ pub fn run(
                 if !reference::needed(task, &result) {
                     vec![(n, result, None)]
                 } else {
-                    let spec = reference::suite(task, req.budget, req.hash_seed)
-                        .with_harness(req.harness);
+                    let spec =
+                        reference::suite(task, req.budget, req.hash_seed).with_harness(req.harness);
                     let key = references.key(&spec);
                     let known = reference_runs
                         .get(&key)

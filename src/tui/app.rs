@@ -105,7 +105,7 @@ impl App {
             self.sh.status = None;
         }
         let top = self.top();
-        if self.needs_tasks(&action) && self.sh.data.len() == 0 && !self.sh.data.is_loading() {
+        if self.needs_tasks(&action) && self.sh.data.is_empty() && !self.sh.data.is_loading() {
             // The corpus browser (or an empty dataset) has no task: a summary or a run over
             // none would look like a result.
             let text = if self.stack.contains(&ScreenId::Corpus) {

@@ -157,11 +157,11 @@ pub fn pairing_lines(c: &crate::stats::compare::Comparison) -> Vec<String> {
         c.dropped.len(),
         if c.dropped.len() == 1 { "" } else { "s" },
     )];
-    if c.dropped.is_empty() {
-        if let Some(l) = out.first_mut() {
-            l.pop();
-            l.push('.');
-        }
+    if c.dropped.is_empty()
+        && let Some(l) = out.first_mut()
+    {
+        l.pop();
+        l.push('.');
     }
     out.extend(
         c.dropped
