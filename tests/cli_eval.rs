@@ -217,8 +217,10 @@ fn a_truncated_event_log_is_reported_and_resumed_without_loss() {
 
 #[test]
 fn doctor_reports_interpreter_and_isolation() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = classlab(dir.path())
+    // doctor reads no session: --sessions is refused (exit 2), so none is given.
+    let out = assert_cmd::Command::cargo_bin("classlab")
+        .unwrap()
+        .env("NO_COLOR", "1")
         .args(["doctor", "--json"])
         .output()
         .unwrap();

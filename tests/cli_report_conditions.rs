@@ -68,6 +68,7 @@ fn docstring_conditions_are_recorded_and_compared() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // A value the flag does not take is a usage error (issue 21 item 18).
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("full, partial or none"));
 }

@@ -34,9 +34,8 @@ impl Home {
         cmd.env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
-            .env("NO_COLOR", "1")
-            .arg("--sessions")
-            .arg(self.dir.path().join("sessions"));
+            // Sessions land below XDG_DATA_HOME; --sessions is refused by commands that read none.
+            .env("NO_COLOR", "1");
         cmd
     }
 }

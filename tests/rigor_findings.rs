@@ -18,6 +18,14 @@ fn cmd(sessions: &Path, data: &Path) -> assert_cmd::Command {
     c
 }
 
+/// `classlab` for `rigor`, which keeps its store under `data` and reads no session (so takes
+/// no --sessions).
+fn rigor_cmd(data: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("classlab").unwrap();
+    c.env("NO_COLOR", "1").env("XDG_DATA_HOME", data);
+    c
+}
+
 #[test]
 fn report_and_eval_read_the_rigor_store() {
     let dir = tempfile::tempdir().unwrap();
@@ -58,7 +66,7 @@ fn report_and_eval_read_the_rigor_store() {
 
     // Rigor of two of the three tasks.
     let r = common::ok_json(
-        cmd(&sessions, &data)
+        rigor_cmd(&data)
             .arg("--python")
             .arg(&python)
             .args(["--json", "rigor", "--tasks"])

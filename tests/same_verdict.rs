@@ -50,11 +50,13 @@ fn jsonl(path: &Path, model: &str, code: &[(String, String)]) {
     std::fs::write(path, text).unwrap();
 }
 
-/// The session directories under `root`, oldest first.
+/// The session directories under `root`, oldest first (the reference runs' cache beside them,
+/// `.reference/`, is not one: a session has a `meta.json`).
 fn sessions(root: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.join("meta.json").is_file())
         .collect();
     dirs.sort();
     dirs
@@ -62,7 +64,12 @@ fn sessions(root: &Path) -> Vec<PathBuf> {
 
 /// Each compared task's outcome in each of two sessions, as `fingerprint --json` has them.
 fn outcomes(root: &Path, a: &Path, b: &Path) -> Value {
-    let out = classlab(root)
+    // fingerprint reads sessions, no dataset (--dataset is refused).
+    let out = Command::cargo_bin("classlab")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .arg("--sessions")
+        .arg(root)
         .args(["--json", "fingerprint"])
         .arg(a)
         .arg(b)
@@ -114,9 +121,9 @@ fn a_tdd_run_of_the_reference_judges_as_eval_of_the_reference() {
         "run vs eval of the reference: {}",
         compared["outcomes"]
     );
-    // Judged, not left out as the environment's: 48's tests ran (15 of 16 pass without a
-    // network), 69 passes them all.
-    assert_eq!(compared["outcomes"]["ClassEval_48"][0], "Strong");
+    // Both ran the private tests: 48's reference fails its network test here, the same way
+    // in both (so EnvErr on the reference's own evidence, issue 22 item 3), 69 passes them all.
+    assert_eq!(compared["outcomes"]["ClassEval_48"][0], "EnvErr");
     assert_eq!(compared["outcomes"]["ClassEval_69"][0], "Perfect");
 
     // The code the run wrote, evaluated as model outputs: the run's verdicts again.

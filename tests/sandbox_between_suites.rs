@@ -404,8 +404,18 @@ class Thing:
             os.waitpid(pid, 0)
         return refused
 "#;
-    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_own(self):\n        self.assertEqual(Thing().own(), (3, True))\n    def test_child(self):\n        self.assertEqual(Thing().child(), ['prlimit', 'setpriority', 'affinity', 'ioprio'])\n";
-    let r = sandbox().run(&suite(code, tests));
+    // The scheduling calls are filtered only without a PID namespace per suite: with one,
+    // they reach nothing but the suite's own processes, and libraries make them on their own
+    // threads (libzmq's pthread_setschedparam aborts when refused).
+    let refused = if sandbox().isolation().pid_namespace {
+        "['prlimit', 'setpriority', 'ioprio']"
+    } else {
+        "['prlimit', 'setpriority', 'affinity', 'ioprio']"
+    };
+    let tests = format!(
+        "import unittest\nclass T(unittest.TestCase):\n    def test_own(self):\n        self.assertEqual(Thing().own(), (3, True))\n    def test_child(self):\n        self.assertEqual(Thing().child(), {refused})\n"
+    );
+    let r = sandbox().run(&suite(code, &tests));
     assert_eq!(outcome(&r, "T.test_own"), Outcome::Pass, "{r:#?}");
     if sandbox().isolation().seccomp {
         // The child is the suite's own, same uid, same namespace: only the filter refuses.
@@ -467,4 +477,17 @@ fn shared(rel: &str) -> std::path::PathBuf {
         .join(rel);
     assert!(p.exists(), "{} is missing", p.display());
     p
+}
+
+/// A library schedules its own threads by their tids (libzmq's `pthread_setschedparam`, which
+/// aborts the process when refused): with a PID namespace per suite, that works.
+#[test]
+fn a_library_may_schedule_its_own_threads() {
+    let _guard = serial();
+    let code = "import os, threading\nclass Thing:\n    def pin(self):\n        out = []\n        def run():\n            tid = threading.get_native_id()\n            os.sched_setaffinity(tid, os.sched_getaffinity(0))\n            os.sched_setscheduler(tid, os.SCHED_OTHER, os.sched_param(0))\n            out.append(True)\n        t = threading.Thread(target=run)\n        t.start()\n        t.join()\n        return out\n";
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_pin(self):\n        self.assertEqual(Thing().pin(), [True])\n";
+    let r = sandbox().run(&suite(code, tests));
+    if sandbox().isolation().pid_namespace {
+        assert_eq!(outcome(&r, "T.test_pin"), Outcome::Pass, "{r:#?}");
+    }
 }

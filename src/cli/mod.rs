@@ -383,10 +383,7 @@ pub fn main() -> ExitCode {
         Ok(outcome) if outcome.problems > 0 => ExitCode::from(3),
         Ok(_) => ExitCode::SUCCESS,
         Err(err) if err.downcast_ref::<UsageError>().is_some() => {
-            eprintln!(
-                "classlab: error: {}",
-                crate::text::Escaped(&error_line(&err))
-            );
+            eprintln!("classlab: error: {}", error_text(&err));
             ExitCode::from(2)
         }
         Err(err) if err.downcast_ref::<Interrupted>().is_some() => {
@@ -394,13 +391,21 @@ pub fn main() -> ExitCode {
             ExitCode::from(130)
         }
         Err(err) => {
-            eprintln!(
-                "classlab: error: {}",
-                crate::text::Escaped(&error_line(&err))
-            );
+            eprintln!("classlab: error: {}", error_text(&err));
             ExitCode::from(1)
         }
     }
+}
+
+/// An error for stderr: each line of it escaped (input text never drives the terminal), the
+/// lines after the first indented, so a message that spans lines (a filter with a caret under
+/// the wrong character) reads as one and no line of it can pass for classlab's own.
+fn error_text(err: &anyhow::Error) -> String {
+    error_line(err)
+        .lines()
+        .map(|l| crate::text::escape_control(l).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n  ")
 }
 
 /// A usage error of a subcommand found after parsing (a flag required unless another is
@@ -566,6 +571,15 @@ mod tests {
         assert_eq!(
             super::error_line(&err),
             "loading predictions: x.json: cannot read: gone (os error 2)"
+        );
+    }
+
+    #[test]
+    fn an_error_keeps_its_lines_indented_and_escapes_what_is_in_them() {
+        let err = anyhow::anyhow!("filter: unexpected `=`\n  a=1\n   ^\nid \u{1b}[2J");
+        assert_eq!(
+            super::error_text(&err),
+            "filter: unexpected `=`\n    a=1\n     ^\n  id \\u{1b}[2J"
         );
     }
 }

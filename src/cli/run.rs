@@ -240,7 +240,10 @@ pub(crate) fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<Outcome> {
     let (exec, cancel) = executor_for(ctx, dataset_path.as_deref(), args.cold)?;
     let sandbox = exec.sandbox()?;
     let python = &sandbox.isolation().python.executable;
-    if let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds) {
+    // Modules matter only to tasks that have tests: a testless selection is refused alone.
+    if ds.tasks.iter().any(crate::pipeline::testless::has_tests)
+        && let Some(w) = crate::pipeline::envcheck::missing_warning(python, &ds)
+    {
         eprintln!("classlab: warning: {w}");
     }
     let recorded_u32 = |key: &str| recorded.get(key).and_then(Value::as_u64).map(|n| n as u32);

@@ -152,6 +152,19 @@ impl fmt::Debug for Sandbox {
 }
 
 impl Sandbox {
+    /// As root, the uids a suite or program runs as while it runs (`uids.rs`); as another
+    /// user, none (the user namespace maps one).
+    pub(crate) fn lease_uids(&self) -> io::Result<Option<uids::UidLease<'_>>> {
+        match self.report.run_as {
+            Some(_) => self
+                .uids
+                .lease()
+                .map(Some)
+                .ok_or_else(|| io::Error::other("no free uid for the suite")),
+            None => Ok(None),
+        }
+    }
+
     pub fn isolation(&self) -> &IsolationReport {
         &self.report
     }
@@ -230,14 +243,7 @@ impl Sandbox {
             None => None,
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
-        let lease = match self.report.run_as {
-            Some(_) => Some(
-                self.uids
-                    .lease()
-                    .ok_or_else(|| io::Error::other("no free uid for the suite"))?,
-            ),
-            None => None,
-        };
+        let lease = self.lease_uids()?;
         let launch = self.suite_launch(spec, &workdir.0, procs, probe, lease.as_ref())?;
 
         let (out_r, out_w) = sys::pipe()?;

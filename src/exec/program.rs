@@ -236,6 +236,14 @@ impl Sandbox {
         };
         let workdir = self.make_workdir(&as_suite)?;
         let workdir_path = workdir.0.clone();
+        // The files in the work dir, as a cold suite's (the launcher takes them from there).
+        for (rel, content) in &as_suite.files {
+            let path = workdir_path.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, content)?;
+        }
         let outside =
             (self.report.landlock_abi == 0).then(|| OutsideSnapshot::take(&self.work_root));
         let mut cg = match &self.report.cgroup {
@@ -244,14 +252,7 @@ impl Sandbox {
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
         // As root, a uid of its own while it runs, as every suite has (`uids.rs`).
-        let lease = match self.report.run_as {
-            Some(_) => Some(
-                self.uids
-                    .lease()
-                    .ok_or_else(|| io::Error::other("no free uid for the program"))?,
-            ),
-            None => None,
-        };
+        let lease = self.lease_uids()?;
         let run_as = lease.as_ref().map(|u| (u.runner(), u.runner()));
         let mut config = self.launch_config(&as_suite, &workdir_path, procs, run_as);
         let python = config.python.to_string_lossy().into_owned();

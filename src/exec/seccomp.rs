@@ -12,8 +12,10 @@
 //! * `clone3` answers `ENOSYS` (its flags are behind a pointer, out of a filter's sight): the C
 //!   library then falls back to `clone`, whose flags the filter checks.
 //! * Calls that act on another process by its pid act on the calling process only: `prlimit64`,
-//!   `setpriority`, `ioprio_set`, `sched_setaffinity`, `sched_setscheduler`, `sched_setparam`,
-//!   `sched_setattr`, `migrate_pages` and `move_pages` are refused (`EPERM`) unless the pid is 0
+//!   `setpriority`, `ioprio_set`, `migrate_pages` and `move_pages` (and, where a suite has no
+//!   PID namespace of its own, `sched_setaffinity`, `sched_setscheduler`, `sched_setparam` and
+//!   `sched_setattr`, which libraries also call on their own threads) are refused (`EPERM`)
+//!   unless the pid is 0
 //!   (what the C library passes for `setrlimit`, `nice` and the like) or the caller's own pid
 //!   (what `resource.prlimit(os.getpid(), …)` and psutil pass); `setpriority` and `ioprio_set`
 //!   only for one process, never a process group or a user. `pidfd_getfd`, `kcmp` and
@@ -100,16 +102,23 @@ fn cond(arg: u8, op: SeccompCmpOp, value: u64) -> io::Result<SeccompCondition> {
 /// hands out (`pid_max` ≤ 2²²), and unlike any other constant of the programs.
 pub(crate) const OWN_PID: u32 = 0x4f57_4e50;
 
-/// System calls whose first argument is a pid (0: the caller), and whose
-/// `(which, who)` pairs name one process when `which` is the given value.
+/// System calls whose first argument is a pid (0: the caller).
 const PID_FIRST: &[i64] = &[
     libc::SYS_prlimit64,
+    libc::SYS_migrate_pages,
+    libc::SYS_move_pages,
+];
+
+/// Scheduling calls whose first argument is a pid: also what a library calls on its *own
+/// threads* (libzmq's `pthread_setschedparam`, OpenMP's affinity), whose tids a filter cannot
+/// tell from other processes' pids. Filtered only where the suite has no PID namespace of its
+/// own; with one, they can reach nothing but the suite's own processes (and, as root, a suite
+/// runs under a uid of its own, which the kernel checks too).
+const SCHED_PID_FIRST: &[i64] = &[
     libc::SYS_sched_setaffinity,
     libc::SYS_sched_setscheduler,
     libc::SYS_sched_setparam,
     libc::SYS_sched_setattr,
-    libc::SYS_migrate_pages,
-    libc::SYS_move_pages,
 ];
 const PRIO_PROCESS: u64 = 0;
 const IOPRIO_WHO_PROCESS: u64 = 1;
@@ -131,8 +140,9 @@ fn other_process(pid_arg: u8, extra: Option<SeccompCondition>) -> io::Result<Vec
 }
 
 /// The sandbox's filters, compiled for this machine; empty where seccomp filters cannot be
-/// built for the architecture (the isolation report says so).
-pub(crate) fn programs() -> io::Result<Vec<BpfProgram>> {
+/// built for the architecture (the isolation report says so). `own_pid_namespace`: every
+/// suite runs in a PID namespace of its own (then the scheduling calls are left to it).
+pub(crate) fn programs(own_pid_namespace: bool) -> io::Result<Vec<BpfProgram>> {
     let Some(arch) = arch() else {
         return Ok(Vec::new());
     };
@@ -174,6 +184,11 @@ pub(crate) fn programs() -> io::Result<Vec<BpfProgram>> {
     add(libc::SYS_clone, clone_rules);
     for &nr in PID_FIRST {
         add(nr, other_process(0, None)?);
+    }
+    if !own_pid_namespace {
+        for &nr in SCHED_PID_FIRST {
+            add(nr, other_process(0, None)?);
+        }
     }
     // (which, who, …): one process (which = PRIO_PROCESS / IOPRIO_WHO_PROCESS), never a
     // process group or every process of a user.
@@ -295,7 +310,7 @@ mod tests {
 
     #[test]
     fn programs_round_trip_through_hex() {
-        let progs = programs().unwrap();
+        let progs = programs(false).unwrap();
         assert_eq!(progs.len(), 2);
         for p in &progs {
             let back = from_hex(&to_hex(p)).unwrap();
@@ -312,7 +327,7 @@ mod tests {
 
     #[test]
     fn a_filtered_child_cannot_open_unix_sockets_but_keeps_socketpair() {
-        let progs: Vec<String> = programs().unwrap().iter().map(to_hex).collect();
+        let progs: Vec<String> = programs(false).unwrap().iter().map(to_hex).collect();
         // SAFETY: fork in a test; the child only makes plain system calls and exits.
         let pid = unsafe { libc::fork() };
         if pid == 0 {

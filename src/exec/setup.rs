@@ -174,7 +174,7 @@ impl Sandbox {
             warnings.push("no root of its own (no mount namespace or pivot_root): the sandbox sees the host's file tree, limited by Landlock only".into());
         }
         let seccomp_programs: Vec<String> = if probe.seccomp {
-            seccomp::programs()
+            seccomp::programs(probe.pidns)
                 .map(|ps| ps.iter().map(seccomp::to_hex).collect())
                 .unwrap_or_default()
         } else {

@@ -19,6 +19,9 @@ pub struct Runtime {
     /// When the list was last asked to show new rows (at most every [`RELIST`] while loading).
     relisted: Option<Instant>,
     rows_waiting: bool,
+    /// The dataset was still loading at the last pump (its end lists the last rows at once,
+    /// so the header never says "done" over a list without them).
+    was_loading: bool,
 }
 
 /// Background results handled between two looks at the terminal.
@@ -35,6 +38,7 @@ impl Runtime {
             deferred: Vec::new(),
             relisted: None,
             rows_waiting: false,
+            was_loading: true,
         }
     }
 
@@ -63,7 +67,9 @@ impl Runtime {
         );
         self.rows_waiting |= pumped.appended || (by_counts && !changed.is_empty());
         let due = self.relisted.is_none_or(|t| t.elapsed() >= RELIST);
-        if self.rows_waiting && (due || !self.app.sh.data.is_busy()) {
+        let loading = self.app.sh.data.is_loading();
+        let load_ended = std::mem::replace(&mut self.was_loading, loading) && !loading;
+        if self.rows_waiting && (due || load_ended || !self.app.sh.data.is_busy()) {
             self.rows_waiting = false;
             self.relisted = Some(Instant::now());
             self.app.sh.rows_changed();

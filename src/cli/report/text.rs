@@ -301,7 +301,11 @@ pub fn caveats(doc: &ReportDoc) -> Vec<(String, String)> {
         }
     }
     out.into_iter()
-        .map(|(labels, c)| (labels.join(", "), c.to_string()))
+        // Labels are model names from the input: printed as visible escapes in every format.
+        .map(|(labels, c)| {
+            let whom = crate::text::escape_control(&labels.join(", ")).into_owned();
+            (whom, c.to_string())
+        })
         .collect()
 }
 

@@ -180,7 +180,7 @@ pub(super) fn probe() -> i32 {
         });
     let _ = std::fs::remove_dir(&dir);
     r.seccomp = try_in_child(|| {
-        let Ok(progs) = seccomp::programs() else {
+        let Ok(progs) = seccomp::programs(false) else {
             return false;
         };
         let hex: Vec<String> = progs.iter().map(seccomp::to_hex).collect();

@@ -42,7 +42,9 @@ fn render_table(sh: &Shared, area: Rect, buf: &mut Buffer) {
     let theme = sh.theme();
     let list = &sh.list;
     let rows = &sh.data.rows;
-    let id_width = sh.data.id_chars.clamp(4, 24);
+    // Wide enough for a corpus export's whole id (`corpus_` + a u64): a cut id reads as
+    // another one.
+    let id_width = sh.data.id_chars.clamp(4, 27);
     let mut header = vec![
         header_cell(sh, SortColumn::Id, "id", false),
         header_cell(sh, SortColumn::Class, "class", false),
@@ -97,7 +99,7 @@ fn render_table(sh: &Shared, area: Rect, buf: &mut Buffer) {
         })
         .collect();
     let mut widths = vec![
-        Constraint::Length(u16::try_from(id_width).unwrap_or(24)),
+        Constraint::Length(u16::try_from(id_width).unwrap_or(27)),
         Constraint::Fill(1),
         Constraint::Length(8),
         Constraint::Length(6),
