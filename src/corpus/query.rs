@@ -240,6 +240,39 @@ impl Store {
         Ok(())
     }
 
+    /// [`Store::for_each_line`] as JSON Lines written to `out`: the bytes of serialising each
+    /// [`ClassLine`] with serde_json, written straight from the row (see `jsonline`).
+    pub fn write_json_lines(
+        &self,
+        filter: &Filter,
+        sort: &Sort,
+        offset: u64,
+        limit: Option<u64>,
+        out: &mut impl std::io::Write,
+    ) -> anyhow::Result<()> {
+        let limit = limit.map_or("-1".to_string(), |l| l.to_string());
+        let sql = format!(
+            "{} WHERE {} ORDER BY {} LIMIT {limit} OFFSET {offset}",
+            select_line(),
+            filter.sql,
+            order_by(sort)?
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let mut rows = stmt.query(params_from_iter(&filter.params))?;
+        loop {
+            // As in `for_each_line`: each step is bounded, not the stream (nor the writing).
+            let row = {
+                let _bound = self.bounded();
+                rows.next()?
+            };
+            match row {
+                Some(r) => super::jsonline::write_row(r, out)?,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
     pub fn line(&self, id: i64) -> anyhow::Result<Option<ClassLine>> {
         let _bound = self.bounded();
         let sql = format!("{} WHERE c.id = ?1", select_line());
