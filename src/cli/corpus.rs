@@ -53,12 +53,15 @@ pub enum CorpusCommand {
         force: bool,
     },
     /// Classes matching a filter, one per line (JSON Lines with --json).
+    #[command(after_help = crate::corpus::filter::fields_help())]
     Query {
         /// The store.
         file: PathBuf,
-        /// E.g. `CountDeclMethod>=5 and SumCyclomatic<40 and doc>=0.8 and unique and text:"cache"`.
+        /// E.g. `CountDeclMethod>=5 and SumCyclomatic<40 and doc>=0.8 and unique and text:"cache"`
+        /// (the fields are listed below); all classes when omitted.
         filter: Option<String>,
-        #[arg(long)]
+        /// Print at most this many classes (default: all).
+        #[arg(long, value_name = "N")]
         limit: Option<u64>,
         /// Sort by a metric or numeric field (default: path and line).
         #[arg(long, value_name = "COLUMN")]
@@ -72,12 +75,15 @@ pub enum CorpusCommand {
     },
     /// Merge shard stores into one; duplicate clusters are recomputed over the whole.
     Merge {
+        /// The store to write the merge into (created, or added to when it exists).
         out: PathBuf,
+        /// The shard stores to merge (`corpus build --shard K/N` of the same paths).
         #[arg(required = true, value_name = "IN")]
         inputs: Vec<PathBuf>,
     },
     /// Write a selection as a RealClassEval-style folder or a classlab dataset; each class as
     /// the module it needs to run (its imports and module-level names, transitively).
+    #[command(after_help = crate::corpus::filter::fields_help())]
     Export {
         /// The store.
         file: PathBuf,
@@ -89,8 +95,8 @@ pub enum CorpusCommand {
         /// realclasseval: DIR/classes_full_docstr.csv; classlab: DIR/dataset.json.
         #[arg(long, value_enum, default_value = "realclasseval")]
         format: ExportFormat,
-        /// Export at most this many classes.
-        #[arg(long)]
+        /// Export at most this many classes (default: all).
+        #[arg(long, value_name = "N")]
         limit: Option<u64>,
         /// Write into a directory that is not empty (replacing the export's own files).
         #[arg(long)]
@@ -154,6 +160,17 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
         } => {
             let store = Store::open(file)?;
             warn_unfinished(&store)?;
+            if let Some(col) = sort
+                && crate::corpus::filter::numeric_column(col).is_none()
+            {
+                let valid: Vec<&str> = crate::corpus::filter::numeric_columns().collect();
+                return Err(super::UsageError(format!(
+                    "--sort {}: not a metric or numeric field; one of: {}",
+                    Escaped(col),
+                    valid.join(", ")
+                ))
+                .into());
+            }
             let filter = Filter::parse(filter.as_deref().unwrap_or(""))?;
             if *count {
                 println!("{}", store.count(&filter)?);
@@ -164,33 +181,30 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
                 descending: *desc,
             };
             let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
+            // Large writes: 90 MB of JSON Lines go out in few system calls.
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
+            if ctx.output == Output::Json {
+                store.write_json_lines(&filter, &sort, 0, *limit, &mut out)?;
+                out.flush()?;
+                return Ok(Outcome::clean());
+            }
             store.for_each_line(&filter, &sort, 0, *limit, |line| {
-                match ctx.output {
-                    Output::Json => {
-                        serde_json::to_writer(&mut out, &line)?;
-                        writeln!(out)?;
+                let metric = |m: &str| line.metrics.get(m).map_or("-".into(), |v| v.to_string());
+                writeln!(
+                    out,
+                    "{}:{}  {}  {} methods  CountLine={} SumCyclomatic={}{}",
+                    Escaped(&line.path),
+                    line.line,
+                    Escaped(&line.qualname),
+                    line.methods.len(),
+                    metric("CountLine"),
+                    metric("SumCyclomatic"),
+                    if line.self_contained {
+                        "  self-contained"
+                    } else {
+                        ""
                     }
-                    Output::Human => {
-                        let metric =
-                            |m: &str| line.metrics.get(m).map_or("-".into(), |v| v.to_string());
-                        writeln!(
-                            out,
-                            "{}:{}  {}  {} methods  CountLine={} SumCyclomatic={}{}",
-                            Escaped(&line.path),
-                            line.line,
-                            Escaped(&line.qualname),
-                            line.methods.len(),
-                            metric("CountLine"),
-                            metric("SumCyclomatic"),
-                            if line.self_contained {
-                                "  self-contained"
-                            } else {
-                                ""
-                            }
-                        )?;
-                    }
-                }
+                )?;
                 Ok(())
             })?;
             out.flush()?;

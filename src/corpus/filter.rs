@@ -77,13 +77,43 @@ pub fn numeric_column(name: &str) -> Option<String> {
         return Some(format!("c.\"{m}\""));
     }
     let col = match name {
-        "methods" | "n_methods" => "n_methods",
-        "total_program_units" | "total_doc_str" | "doc" | "line" | "end_line" | "tokens" | "id" => {
-            name
-        }
+        "methods" => "n_methods",
+        _ if NUMERIC_FIELDS.contains(&name) => name,
         _ => return None,
     };
     Some(format!("c.{col}"))
+}
+
+/// The numeric fields besides the metrics (`methods` is an alias of `n_methods`).
+const NUMERIC_FIELDS: &[&str] = &[
+    "methods",
+    "n_methods",
+    "total_program_units",
+    "total_doc_str",
+    "doc",
+    "line",
+    "end_line",
+    "tokens",
+    "id",
+];
+
+/// Every column a sort may name: the metrics, then the other numeric fields.
+pub fn numeric_columns() -> impl Iterator<Item = &'static str> {
+    METRIC_NAMES.iter().chain(NUMERIC_FIELDS).copied()
+}
+
+/// What a filter may name, for help: made from the lists the parser reads.
+pub fn fields_help() -> String {
+    let flags: Vec<&str> = FLAGS.iter().map(|(f, _)| *f).collect();
+    format!(
+        "Filter fields:\n  metrics (< <= > >= = !=): {}\n  numeric (< <= > >= = !=): {}\n  \
+         text (= != ~): {}\n  flags: {}\n  text:\"…\": full-text search over names, docstrings \
+         and code\n  combine with and, or, not, parentheses",
+        METRIC_NAMES.join(", "),
+        NUMERIC_FIELDS.join(", "),
+        TEXT_FIELDS.join(", "),
+        flags.join(", ")
+    )
 }
 
 const TEXT_FIELDS: &[&str] = &["repo", "path", "name", "qualname"];

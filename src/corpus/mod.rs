@@ -16,6 +16,7 @@ pub mod filter;
 mod finish;
 pub mod funnel;
 pub mod guard;
+mod jsonline;
 pub mod lock;
 pub mod merge;
 mod pynames;

@@ -217,6 +217,33 @@ impl Store {
         limit: Option<u64>,
         mut each: impl FnMut(ClassLine) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
+        self.for_each_row(filter, sort, offset, limit, |r| each(line_of(r)?))
+    }
+
+    /// [`Store::for_each_line`] as JSON Lines written to `out`: the bytes of serialising each
+    /// [`ClassLine`] with serde_json, written straight from the row (see `jsonline`).
+    pub fn write_json_lines(
+        &self,
+        filter: &Filter,
+        sort: &Sort,
+        offset: u64,
+        limit: Option<u64>,
+        out: &mut impl std::io::Write,
+    ) -> anyhow::Result<()> {
+        self.for_each_row(filter, sort, offset, limit, |r| {
+            super::jsonline::write_row(r, out)
+        })
+    }
+
+    /// The rows of `select_line()` for a page, one at a time.
+    fn for_each_row(
+        &self,
+        filter: &Filter,
+        sort: &Sort,
+        offset: u64,
+        limit: Option<u64>,
+        mut each: impl FnMut(&rusqlite::Row<'_>) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
         let limit = limit.map_or("-1".to_string(), |l| l.to_string());
         let sql = format!(
             "{} WHERE {} ORDER BY {} LIMIT {limit} OFFSET {offset}",
@@ -228,14 +255,14 @@ impl Store {
         let mut rows = stmt.query(params_from_iter(&filter.params))?;
         loop {
             // Each step is bounded, not the stream: a reader may take its time over the lines.
-            let line = {
+            let row = {
                 let _bound = self.bounded();
-                match rows.next()? {
-                    Some(r) => line_of(r)?,
-                    None => break,
-                }
+                rows.next()?
             };
-            each(line)?;
+            match row {
+                Some(r) => each(r)?,
+                None => break,
+            }
         }
         Ok(())
     }
