@@ -57,10 +57,10 @@ fn account() -> Subject {
 
 fn stack() -> Subject {
     Subject::pytest_module(
-        &fixture("snippet_7.py"),
-        "snippet_7",
-        &fixture("tests/test_snippet_7.py"),
-        "tests/test_snippet_7.py",
+        &fixture("stack_module.py"),
+        "stack_module",
+        &fixture("tests/test_stack_module.py"),
+        "tests/test_stack_module.py",
     )
 }
 
@@ -192,10 +192,10 @@ fn coverage_equals_coverage_py_run_by_hand() {
     assert_same_coverage(
         &a,
         &coverage_by_hand(
-            "snippet_7",
-            &fixture("snippet_7.py"),
-            "tests/test_snippet_7.py",
-            &fixture("tests/test_snippet_7.py"),
+            "stack_module",
+            &fixture("stack_module.py"),
+            "tests/test_stack_module.py",
+            &fixture("tests/test_stack_module.py"),
             true,
         ),
     );
@@ -326,7 +326,7 @@ fn every_way_a_mutant_ends() {
 
 #[test]
 fn strict_xfail_kills_when_it_passes_and_budget_leaves_not_run() {
-    let code = fixture("snippet_7.py");
+    let code = fixture("stack_module.py");
     let s = stack();
     let mutants = [
         hand(&code, "raise IndexError(\"empty\")", "pass"),
