@@ -285,6 +285,28 @@ fn a_store_is_rebuilt_only_from_its_own_roots() {
 }
 
 #[test]
+fn two_roots_holding_the_same_path_keep_both_classes() {
+    // Two virtualenvs' site-packages with the same package: each file keyed under its root.
+    let dir = tempfile::tempdir().unwrap();
+    let a = dir.path().join("env1/site-packages");
+    let b = dir.path().join("env2/site-packages");
+    write(&a.join("pkg/mod.py"), GOOD.as_bytes());
+    write(
+        &b.join("pkg/mod.py"),
+        GOOD.replace("Good", "Other").as_bytes(),
+    );
+    let db = dir.path().join("c.db");
+    let s = summary(&build(&[&a, &b], &db, &[]));
+    assert_eq!(s["classes"], 2, "{s}");
+    let mut got = names(&db);
+    got.sort();
+    assert_eq!(got, ["Good", "Other"]);
+    // Rebuilt from the same roots (in any order): nothing changes, nothing collides.
+    summary(&build(&[&b, &a], &db, &[]));
+    assert_eq!(names(&db).len(), 2);
+}
+
+#[test]
 fn an_export_never_replaces_a_directory_by_surprise() {
     let dir = tempfile::tempdir().unwrap();
     let db = store(dir.path());

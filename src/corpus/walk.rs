@@ -101,14 +101,21 @@ pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
             || std::fs::canonicalize(p)
                 .is_ok_and(|c| canonical_roots.iter().any(|r| c.starts_with(r)))
     };
-    for root in roots {
+    let roots = distinct(roots);
+    let labels = labels_of(&roots);
+    let several = roots.len() > 1;
+    for (root, label) in roots.iter().zip(&labels) {
         let meta =
             std::fs::metadata(root).map_err(|e| anyhow::anyhow!("{}: {e}", root.display()))?;
         if meta.is_file() {
-            let name = root.file_name().map_or_else(
-                || root.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
+            let name = if several {
+                label.clone()
+            } else {
+                root.file_name().map_or_else(
+                    || root.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                )
+            };
             let repo = root
                 .parent()
                 .and_then(|p| std::fs::canonicalize(p).ok())
@@ -168,12 +175,12 @@ pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
                 continue;
             }
             let rel = key_of(root, entry.path());
-            // One repository's files are keyed under its directory name, so that several
-            // repositories given as PATHs never share a key.
-            let key = if single_repo {
-                format!("{root_name}/{rel}")
+            // One repository's files are keyed under its directory name, and with several
+            // PATHs every file under its PATH's label, so that two PATHs never share a key.
+            let key = if single_repo || several {
+                format!("{label}/{rel}")
             } else {
-                rel
+                rel.clone()
             };
             let repo = if single_repo {
                 repo_names
@@ -181,7 +188,7 @@ pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
                     .or_insert_with(|| git_remote(root).unwrap_or_else(|| root_name.clone()))
                     .clone()
             } else {
-                match key.split_once('/') {
+                match rel.split_once('/') {
                     Some((first, _)) => repo_names
                         .entry(first.to_string())
                         .or_insert_with(|| {
@@ -191,7 +198,12 @@ pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
                     None => root_name.clone(),
                 }
             };
-            let (first, within) = key.split_once('/').unwrap_or(("", key.as_str()));
+            // The repository's directory and the path within it (its import name).
+            let (first, within) = if single_repo {
+                key.split_once('/').unwrap_or(("", key.as_str()))
+            } else {
+                rel.split_once('/').unwrap_or(("", rel.as_str()))
+            };
             let tops = out.top_names.entry(repo.clone()).or_default();
             tops.insert(top_name(within));
             // A repository directory that is itself a package (a site-packages entry, the
@@ -221,8 +233,13 @@ pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
             let target = std::fs::read_link(&link)
                 .map(|t| t.display().to_string())
                 .unwrap_or_default();
+            let rel = key_of(root, &link);
             out.issues.push(WalkIssue {
-                path: key_of(root, &link),
+                path: if several {
+                    format!("{label}/{rel}")
+                } else {
+                    rel
+                },
                 repo: String::new(),
                 reason: "symlink-outside",
                 detail: format!(
@@ -233,6 +250,47 @@ pub fn discover(roots: &[PathBuf], walk: &Walk) -> anyhow::Result<Discovery> {
     }
     out.files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(out)
+}
+
+/// The PATHs given, each once (the same directory named twice, or through a link, is walked
+/// once).
+fn distinct(roots: &[PathBuf]) -> Vec<PathBuf> {
+    let mut seen = std::collections::BTreeSet::new();
+    roots
+        .iter()
+        .filter(|r| seen.insert(std::fs::canonicalize(r).unwrap_or_else(|_| (*r).clone())))
+        .cloned()
+        .collect()
+}
+
+/// Each PATH's label, the first part of its files' keys when several PATHs are given: its
+/// directory (or file) name, or its whole canonical path where two PATHs share a name.
+fn labels_of(roots: &[PathBuf]) -> Vec<String> {
+    let canonical: Vec<PathBuf> = roots
+        .iter()
+        .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))
+        .collect();
+    let name = |p: &PathBuf| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for p in &canonical {
+        *counts.entry(name(p)).or_default() += 1;
+    }
+    canonical
+        .iter()
+        .map(|p| {
+            let n = name(p);
+            if counts[&n] > 1 {
+                p.display().to_string().trim_start_matches('/').to_string()
+            } else {
+                n
+            }
+        })
+        .collect()
 }
 
 fn push_file(
@@ -352,5 +410,40 @@ mod tests {
         let one = discover(&[r.join("one")], &Walk::default()).unwrap();
         assert_eq!(one.files[0].path, "one/src/pkg/m.py");
         assert_eq!(one.files[0].repo, "Owner/Proj");
+    }
+
+    #[test]
+    fn several_paths_never_share_a_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        // Two site-packages-like trees with the same relative path, two roots of one name, and
+        // one root given twice.
+        for root in ["a/lib", "b/lib", "venv"] {
+            std::fs::create_dir_all(r.join(root).join("pkg")).unwrap();
+            std::fs::write(r.join(root).join("pkg/m.py"), "class A:\n    pass\n").unwrap();
+        }
+        let roots = [
+            r.join("a/lib"),
+            r.join("b/lib"),
+            r.join("venv"),
+            r.join("venv"),
+        ];
+        let d = discover(&roots, &Walk::default()).unwrap();
+        let keys: Vec<&str> = d.files.iter().map(|f| f.path.as_str()).collect();
+        let (a, b) = (
+            std::fs::canonicalize(r.join("a/lib")).unwrap(),
+            std::fs::canonicalize(r.join("b/lib")).unwrap(),
+        );
+        let a = format!(
+            "{}/pkg/m.py",
+            a.display().to_string().trim_start_matches('/')
+        );
+        let b = format!(
+            "{}/pkg/m.py",
+            b.display().to_string().trim_start_matches('/')
+        );
+        assert_eq!(keys, [a.as_str(), b.as_str(), "venv/pkg/m.py"]);
+        assert!(d.files.iter().all(|f| f.repo == "pkg"));
+        assert!(d.top_names["pkg"].contains("m"));
     }
 }
