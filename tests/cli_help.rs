@@ -1,11 +1,13 @@
 //! Help tells the truth and usage errors exit 2 (issue 21 item 18): `--dataset` names every
 //! kind of dataset, `--python` its real default; a global flag a command would ignore is
 //! refused; the run flags say their defaults; `eval --tasks` exists; a flag's value that
-//! means nothing (`report --format pdf`, `lint --rule Z9`) is a usage error.
+//! means nothing (`report --format pdf`, `lint --rule Z9`) is a usage error; the corpus commands'
+//! help lists the filter's fields and says what every argument is.
 
 use std::path::Path;
 
 use assert_cmd::Command;
+use classlab::analysis::metrics::METRIC_NAMES;
 use serde_json::Value;
 
 fn classlab() -> Command {
@@ -146,5 +148,47 @@ fn eval_tasks_evaluates_only_those_and_refuses_an_unknown_one() {
             .count(),
         1,
         "no session for the refused one"
+    );
+}
+
+#[test]
+fn query_help_lists_the_filter_fields_and_every_argument_says_what_it_is() {
+    let query = help(&["corpus", "query"]);
+    for field in METRIC_NAMES.iter().chain(&[
+        "n_methods",
+        "doc",
+        "tokens",
+        "qualname",
+        "repo",
+        "self_contained",
+        "near_duplicate",
+        "text:",
+    ]) {
+        assert!(query.contains(field), "`{field}` missing from: {query}");
+    }
+    assert!(
+        query.contains("--limit <N> Print at most this many classes"),
+        "{query}"
+    );
+    let export = help(&["corpus", "export"]);
+    for text in [
+        "<FILE> The store",
+        "[FILTER] Which classes",
+        "--out <DIR> The directory to write",
+        "--format <FORMAT> realclasseval:",
+        "Possible values: - realclasseval:",
+        "--limit <N> Export at most this many classes",
+        "CountDeclMethod",
+    ] {
+        assert!(export.contains(text), "`{text}` missing from: {export}");
+    }
+    let merge = help(&["corpus", "merge"]);
+    assert!(
+        merge.contains("<OUT> The store to write the merge into"),
+        "{merge}"
+    );
+    assert!(
+        merge.contains("<IN>... The shard stores to merge"),
+        "{merge}"
     );
 }
