@@ -217,6 +217,11 @@ mod tests {
         }
     }
 
+    /// Edit `task` (the gates do not matter to an edit).
+    fn edit(store: &mut CurationStore, task: &Task, edits: TaskEdits) -> Vec<Effect> {
+        act(store, task, ReviewAction::Edit { edits }, &stamp(), &[]).unwrap()
+    }
+
     #[test]
     fn act_keeps_edits_as_a_delta_and_remembers_the_base() {
         let sample = dataset::sample();
@@ -227,14 +232,7 @@ mod tests {
             .unwrap();
         e.set(task, "class_description", task.description.clone())
             .unwrap();
-        let effects = act(
-            &mut store,
-            task,
-            ReviewAction::Edit { edits: e },
-            &stamp(),
-            &[],
-        )
-        .unwrap();
+        let effects = edit(&mut store, task, e);
         assert_eq!(effects, [Effect::Persist, Effect::Revalidate]);
         let record = &store.tasks[&task.id];
         assert_eq!(
@@ -263,14 +261,7 @@ mod tests {
         let mut e = TaskEdits::default();
         e.set(task, "skeleton", format!("{}\n", task.skeleton))
             .unwrap();
-        act(
-            &mut store,
-            task,
-            ReviewAction::Edit { edits: e },
-            &stamp(),
-            &[],
-        )
-        .unwrap();
+        edit(&mut store, task, e);
         assert_eq!(task_gates(&store, task, &[]).validation, Validation::Stale);
         let why = "test_report_1 failed".to_string();
         record_validation(&mut store, task, false, Some(why.clone()), "later".into());
