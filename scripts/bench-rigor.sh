@@ -6,9 +6,10 @@
 # checks that both reach the same verdicts. Then ClassEval's references in full (the target is
 # <= 3 minutes) and the two RealClassEval folders, for the figures in README.md.
 #
-# usage: [BIN=…] scripts/bench-rigor.sh [TASKS]   (TASKS: comma-separated ids for the runner comparison;
-#        default every ClassEval task). Needs ../shared/data beside the checkout and the
-#        project's Python environments (.python/, scripts/setup-python.sh).
+# usage: [BIN=…] [KEEP=DIR] scripts/bench-rigor.sh [TASKS]   (TASKS: comma-separated ids for the
+#        runner comparison; default every ClassEval task; KEEP: copy each run's JSON there).
+#        Needs ../shared/data beside the checkout and the project's Python environments
+#        (.python/, scripts/setup-python.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=../shared/data
@@ -30,6 +31,7 @@ run() { # name, python, dataset, extra args… → JSON in $work/name.json, seco
         > "$work/$name.json" 2> "$work/$name.err" || { cat "$work/$name.err" >&2; exit 1; }
     t1=$(date +%s.%N)
     python3 -c "print(round($t1 - $t0, 2))" > "$work/$name.s"
+    echo "  $name: $(cat "$work/$name.s") s, load after $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 }
 
 tasks=()
@@ -81,3 +83,4 @@ for name, label in [("full", "ClassEval (100)"), ("post", "RealClassEval post_cu
         print(f"  not analysed: {', '.join(e[0] for e in errs)}", file=sys.stderr)
 PY
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ -n "${KEEP:-}" ]; then mkdir -p "$KEEP" && cp "$work"/*.json "$work"/*.s "$KEEP"/; fi

@@ -354,3 +354,22 @@ fn strict_xfail_kills_when_it_passes_and_budget_leaves_not_run() {
     let r = TaskRigor::new("stack", &code, mutants.to_vec(), a);
     assert_eq!((r.counts().not_run, r.score()), (2, None));
 }
+
+#[test]
+fn each_mutant_starts_in_an_empty_directory() {
+    // The test fails when the file its class writes is already there. Children reuse working
+    // directories (a few per task): one a mutant left a file in is emptied before the next.
+    let code = "class Log:\n    def save(self):\n        import os\n        there = os.path.exists(\"log.txt\")\n        with open(\"log.txt\", \"w\") as f:\n            f.write(\"x\")\n        return there\n\n    def size(self):\n        return 1\n";
+    let tests = "import unittest\n\nclass LogTest(unittest.TestCase):\n    def test_save(self):\n        self.assertFalse(Log().save())\n";
+    let s = Subject::unittest_concatenated(code, tests);
+    // Never tested: every one survives, each after the test wrote its file.
+    let mutants: Vec<Mutant> = (2..8)
+        .map(|n| hand(code, "return 1", &format!("return {n}")))
+        .collect();
+    let a = run(&s, &mutants, &Options::default());
+    assert!(
+        a.outcomes.iter().all(|o| o.status == Status::Survived),
+        "{:?}",
+        a.outcomes
+    );
+}

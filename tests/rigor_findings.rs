@@ -132,4 +132,44 @@ fn report_and_eval_read_the_rigor_store() {
     );
     assert!(plain["tasks"].get(c.as_str()).is_some(), "{plain:#}");
     assert!(plain.get("only_killing_tests").is_none());
+
+    // The same store elsewhere, named with --store: read from there, the default is empty.
+    let moved = dir.path().join("elsewhere.db");
+    std::fs::rename(data.join("classlab").join("rigor.db"), &moved).unwrap();
+    let empty = dir.path().join("empty-data");
+    let out = cmd(&sessions, &empty)
+        .args(["report", "--json", "--by", "mutation_score"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the default store is empty");
+    let v = common::ok_json(
+        cmd(&sessions, &empty)
+            .args([
+                "report",
+                "--json",
+                "--by",
+                "mutation_score",
+                "--bins",
+                "2",
+                "--store",
+            ])
+            .arg(&moved)
+            .arg(&session)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(v["slices"][0]["missing"], 1, "{v:#}");
+    let v = common::ok_json(
+        cmd(&sessions, &empty)
+            .arg("--python")
+            .arg(&python)
+            .args(["eval", "--json", "--only-killing-tests", "--store"])
+            .arg(&moved)
+            .arg("--resume")
+            .arg(&session)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(v["only_killing_tests"]["tasks"], 2, "{v:#}");
 }

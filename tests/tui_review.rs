@@ -21,6 +21,12 @@ use tui_fixtures::*;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
+/// The rigor store beside a test's curation store (in its temporary directory): never the
+/// user's.
+fn rigor_store(curation: &Path) -> PathBuf {
+    curation.with_file_name("rigor.db")
+}
+
 /// Update the app and carry out its review effects at once (load and save in `dir`).
 fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect> {
     let mut seen = Vec::new();
@@ -34,6 +40,7 @@ fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect
                     loaded: Delivered::new(classlab::tui::review::persist::load(
                         &path,
                         &app.sh.data.dataset,
+                        &rigor_store(&path),
                     )),
                 },
                 Effect::SaveReview { path, ops, stamp } => {
@@ -42,6 +49,7 @@ fn drive(app: &mut App, actions: impl IntoIterator<Item = Action>) -> Vec<Effect
                         &app.sh.data.dataset,
                         &ops,
                         &stamp,
+                        &rigor_store(&path),
                     ) {
                         Ok(store) => Action::ReviewSaved {
                             store: Some(Delivered::new(store)),
@@ -469,7 +477,14 @@ fn store_with_validations(dir: &Path) {
         who: "ada".into(),
         when: "2026-11-21T12:00:00Z".into(),
     };
-    classlab::curate::act(&mut locked.store, s2, ReviewAction::Edit { edits }, &stamp).unwrap();
+    classlab::curate::act(
+        &mut locked.store,
+        s2,
+        ReviewAction::Edit { edits },
+        &stamp,
+        &[],
+    )
+    .unwrap();
     locked.save().unwrap();
 }
 
@@ -551,7 +566,10 @@ fn v_validates_the_task_in_the_background_and_records_it() {
     let shown = screen(&app);
     assert!(shown.contains("running in the background"), "{shown}");
     assert!(shown.contains("Sample_1 unreviewed …"), "{shown}");
-    let mut jobs = Jobs::new(EvalSetup::new(dir.path().join("sessions"), None));
+    let mut jobs = Jobs::new(
+        EvalSetup::new(dir.path().join("sessions"), None)
+            .with_rigor_store(dir.path().join("rigor.db")),
+    );
     let answer = validated_for_real(&app, &mut jobs, effects);
     // The answer carries the store as recorded: the queue shows it without a reload.
     let effects = drive(&mut app, [answer]);
@@ -597,7 +615,10 @@ fn quitting_stops_a_validation_and_old_answers_are_ignored() {
     };
     let (old, new) = (req(&first), req(&second));
     assert!(new > old);
-    let mut jobs = Jobs::new(EvalSetup::new(dir.path().join("sessions"), None));
+    let mut jobs = Jobs::new(
+        EvalSetup::new(dir.path().join("sessions"), None)
+            .with_rigor_store(dir.path().join("rigor.db")),
+    );
     for e in second {
         jobs.execute(e, &app.sh.data.dataset);
     }

@@ -4,10 +4,12 @@
 # mutants of them. docs/rigor.md explains the method; this file is how.
 #
 # Processes:
-#   root      reads the spec, starts one task process per subject (at most `jobs` at once),
-#             forwards their records to classlab, and hands out `jobs` run slots: every child
-#             that runs tests holds one, so the machine's cores stay busy to the very end (a
-#             task alone at the end gets them all);
+#   root      reads the spec, imports what every task needs (coverage.py, pytest) once,
+#             starts one task process per subject (at most `jobs` at once) and forwards their
+#             records to classlab. It makes `jobs` run slots, a jobserver pipe every task
+#             process takes from and gives back to: every child that runs tests holds one, so
+#             the machine's cores stay busy to the very end (a task alone at the end gets them
+#             all);
 #   task      (one per subject) imports the reference module and the test module once
 #             ("warm"), then forks a child for each unit of work:
 #               coverage   every test under coverage.py (branch=True, a context per test),
@@ -26,9 +28,14 @@
 #   Mode "plain" is the benchmark's straightforward runner: no warm imports; per mutant a
 #   child writes the mutated module to a file, imports it, and runs the whole suite in order.
 
+import gc
+import importlib
+import inspect
 import json
+import mmap
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -49,6 +56,7 @@ SETUP_BUDGET = float(SPEC.get("setup_budget", 30.0))
 MUTANT_SETUP = float(SPEC.get("mutant_setup_budget", 5.0))
 IMPORT_LIMIT = float(SPEC.get("import_timeout", 60.0))
 PASSING = ("pass", "skip", "unsupported")
+TOKENS = None  # the run slots (Tokens), made by the root before the task processes
 
 try:  # children die with their parent (a task process killed at its wall limit)
     import ctypes
@@ -87,11 +95,12 @@ def reap(pid):
 class Task:
     """One subject: its files, tests and the helpers that install code."""
 
-    def __init__(self, index, s, to_root, from_root):
+    def __init__(self, index, s, to_root):
         self.index = index
         self.s = s
         self.out = to_root
-        self.grants_fd = from_root
+        self.rundirs = RunDirs(self)
+        self.exited = []  # (pid, run dir) of children done with, not reaped yet
         self.dir = os.path.join(ROOT, s["dir"])
         self.code_path = os.path.join(self.dir, s["code_file"])
         self.code_name = s["code_module"]
@@ -107,6 +116,21 @@ class Task:
         self.run_test = self.run_pytest if self.pytest else self.run_unittest
         self.after = None
         self.t0 = time.monotonic()
+
+    def reap_exited(self, wait=False):
+        """Reap the children that are done (all of them, waiting, with `wait`); their run
+        directories go back to the pool."""
+        left = []
+        for pid, d in self.exited:
+            try:
+                got = os.waitpid(pid, 0 if wait else os.WNOHANG)[0]
+            except ChildProcessError:
+                got = pid
+            if got == pid:
+                self.rundirs.give(d)
+            else:
+                left.append((pid, d))
+        self.exited = left
 
     def send(self, kind, **fields):
         fields["kind"] = kind
@@ -146,7 +170,7 @@ class Task:
         exec(self.test_code, tmod.__dict__)
         return tmod.__dict__
 
-    def child_main(self, wfd, code, tests, stop_first, before):
+    def child_main(self, wfd, rundir, code, tests, stop_first, before):
         """In a forked child: install, run `tests` in order, report each on `wfd`."""
         try:
             os.setpgid(0, 0)
@@ -154,9 +178,7 @@ class Task:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            d = os.path.join(ROOT, "run-%d" % os.getpid())
-            os.mkdir(d)
-            os.chdir(d)
+            os.chdir(rundir)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             if before is not None:
                 before()
@@ -201,15 +223,12 @@ class Task:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             os.chdir(self.dir)
-            import shutil
             shutil.rmtree(d, ignore_errors=True)
         # Children start from the reference's modules, not this run's objects.
         sys.modules.pop(self.code_name, None)
         sys.modules.pop(self.test_name, None)
         # Objects that exist now are never collected: forked children do not copy their pages
-        # when a collection would touch them. (coverage.py is imported by the coverage child
-        # only: every megabyte this process holds makes each fork slower.)
-        import gc
+        # when a collection would touch them.
         gc.collect()
         gc.freeze()
 
@@ -270,7 +289,6 @@ def run_pytest_item(ns, tid):
     if "parametrize" in names or "usefixtures" in names:
         return "unsupported"
     try:
-        import inspect
         if inspect.signature(fn).parameters:
             return "unsupported"  # fixtures
     except (TypeError, ValueError):
@@ -306,11 +324,12 @@ class Child:
     """A forked child running tests; its deadline moves test by test."""
 
     def __init__(self, task, code, tests, budgets, setup_budget, stop_first, before=None):
+        self.rundir = task.rundirs.take()
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(r)
-            task.child_main(w, code, tests, stop_first, before)
+            task.child_main(w, self.rundir, code, tests, stop_first, before)
         os.close(w)
         try:
             os.setpgid(pid, pid)
@@ -359,41 +378,97 @@ class Child:
         self.ended = True
 
     def close(self):
+        """Its results. It leaves with os._exit; anything of its group goes too. It is reaped
+        later (an exit takes a while): its directory is reused once it is."""
         os.close(self.fd)
-        kill_group(self.pid)  # it leaves with os._exit; anything of its group goes too
-        reap(self.pid)
-        import shutil
-        shutil.rmtree(os.path.join(ROOT, "run-%d" % self.pid), ignore_errors=True)
+        kill_group(self.pid)
+        self.task.exited.append((self.pid, self.rundir))
+        self.task.reap_exited()
         return self.setup, self.results, self.stopped, time.monotonic() - self.started
 
 
-class Slots:
-    """This task's share of the root's run slots: one per running child."""
+class RunDirs:
+    """Working directories for children, reused: a child starts in an empty one of its own."""
 
     def __init__(self, task):
-        self.task = task
-        self.asked = 0
-        self.granted = 0
+        self.prefix = os.path.join(ROOT, "run-%d-" % task.index)
+        self.free = []
+        self.made = 0
 
-    def want(self):
-        write_all(self.task.out, b"!want\n")
-        self.asked += 1
+    def take(self):
+        if self.free:
+            return self.free.pop()
+        self.made += 1
+        d = self.prefix + str(self.made)
+        os.mkdir(d)
+        return d
 
-    def take_grants(self):
-        n = len(os.read(self.task.grants_fd, 4096))
-        self.granted += n
-        self.asked -= n
+    def give(self, d):
+        """Back to the pool once its child is gone: emptied if the child wrote there."""
+        try:
+            with os.scandir(d) as it:
+                clean = next(it, None) is None
+        except OSError:
+            clean = False
+        if not clean:
+            shutil.rmtree(d, ignore_errors=True)
+            try:
+                os.mkdir(d)
+            except OSError:
+                return  # dropped: a fresh name next time
+        self.free.append(d)
 
-    def free(self):
-        write_all(self.task.out, b"!free\n")
+    def remove(self):
+        for d in self.free:
+            shutil.rmtree(d, ignore_errors=True)
+        self.free = []
+
+
+class Tokens:
+    """The root's run slots, as a jobserver: a pipe holding one byte per free slot, shared by
+    every task process. A child that runs tests holds one, so at most `jobs` run at once and
+    the cores stay busy to the end (a task alone at the end gets them all). What a task holds
+    is kept in shared memory, for the root to return when the task process dies."""
+
+    def __init__(self, n_tasks):
+        self.r, self.w = os.pipe()
+        os.set_blocking(self.r, False)
+        write_all(self.w, b"t" * JOBS)
+        self.held = mmap.mmap(-1, 4 * max(1, n_tasks))
+
+    def _add(self, task, n):
+        i = 4 * task
+        self.held[i:i + 4] = (int.from_bytes(self.held[i:i + 4], "little") + n).to_bytes(4, "little")
+
+    def take(self, task, n):
+        """Up to n slots, without waiting; how many were taken. Counted as held first: a task
+        killed in between gives back too many (briefly one more child), never too few."""
+        self._add(task, n)
+        try:
+            got = len(os.read(self.r, n))
+        except BlockingIOError:
+            got = 0
+        self._add(task, got - n)
+        return got
+
+    def give(self, task):
+        write_all(self.w, b"t")
+        self._add(task, -1)
+
+    def reclaim(self, task):
+        """A task process is gone: its slots come back."""
+        i = 4 * task
+        n = int.from_bytes(self.held[i:i + 4], "little")
+        self.held[i:i + 4] = bytes(4)
+        if n > 0:
+            write_all(self.w, b"t" * n)
 
 
 def run_jobs(task, jobs, on_done):
     """Drive generators (`jobs`: iterator of (key, generator)); each yields child requests
     (code, tests, budgets, setup_budget, stop_first, before) and receives (setup, results,
     stopped, seconds); its return value goes to on_done(key, value). At most JOBS children
-    at once, each holding a slot of the root's."""
-    slots = Slots(task)
+    at once, each holding a slot (`TOKENS`)."""
     queue = deque()
     running = {}
     it = iter(jobs)
@@ -412,21 +487,24 @@ def run_jobs(task, jobs, on_done):
                 exhausted = True
             else:
                 advance(nxt[0], nxt[1], None)
-        while slots.asked + slots.granted < len(queue):
-            slots.want()
-        while queue and slots.granted > 0:
-            key, gen, req = queue.popleft()
-            slots.granted -= 1
-            child = Child(task, *req)
-            running[child.fd] = (child, key, gen)
+        if queue:
+            for _ in range(TOKENS.take(task.index, len(queue))):
+                key, gen, req = queue.popleft()
+                try:
+                    child = Child(task, *req)
+                except BaseException:
+                    TOKENS.give(task.index)
+                    raise
+                running[child.fd] = (child, key, gen)
         if not running and not queue and exhausted:
             return
         now = time.monotonic()
         wait = min([c.deadline for c, _, _ in running.values()], default=now + 60) - now
-        fds = list(running) + [task.grants_fd]
+        if task.exited:
+            wait = min(wait, 0.05)  # reap them soon: their directories are wanted
+        fds = list(running) + ([TOKENS.r] if queue else [])
         ready, _, _ = select.select(fds, [], [], max(0.0, wait))
-        if task.grants_fd in ready:
-            slots.take_grants()
+        task.reap_exited()
         now = time.monotonic()
         for fd, (child, key, gen) in list(running.items()):
             if fd in ready:
@@ -436,7 +514,7 @@ def run_jobs(task, jobs, on_done):
             if child.ended:
                 del running[fd]
                 value = child.close()
-                slots.free()
+                TOKENS.give(task.index)
                 advance(key, gen, value)
 
 
@@ -656,7 +734,6 @@ def plain_job(task, plan, m):
         with open(os.path.join(os.getcwd(), task.s["code_file"]), "wb") as f:
             f.write(text)
         sys.path.insert(0, os.getcwd())
-        import importlib
         importlib.invalidate_caches()
 
     budget = MUTANT_SETUP + sum(plan.budget(x) for x in plan.valid)
@@ -677,13 +754,16 @@ def plain_job(task, plan, m):
 
 
 def task_main(task):
+    try:
+        analyse(task)
+    finally:
+        task.reap_exited(wait=True)
+        task.rundirs.remove()
+
+
+def analyse(task):
     os.chdir(task.dir)
     sys.path.insert(0, task.dir)
-    if task.pytest:
-        try:
-            import pytest  # noqa: F401 - the tests' decorators; children inherit it
-        except BaseException:  # noqa: BLE001 - reported when the tests import it
-            pass
     if MODE == "schemata":
         t = time.monotonic()
         try:
@@ -729,23 +809,22 @@ def task_main(task):
         task.send("mutant", **value)
 
     run_jobs(task, jobs, done)
+    task.reap_exited(wait=True)
     c = os.times()
     task.send("done", seconds=round(time.monotonic() - task.t0, 4),
               cpu=round(c.user + c.system + c.children_user + c.children_system, 4))
 
 
 def start_task(index, s):
-    """Fork the process of one subject; (pid, its records, the grants pipe to it)."""
+    """Fork the process of one subject; (pid, its records)."""
     up_r, up_w = os.pipe()
-    down_r, down_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(up_r)
-        os.close(down_w)
         code = 0
         try:
             die_with_parent()
-            task_main(Task(index, s, up_w, down_r))
+            task_main(Task(index, s, up_w))
         except BaseException as e:  # noqa: BLE001
             code = 1
             try:
@@ -760,25 +839,41 @@ def start_task(index, s):
             pass
         os._exit(code)
     os.close(up_w)
-    os.close(down_r)
-    return pid, up_r, down_w
+    return pid, up_r
 
 
 # ==== the root ==============================================================================
 
+def preload(subjects):
+    """What every task process would import, imported once here: they inherit it."""
+    wanted = []
+    if MODE == "schemata" and SPEC.get("coverage", True):
+        wanted += ["coverage", "coverage.jsonreport"]
+    if any(s["test_kind"] == "pytest" for s in subjects):
+        wanted += ["pytest", "_pytest.outcomes"]  # the tests' decorators and outcomes
+    for name in wanted:
+        try:
+            importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - reported where it is needed
+            pass
+    gc.collect()
+    gc.freeze()
+
+
 def main():
+    global TOKENS
     out = 3
     subjects = SPEC["subjects"]
+    preload(subjects)
+    TOKENS = Tokens(len(subjects))
     pending = deque(range(len(subjects)))
-    free = JOBS
-    wants = deque()
     active = {}  # records fd -> Active
 
     while pending or active:
         while pending and len(active) < JOBS:
             i = pending.popleft()
-            pid, r, w = start_task(i, subjects[i])
-            active[r] = Active(i, pid, w)
+            pid, r = start_task(i, subjects[i])
+            active[r] = Active(i, pid)
         now = time.monotonic()
         wait = max(0.0, min(a.deadline for a in active.values()) - now)
         ready, _, _ = select.select(list(active), [], [], wait)
@@ -789,55 +884,39 @@ def main():
             lines = a.buf.split(b"\n")
             a.buf = lines.pop()
             for line in lines:
-                if line == b"!want":
-                    wants.append(fd)
-                elif line == b"!free":
-                    a.held -= 1
-                    free += 1
-                elif line == b"!done":
+                if line == b"!done":
                     a.finished = True
                 elif line:
                     write_all(out, line + b"\n")
             if not data:
-                free += a.end(out, fd, "ended")
+                a.end(out, fd, "ended")
                 del active[fd]
         now = time.monotonic()
         for fd, a in list(active.items()):
             if now >= a.deadline:
                 kill_group(a.pid)
-                free += a.end(out, fd, "was killed at the task wall limit (%.0f s)" % TASK_WALL)
+                a.end(out, fd, "was killed at the task wall limit (%.0f s)" % TASK_WALL)
                 del active[fd]
-        while free > 0 and wants:
-            a = active.get(wants.popleft())
-            if a is None:
-                continue
-            try:
-                os.write(a.grants, b"g")
-            except OSError:
-                continue
-            a.held += 1
-            free -= 1
     write_all(out, b'{"kind": "end"}\n')
 
 
 class Active:
     """A running task process, as the root sees it."""
 
-    def __init__(self, index, pid, grants):
-        self.index, self.pid, self.grants = index, pid, grants
-        self.held, self.buf, self.finished = 0, b"", False
+    def __init__(self, index, pid):
+        self.index, self.pid = index, pid
+        self.buf, self.finished = b"", False
         self.deadline = time.monotonic() + TASK_WALL
 
     def end(self, out, fd, why):
-        """Close it; report it when it ended without its last record. Its slots, returned."""
+        """Close it, return its slots; report it when it ended without its last record."""
         os.close(fd)
-        os.close(self.grants)
         status = reap(self.pid)
+        TOKENS.reclaim(self.index)
         if not self.finished:
             msg = "the task process %s (status %s)" % (why, status)
             write_all(out, (json.dumps({"kind": "fatal", "task": self.index, "phase": "driver",
                                         "message": msg}) + "\n").encode())
-        return self.held
 
 
 main()

@@ -11,8 +11,10 @@ use serde_json::{Value, json};
 
 use super::table::Table;
 use super::{Context, Outcome, Output, print_json};
+use crate::analysis::lint::Finding;
 use crate::curate::export::{ExportFormat, export};
 use crate::curate::review::{Validation, blocking, gate_failure};
+use crate::curate::rigor_gates::StoredRigor;
 use crate::curate::targets::{self, Target};
 use crate::curate::{
     Effect, Gate, ReviewAction, Stamp, Status, act, changelog, edited_task, stamp_now, store,
@@ -29,6 +31,10 @@ pub struct CurateArgs {
     /// the sessions directory).
     #[arg(long, global = true, value_name = "PATH")]
     pub store: Option<PathBuf>,
+    /// The rigor store whose findings (R1, R2) count in the findings gate (default: rigor.db
+    /// in classlab's data directory, as `classlab rigor` writes it).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub rigor_store: Option<PathBuf>,
     #[command(subcommand)]
     pub command: CurateCommand,
 }
@@ -118,15 +124,23 @@ pub(crate) fn run(ctx: &Context, args: &CurateArgs) -> anyhow::Result<Outcome> {
         &crate::dataset::digest(&dataset),
         ctx.sessions.as_deref(),
     );
+    let rigor_path = args
+        .rigor_store
+        .clone()
+        .unwrap_or_else(crate::rigor::store::default_path);
+    let rigor = StoredRigor::open(&rigor_path)?;
+    let decide_all = |ids: &[String], plan: &dyn Fn(&Task) -> Vec<ReviewAction>| {
+        decide_all(ctx, &dataset, &path, &rigor, ids, plan)
+    };
     match &args.command {
-        CurateCommand::Status => status(ctx, &dataset, &path)?,
+        CurateCommand::Status => status(ctx, &dataset, &path, &rigor)?,
         CurateCommand::Approve {
             task_ids,
             reason,
             overrides,
         } => {
             let plan = |_: &Task| approve_plan(reason, overrides);
-            decide_all(ctx, &dataset, &path, task_ids, plan)?
+            decide_all(task_ids, &plan)?
         }
         CurateCommand::Reject { task_ids, reason } => {
             let reason = reason.clone().unwrap_or_default();
@@ -135,7 +149,7 @@ pub(crate) fn run(ctx: &Context, args: &CurateArgs) -> anyhow::Result<Outcome> {
                     reason: reason.clone(),
                 }]
             };
-            decide_all(ctx, &dataset, &path, task_ids, plan)?
+            decide_all(task_ids, &plan)?
         }
         CurateCommand::NeedsWork { task_ids, reason } => {
             let plan = |_: &Task| {
@@ -143,11 +157,11 @@ pub(crate) fn run(ctx: &Context, args: &CurateArgs) -> anyhow::Result<Outcome> {
                     reason: reason.clone(),
                 }]
             };
-            decide_all(ctx, &dataset, &path, task_ids, plan)?
+            decide_all(task_ids, &plan)?
         }
         CurateCommand::Note { task_id, text } => {
             let plan = |_: &Task| vec![ReviewAction::Note { text: text.clone() }];
-            decide_all(ctx, &dataset, &path, std::slice::from_ref(task_id), plan)?
+            decide_all(std::slice::from_ref(task_id), &plan)?
         }
         CurateCommand::Edit {
             task_id,
@@ -210,8 +224,9 @@ fn decide_all(
     ctx: &Context,
     dataset: &Dataset,
     path: &Path,
+    rigor: &StoredRigor,
     ids: &[String],
-    plan: impl Fn(&Task) -> Vec<ReviewAction>,
+    plan: &dyn Fn(&Task) -> Vec<ReviewAction>,
 ) -> anyhow::Result<()> {
     let tasks = find(dataset, ids)?;
     let stamp = stamp_now();
@@ -221,7 +236,8 @@ fn decide_all(
     let mut persist = false;
     for task in tasks {
         let before = locked.store.tasks.get(&task.id).cloned();
-        match run_plan(&mut locked.store, task, plan(task), &stamp) {
+        let found = rigor.findings(&edited_task(&locked.store, task));
+        match run_plan(&mut locked.store, task, plan(task), &stamp, &found) {
             Ok((effects, skipped)) => {
                 persist |= effects.contains(&Effect::Persist);
                 let status = locked.store.review(&task.id).status;
@@ -270,17 +286,18 @@ fn run_plan(
     task: &Task,
     plan: Vec<ReviewAction>,
     stamp: &Stamp,
+    rigor: &[Finding],
 ) -> Result<(Vec<Effect>, Vec<String>), String> {
     let mut effects = Vec::new();
     let mut skipped = Vec::new();
     for action in plan {
         if let ReviewAction::Override { gate, .. } = &action
-            && gate_failure(*gate, &task_gates(store, task)).is_none()
+            && gate_failure(*gate, &task_gates(store, task, rigor)).is_none()
         {
             skipped.push(gate.to_string());
             continue;
         }
-        effects.extend(act(store, task, action, stamp).map_err(|r| r.to_string())?);
+        effects.extend(act(store, task, action, stamp, rigor).map_err(|r| r.to_string())?);
     }
     Ok((effects, skipped))
 }
@@ -370,6 +387,7 @@ fn edit(
         task,
         ReviewAction::Edit { edits },
         &stamp_now(),
+        &[], // an edit passes no gate
     )
     .map_err(|r| anyhow::anyhow!("{task_id}: {r}"))?;
     locked
@@ -401,7 +419,12 @@ fn validation_label(v: &Validation) -> String {
     }
 }
 
-fn status(ctx: &Context, dataset: &Dataset, path: &Path) -> anyhow::Result<()> {
+fn status(
+    ctx: &Context,
+    dataset: &Dataset,
+    path: &Path,
+    rigor: &StoredRigor,
+) -> anyhow::Result<()> {
     let store = store::load(path)?;
     let status_of = |t: &Task| store.review(&t.id).status;
     let counts: Vec<(Status, usize)> = Status::ALL
@@ -425,7 +448,7 @@ fn status(ctx: &Context, dataset: &Dataset, path: &Path) -> anyhow::Result<()> {
             .iter()
             .map(|t| {
                 let review = store.review(&t.id);
-                let gates = task_gates(&store, t);
+                let gates = task_gates(&store, t, &rigor.findings(&edited_task(&store, t)));
                 let blocking: Vec<String> = blocking(&review, &gates)
                     .iter()
                     .map(ToString::to_string)

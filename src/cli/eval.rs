@@ -69,6 +69,10 @@ pub struct EvalArgs {
     /// finished session, re-scores it without running anything. The session is unchanged.
     #[arg(long)]
     pub only_killing_tests: bool,
+    /// The rigor store --only-killing-tests reads (default: rigor.db in classlab's data
+    /// directory, as `classlab rigor` writes it).
+    #[arg(long, value_name = "PATH", requires = "only_killing_tests")]
+    pub store: Option<PathBuf>,
     /// Evaluate only shard K of N (disjoint by task-id hash); `classlab sessions merge` joins
     /// the shards' sessions. Give the same --shard again with --resume.
     #[arg(long, value_name = "K/N")]
@@ -302,7 +306,7 @@ pub(crate) fn run(ctx: &Context, args: &EvalArgs) -> anyhow::Result<Outcome> {
     if args.only_killing_tests {
         let thresholds =
             serde_json::from_value(recorded_config(&log)["thresholds"].clone()).unwrap_or_default();
-        let (state, kept) = killing::rescore(&log, &ds, &thresholds)?;
+        let (state, kept) = killing::rescore(&log, &ds, &thresholds, args.store.as_deref())?;
         match ctx.output {
             Output::Json => {
                 let mut v = session_json(&log, &state, true);

@@ -29,6 +29,10 @@ pub struct ReportArgs {
     /// RealClassEval task (e.g. CountLine).
     #[arg(long, value_name = "PROPERTY")]
     pub by: Option<String>,
+    /// The rigor store `--by branch_coverage|line_coverage|mutation_score` reads (default:
+    /// rigor.db in classlab's data directory, as `classlab rigor` writes it).
+    #[arg(long, value_name = "PATH")]
+    pub store: Option<PathBuf>,
     /// Quantile bins of `--by`.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub bins: usize,

@@ -114,10 +114,13 @@ pub fn explained_in_provenance(task: &Task) -> Vec<String> {
         .collect()
 }
 
-/// All three gates' inputs for the edited task. An error finding an earlier curation
-/// explained (see [`explained_in_provenance`]) is not unexplained.
-pub fn gates(edited: &Task, record: Option<&TaskRecord>) -> Gates {
-    gates_from(edited, validation(edited, record), lint::lint_task(edited))
+/// All three gates' inputs for the edited task, with its rigor findings (`R1`, `R2`: see
+/// [`super::rigor_gates`]). An error finding an earlier curation explained (see
+/// [`explained_in_provenance`]) is not unexplained.
+pub fn gates(edited: &Task, record: Option<&TaskRecord>, rigor: &[lint::Finding]) -> Gates {
+    let mut findings = lint::lint_task(edited);
+    findings.extend(rigor.iter().cloned());
+    gates_from(edited, validation(edited, record), findings)
 }
 
 /// The gates of the edited task from what is already known of it: its validation state and
@@ -209,7 +212,7 @@ mod tests {
             .clone();
         let errors = error_findings(&task);
         assert!(!errors.is_empty(), "the planted task has error findings");
-        assert_eq!(gates(&task, None).error_findings, errors);
+        assert_eq!(gates(&task, None, &[]).error_findings, errors);
         let first = errors[0].clone();
         let why = serde_json::json!({ first.clone(): "checked by hand" });
         // In an earlier round's record …
@@ -218,13 +221,13 @@ mod tests {
             serde_json::json!([{ "findings_explained": why }]),
         );
         let left: Vec<String> = errors.iter().filter(|k| **k != first).cloned().collect();
-        assert_eq!(gates(&task, None).error_findings, left);
+        assert_eq!(gates(&task, None, &[]).error_findings, left);
         // … or this round's.
         task.provenance.extra.clear();
         task.provenance
             .extra
             .insert("findings_explained".into(), why);
-        assert_eq!(gates(&task, None).error_findings, left);
+        assert_eq!(gates(&task, None, &[]).error_findings, left);
     }
 
     #[test]

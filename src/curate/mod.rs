@@ -20,6 +20,7 @@ pub use store::{CurationStore, TaskRecord, TestCount, ValidationRecord};
 
 use std::path::Path;
 
+use crate::analysis::lint::Finding;
 use crate::model::Task;
 use validate::TaskValidation;
 
@@ -39,9 +40,14 @@ pub fn edited_task(store: &CurationStore, original: &Task) -> Task {
     }
 }
 
-/// The gates of a task as it now stands in the store.
-pub fn task_gates(store: &CurationStore, original: &Task) -> Gates {
-    gates::gates(&edited_task(store, original), store.tasks.get(&original.id))
+/// The gates of a task as it now stands in the store, given its rigor findings as it stands
+/// (`rigor_gates::StoredRigor::findings`, or the review queue's).
+pub fn task_gates(store: &CurationStore, original: &Task, rigor: &[Finding]) -> Gates {
+    gates::gates(
+        &edited_task(store, original),
+        store.tasks.get(&original.id),
+        rigor,
+    )
 }
 
 /// Keep a validation outcome for `original` as it now stands (with its edits), so the
@@ -163,13 +169,15 @@ pub fn record_validations(
     Ok(stale)
 }
 
-/// Take `action` on `original`'s review in `store` (in memory): compute the gates, run the
-/// machine, keep the new state. The caller executes the effects (persisting the store).
+/// Take `action` on `original`'s review in `store` (in memory): compute the gates (with the
+/// task's rigor findings as it stands), run the machine, keep the new state. The caller
+/// executes the effects (persisting the store).
 pub fn act(
     store: &mut CurationStore,
     original: &Task,
     action: ReviewAction,
     stamp: &Stamp,
+    rigor: &[Finding],
 ) -> Result<Vec<Effect>, Refusal> {
     // Edits are kept as a delta against the dataset: an edit undone is no edit.
     let action = match action {
@@ -178,7 +186,7 @@ pub fn act(
         },
         other => other,
     };
-    let gates = task_gates(store, original);
+    let gates = task_gates(store, original, rigor);
     let record = store.tasks.get(&original.id).cloned().unwrap_or_default();
     let (review, effects) = review::decide(&record.review, action, &gates, stamp)?;
     let base_digest = match (&record.base_digest, review.edits.is_empty()) {
@@ -209,6 +217,11 @@ mod tests {
         }
     }
 
+    /// Edit `task` (the gates do not matter to an edit).
+    fn edit(store: &mut CurationStore, task: &Task, edits: TaskEdits) -> Vec<Effect> {
+        act(store, task, ReviewAction::Edit { edits }, &stamp(), &[]).unwrap()
+    }
+
     #[test]
     fn act_keeps_edits_as_a_delta_and_remembers_the_base() {
         let sample = dataset::sample();
@@ -219,7 +232,7 @@ mod tests {
             .unwrap();
         e.set(task, "class_description", task.description.clone())
             .unwrap();
-        let effects = act(&mut store, task, ReviewAction::Edit { edits: e }, &stamp()).unwrap();
+        let effects = edit(&mut store, task, e);
         assert_eq!(effects, [Effect::Persist, Effect::Revalidate]);
         let record = &store.tasks[&task.id];
         assert_eq!(
@@ -233,7 +246,7 @@ mod tests {
         let undo = ReviewAction::Edit {
             edits: TaskEdits::default(),
         };
-        act(&mut store, task, undo, &stamp()).unwrap();
+        act(&mut store, task, undo, &stamp(), &[]).unwrap();
         assert_eq!(store.tasks[&task.id].base_digest, None);
     }
 
@@ -244,16 +257,16 @@ mod tests {
         let task = &sample.tasks[0];
         let mut store = CurationStore::default();
         record_validation(&mut store, task, true, None, "now".into());
-        assert_eq!(task_gates(&store, task).validation, Validation::Passed);
+        assert_eq!(task_gates(&store, task, &[]).validation, Validation::Passed);
         let mut e = TaskEdits::default();
         e.set(task, "skeleton", format!("{}\n", task.skeleton))
             .unwrap();
-        act(&mut store, task, ReviewAction::Edit { edits: e }, &stamp()).unwrap();
-        assert_eq!(task_gates(&store, task).validation, Validation::Stale);
+        edit(&mut store, task, e);
+        assert_eq!(task_gates(&store, task, &[]).validation, Validation::Stale);
         let why = "test_report_1 failed".to_string();
         record_validation(&mut store, task, false, Some(why.clone()), "later".into());
         let failed = Validation::Failed(why);
-        assert_eq!(task_gates(&store, task).validation, failed);
+        assert_eq!(task_gates(&store, task, &[]).validation, failed);
     }
 
     #[test]
@@ -327,18 +340,18 @@ mod tests {
         let task = &sample.tasks[0];
         let mut store = CurationStore::default();
         let approve = ReviewAction::Approve { comment: None };
-        let err = act(&mut store, task, approve.clone(), &stamp()).unwrap_err();
+        let err = act(&mut store, task, approve.clone(), &stamp(), &[]).unwrap_err();
         assert!(err.to_string().contains("classlab validate"), "{err}");
         assert!(store.tasks.is_empty());
-        let blocking = review::blocking(&TaskReview::default(), &task_gates(&store, task));
+        let blocking = review::blocking(&TaskReview::default(), &task_gates(&store, task, &[]));
         for f in blocking {
             let o = ReviewAction::Override {
                 gate: f.gate,
                 reason: "checked by hand".into(),
             };
-            act(&mut store, task, o, &stamp()).unwrap();
+            act(&mut store, task, o, &stamp(), &[]).unwrap();
         }
-        act(&mut store, task, approve, &stamp()).unwrap();
+        act(&mut store, task, approve, &stamp(), &[]).unwrap();
         assert_eq!(store.tasks[&task.id].review.status, Status::Approved);
     }
 }

@@ -1,12 +1,71 @@
-//! Rigor as curation sees it (pure): review findings when a task's tests fall below the gates
-//! of `[rigor]` in the config — `R1` branch coverage of the reference below the gate, `R2`
-//! mutation score below the gate — and a drafted test for a surviving mutant, to complete in
-//! `$EDITOR` from the review queue.
+//! Rigor as curation sees it: review findings when a task's tests fall below the gates of
+//! `[rigor]` in the config — `R1` branch coverage of the reference below the gate, `R2`
+//! mutation score below the gate; errors, so they block approval like the linter's unless
+//! explained or overridden — and a drafted test for a surviving mutant, to complete in
+//! `$EDITOR` from the review queue. Only [`StoredRigor`] reads (the rigor store).
+
+use std::path::Path;
 
 use crate::analysis::lint::{Finding, Part, Severity};
 use crate::config::RigorGates;
 use crate::model::Task;
-use crate::rigor::{MutantResult, TaskRigor};
+use crate::rigor::plan::subject_digest;
+use crate::rigor::store::{Store, StoreError};
+use crate::rigor::{MutantResult, Subject, TaskRigor};
+
+/// The rule codes of rigor findings.
+pub const CODES: [&str; 2] = ["R1", "R2"];
+
+/// The rigor findings among a task's findings.
+pub fn only_rigor(findings: &[Finding]) -> Vec<Finding> {
+    findings
+        .iter()
+        .filter(|f| CODES.contains(&f.code))
+        .cloned()
+        .collect()
+}
+
+/// Stored rigor results, as the gates read them: a task's newest result for its reference and
+/// tests as they stand (an edited task has none until `classlab rigor` measures it again).
+pub struct StoredRigor {
+    store: Option<Store>,
+    gates: RigorGates,
+}
+
+impl StoredRigor {
+    /// The store at `path` with the config's gates; no file there means no findings.
+    pub fn open(path: &Path) -> Result<StoredRigor, StoreError> {
+        let store = if path.exists() {
+            Some(Store::open(path)?)
+        } else {
+            None
+        };
+        Ok(StoredRigor {
+            store,
+            gates: crate::config::current().rigor,
+        })
+    }
+
+    /// No store: no findings.
+    pub fn none() -> StoredRigor {
+        StoredRigor {
+            store: None,
+            gates: RigorGates::DEFAULT,
+        }
+    }
+
+    /// The rigor findings of `edited` (the task as the reviewer made it).
+    pub fn findings(&self, edited: &Task) -> Vec<Finding> {
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        let digest = subject_digest(&Subject::of_task(edited));
+        match store.latest(&edited.id, &digest) {
+            Ok(Some(r)) => findings(edited, &r, &self.gates),
+            _ => Vec::new(),
+        }
+    }
+}
 
 /// The rigor findings of a task, from its stored rigor.
 pub fn findings(task: &Task, r: &TaskRigor, gates: &RigorGates) -> Vec<Finding> {
@@ -205,6 +264,47 @@ mod tests {
             mutation_score: 30,
         };
         assert!(findings(&t, &weak, &lax).is_empty());
+    }
+
+    #[test]
+    fn rigor_findings_block_approval_until_overridden() {
+        use crate::curate::{CurationStore, Gate, ReviewAction, Stamp, Status as Review};
+        let t = task();
+        let weak = rigor(&t, &[Status::Killed, Status::Survived], Some((1, 2)));
+        let found = findings(&t, &weak, &RigorGates::DEFAULT);
+        let stamp = Stamp {
+            who: "me".into(),
+            when: "2026-11-28T09:00:00Z".into(),
+        };
+        let mut store = CurationStore::default();
+        let act = |store: &mut CurationStore, action, rigor: &[Finding]| {
+            crate::curate::act(store, &t, action, &stamp, rigor)
+        };
+        let overriding = |gate| ReviewAction::Override {
+            gate,
+            reason: "checked by hand".into(),
+        };
+        // Whatever blocks without rigor is waived (validation, the linter's errors), so only
+        // R1/R2 are left to block.
+        let gates = crate::curate::task_gates(&store, &t, &[]);
+        for f in crate::curate::review::blocking(&store.review("T"), &gates) {
+            act(&mut store, overriding(f.gate), &[]).unwrap();
+        }
+        let approve = ReviewAction::Approve { comment: None };
+        let err = act(&mut store, approve.clone(), &found).unwrap_err();
+        assert!(
+            err.to_string().contains("R1") && err.to_string().contains("R2"),
+            "{err}"
+        );
+        assert_eq!(store.review("T").status, Review::Unreviewed);
+        // Without stored rigor (e.g. the task was edited since it was measured), no finding.
+        let mut other = store.clone();
+        act(&mut other, approve.clone(), &[]).unwrap();
+        // Waived like any error finding: an override covering them.
+        act(&mut store, overriding(Gate::Findings), &found).unwrap();
+        act(&mut store, approve, &found).unwrap();
+        assert_eq!(store.review("T").status, Review::Approved);
+        assert_eq!(only_rigor(&found).len(), 2);
     }
 
     #[test]

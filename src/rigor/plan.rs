@@ -21,7 +21,7 @@ use crate::model::Task;
 const BATCH: usize = 256;
 
 /// Bumped whenever generation changes what mutants a reference gets.
-pub const GENERATOR_VERSION: u32 = 1;
+pub const GENERATOR_VERSION: u32 = 2;
 
 fn sha256(text: &str) -> String {
     crate::corpus::extract::sha256_hex(text.as_bytes())

@@ -39,6 +39,9 @@ pub struct EvalSetup {
     /// Directories listed in the new-evaluation dialog (the working directory unless the
     /// caller adds more, see [`EvalSetup::with_prediction_dirs`]).
     pub prediction_dirs: Vec<PathBuf>,
+    /// The rigor store the Rigor tab and the review queue's gates read and write (default:
+    /// rigor.db in classlab's data directory; tests give a temporary one).
+    pub rigor_store: PathBuf,
 }
 
 impl EvalSetup {
@@ -50,7 +53,14 @@ impl EvalSetup {
             jobs: 0,
             timeout: Duration::from_secs(5),
             prediction_dirs: vec![PathBuf::from(".")],
+            rigor_store: crate::rigor::store::default_path(),
         }
+    }
+
+    /// Read and write rigor results in the store at `path`.
+    pub fn with_rigor_store(mut self, path: PathBuf) -> EvalSetup {
+        self.rigor_store = path;
+        self
     }
 
     /// Execute through `exec` (the caller's service) rather than one of our own.
@@ -236,8 +246,9 @@ impl Jobs {
             }
             Effect::LoadReview { req, path } => {
                 let dataset = dataset.clone();
+                let rigor_store = self.setup.rigor_store.clone();
                 thread::spawn(move || {
-                    let loaded = super::review::persist::load(&path, &dataset);
+                    let loaded = super::review::persist::load(&path, &dataset, &rigor_store);
                     let _ = tx.send(Action::ReviewLoaded {
                         req,
                         loaded: Delivered::new(loaded),
@@ -249,9 +260,16 @@ impl Jobs {
             }
             Effect::SaveReview { path, ops, stamp } => {
                 let dataset = dataset.clone();
+                let rigor_store = self.setup.rigor_store.clone();
                 thread::spawn(move || {
                     let _ = tx.send(
-                        match super::review::persist::save(&path, &dataset, &ops, &stamp) {
+                        match super::review::persist::save(
+                            &path,
+                            &dataset,
+                            &ops,
+                            &stamp,
+                            &rigor_store,
+                        ) {
                             Ok(store) => Action::ReviewSaved {
                                 store: Some(Delivered::new(store)),
                                 error: None,

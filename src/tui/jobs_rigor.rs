@@ -12,7 +12,7 @@ use super::jobs::EvalSetup;
 use super::rigor::RigorNews;
 use crate::model::Task;
 use crate::rigor::plan::{self, Event, RunConfig};
-use crate::rigor::store::{self, Store};
+use crate::rigor::store::Store;
 
 fn send(tx: &Sender<Action>, news: RigorNews) {
     let _ = tx.send(Action::Rigor(Delivered::new(news)));
@@ -30,7 +30,7 @@ fn work(
     cancel: &AtomicBool,
     tx: &Sender<Action>,
 ) -> Result<(), String> {
-    let store = Store::open(&store::default_path()).map_err(|e| e.to_string())?;
+    let store = Store::open(&setup.rigor_store).map_err(|e| e.to_string())?;
     let sandbox = setup
         .exec
         .sandbox()

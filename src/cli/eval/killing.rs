@@ -32,8 +32,10 @@ pub fn rescore(
     log: &SessionLog,
     ds: &Dataset,
     thresholds: &Thresholds,
+    store: Option<&std::path::Path>,
 ) -> anyhow::Result<(EvalState, Kept)> {
-    let stored = lookup::stored_or_explain(&ds.tasks, &crate::rigor::store::default_path())?;
+    let store = store.map_or_else(crate::rigor::store::default_path, Into::into);
+    let stored = lookup::stored_or_explain(&ds.tasks, &store)?;
     let killing: HashMap<&str, BTreeSet<String>> = stored
         .iter()
         .map(|(id, r)| (id.as_str(), lookup::killing_tests(r)))

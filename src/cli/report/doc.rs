@@ -129,7 +129,7 @@ pub fn build(
             let Some(ds) = &ds else {
                 bail!("--by needs the sessions' dataset (give --dataset)");
             };
-            let values = property_values(ds, by)?;
+            let values = property_values(ds, by, args.store.as_deref())?;
             data.iter()
                 .map(|d| slices(by, &d.outcomes, &values, args.bins))
                 .collect()
@@ -179,9 +179,13 @@ fn dataset_for(
 }
 
 /// The property of every task of the dataset.
-fn property_values(ds: &dataset::Dataset, by: &str) -> anyhow::Result<BTreeMap<String, f64>> {
+fn property_values(
+    ds: &dataset::Dataset,
+    by: &str,
+    store: Option<&std::path::Path>,
+) -> anyhow::Result<BTreeMap<String, f64>> {
     // The strength of each task's tests, from the rigor store (`classlab rigor`).
-    let store = crate::rigor::store::default_path();
+    let store = store.map_or_else(crate::rigor::store::default_path, Into::into);
     if let Some(values) = crate::rigor::lookup::property_values(&ds.tasks, by, &store)? {
         return Ok(values);
     }

@@ -37,7 +37,7 @@ fn only_approved_tasks_leave_with_their_edits_and_provenance() {
     let reject = ReviewAction::Reject {
         reason: "no".into(),
     };
-    act(&mut store, b, reject, &stamp_now()).unwrap();
+    act(&mut store, b, reject, &stamp_now(), &[]).unwrap();
     let out = export(
         &sample,
         &store,
@@ -312,7 +312,10 @@ fn an_explained_finding_stays_explained_when_the_export_is_curated_again() {
     let once = parse_text("once.json", &text(&sample, &store)).unwrap();
     let t = &once.tasks[0];
     assert_eq!(error_findings(t), errors, "the findings are still there");
-    assert!(gates(t, None).error_findings.is_empty(), "but explained");
+    assert!(
+        gates(t, None, &[]).error_findings.is_empty(),
+        "but explained"
+    );
     // Curated again with no override of its own: the explanation moves to the earlier
     // round's record and still counts.
     let mut again = CurationStore::default();
@@ -320,5 +323,5 @@ fn an_explained_finding_stays_explained_when_the_export_is_curated_again() {
     let twice = parse_text("twice.json", &text(&once, &again)).unwrap();
     let t = &twice.tasks[0];
     assert!(t.provenance.extra.get(FINDINGS_EXPLAINED).is_none());
-    assert!(gates(t, None).error_findings.is_empty());
+    assert!(gates(t, None, &[]).error_findings.is_empty());
 }

@@ -126,9 +126,13 @@ impl Walk<'_, '_> {
     }
 
     /// The condition of `if`/`elif`/`while`/a conditional expression: negated, then its own
-    /// mutants.
+    /// mutants. Not negated when it is a `not`, or one membership or identity test: the
+    /// comparison operator already makes `a not in b`, and the compiler makes `not (a in b)`
+    /// the very same bytecode (a duplicate mutant).
     pub(super) fn condition(&mut self, test: &Expr) {
-        if !matches!(test, Expr::UnaryOp(u) if u.op == UnaryOp::Not) {
+        let negates_itself = matches!(test, Expr::Compare(c) if c.ops.len() == 1
+            && matches!(c.ops[0], CmpOp::In | CmpOp::NotIn | CmpOp::Is | CmpOp::IsNot));
+        if !negates_itself && !matches!(test, Expr::UnaryOp(u) if u.op == UnaryOp::Not) {
             let span = us(test.range());
             let new = format!("not ({})", self.text(span));
             self.push(Operator::Negation, span, new, test.range());

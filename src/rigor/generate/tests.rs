@@ -192,6 +192,17 @@ fn boolean_unary_negation() {
 }
 
 #[test]
+fn a_membership_or_identity_test_is_negated_once() {
+    // `not (x in s)` compiles to `x not in s`: the comparison operator's mutant, not twice.
+    let code = "class S:\n    def has(self, x, s):\n        if x in s:\n            return 1\n        if x is None:\n            return 2\n        return 3\n";
+    let all = mutants(code, "S").unwrap();
+    let texts: Vec<String> = all.iter().map(|m| m.apply(code).unwrap()).collect();
+    assert!(texts.iter().any(|t| t.contains("if x not in s:")));
+    assert!(texts.iter().any(|t| t.contains("if x is not None:")));
+    assert!(!texts.iter().any(|t| t.contains("not (x")), "{texts:#?}");
+}
+
+#[test]
 fn break_continue_and_handlers() {
     has(Operator::BreakContinue, "continue", "break");
     has(Operator::BreakContinue, "break", "continue");

@@ -355,7 +355,13 @@ impl ReviewUi {
             let Some(task) = sh.data.dataset.tasks.get(idx) else {
                 continue;
             };
-            match curate::act(&mut data.store, task, action.clone(), &stamp) {
+            // The rigor findings the queue read with the store (no I/O on this thread).
+            let rigor = data
+                .findings
+                .get(idx)
+                .map(|f| curate::rigor_gates::only_rigor(f))
+                .unwrap_or_default();
+            match curate::act(&mut data.store, task, action.clone(), &stamp, &rigor) {
                 Ok(effects) => {
                     if effects.contains(&curate::Effect::Revalidate)
                         && !self.revalidate.contains(&task.id)
@@ -422,7 +428,8 @@ impl ReviewUi {
         let Some(task) = sh.data.dataset.tasks.get(idx) else {
             return Vec::new();
         };
-        let gates = curate::task_gates(&data.store, task);
+        let rigor = curate::rigor_gates::only_rigor(self.findings(idx));
+        let gates = curate::task_gates(&data.store, task, &rigor);
         let blocking = curate::review::blocking(&data.store.review(&task.id), &gates);
         if blocking.is_empty() {
             sh.set_status(Level::Info, "no gate blocks this task's approval");
