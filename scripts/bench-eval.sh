@@ -134,7 +134,7 @@ PY
                     > "$work/$name.json" 2> /dev/null || true
                 python3 -c "print(round($(secs) - $t, 2))" > "$work/$name.secs"
                 python3 scripts/realclasseval-agreement.py "$work/$name.json" \
-                    "$rce/$slice/reports/$model.csv" > "$work/$name.agree"
+                    "$rce/$slice/reports/$model.csv" --skip "${RCE_SKIP:-}" > "$work/$name.agree"
             done
             python3 - "$slice/$model" "$work/rce-inproc-$slice-$model" "$work/rce-split-$slice-$model" <<'PY'
 import json, sys

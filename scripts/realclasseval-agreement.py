@@ -10,7 +10,8 @@ tests/eval_realclasseval.rs counts it; also without the tasks classlab classed `
     scripts/realclasseval-agreement.py ours.json ../shared/data/realclasseval/csn/reports/gpt-5.csv
 
 Prints JSON: tests, agreeing, and the same without EnvErr tasks, then each disagreement
-(--list N, default 0)."""
+(--list N, default 0). --skip snippet_N,...: tasks left out of the run (their report rows are
+not counted)."""
 import csv
 import json
 import sys
@@ -21,7 +22,7 @@ AS_PYTEST = {"pass": "passed", "fail": "failed", "error": "failed", "xpass": "fa
              "xfail": "xfailed", "skip": "skipped"}
 
 
-def agreement(ours, report_path):
+def agreement(ours, report_path, skip=()):
     got, env_err = {}, set()
     for task, t in ours["tasks"].items():
         if t.get("outcome") == "EnvErr":
@@ -35,6 +36,8 @@ def agreement(ours, report_path):
             snippet = row["file"].rsplit("/", 1)[-1]
             snippet = snippet[len("test_"):] if snippet.startswith("test_") else snippet
             snippet = snippet[:-3] if snippet.endswith(".py") else snippet
+            if snippet in skip:
+                continue
             # A collection error fails every test of the module.
             want = "failed" if row["status"] == "error" else row["status"]
             have = got.get((snippet, row["name"]), "missing")
@@ -52,16 +55,20 @@ def agreement(ours, report_path):
 
 def main():
     args = sys.argv[1:]
-    shown = 0
+    shown, skip = 0, set()
     if "--list" in args:
         i = args.index("--list")
         shown = int(args[i + 1])
+        del args[i:i + 2]
+    if "--skip" in args:
+        i = args.index("--skip")
+        skip = set(args[i + 1].split(","))
         del args[i:i + 2]
     if len(args) != 2:
         sys.exit(__doc__)
     with open(args[0], encoding="utf-8") as f:
         ours = json.load(f)
-    a = agreement(ours, args[1])
+    a = agreement(ours, args[1], skip)
     a["differ"] = a["differ"][:shown]
     json.dump(a, sys.stdout, indent=1)
     print()
