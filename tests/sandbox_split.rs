@@ -136,8 +136,10 @@ class Look:
             return b'classlab warm interpreter' in f.read()
 "#;
 
-const LOOK_TESTS: &str = r#"import os, unittest
-HERE = os.path.dirname(os.path.abspath(__file__))
+const LOOK_TESTS: &str = r#"import os, sys, unittest
+# The test module as written (tests/, the runner's alone); its `__file__` is in scratch/.
+TEST_FILE = sys._getframe().f_code.co_filename
+HERE = os.path.dirname(TEST_FILE)
 class T(unittest.TestCase):
     def test_a_host_sees_only_its_own_processes(self):
         self.assertEqual(Look().pids(), [1, 2])
@@ -147,7 +149,8 @@ class T(unittest.TestCase):
         self.assertNotIn('tests_dir', seen)
         self.assertNotIn('test_b_no_runner_command_line', seen)
     def test_c_tests_unreadable(self):
-        self.assertNotEqual(Look().attempt('read', os.path.abspath(__file__)), 'done')
+        self.assertTrue(os.path.isfile(TEST_FILE))
+        self.assertNotEqual(Look().attempt('read', TEST_FILE), 'done')
         self.assertNotEqual(Look().attempt('list', HERE), 'done')
         self.assertNotEqual(Look().attempt('write', os.path.join(HERE, 'planted.py')), 'done')
         # and the runner does not read the code's directory either
@@ -180,6 +183,15 @@ class T(unittest.TestCase):
             self.assertEqual(f.read(), 'code')
         shutil.rmtree(theirs)
         self.assertFalse(os.path.exists(theirs))
+    def test_i_files_beside_the_tests_are_shared(self):
+        # ClassEval_45's tests save an image at os.path.dirname(__file__) for the code to read.
+        beside = os.path.join(os.path.dirname(__file__), 'beside.txt')
+        with open(beside, 'w') as f:
+            f.write('from the tests')
+        self.assertEqual(Look().read(beside), 'from the tests')
+        self.assertEqual(os.path.dirname(__file__), os.getcwd())
+        self.assertFalse(os.path.exists(__file__))  # no test source in scratch/
+        self.assertNotEqual(os.path.dirname(__file__), HERE)
     def test_g_host_output_is_captured(self):
         self.assertEqual(Look().say('said-by-the-host'), 16)
     def test_f_uids(self):
@@ -200,6 +212,7 @@ fn the_host_cannot_reach_the_runner_or_the_tests() {
         "T.test_e_scratch_is_shared",
         "T.test_f_uids",
         "T.test_g_host_output_is_captured",
+        "T.test_i_files_beside_the_tests_are_shared",
     ] {
         passes(&r, id);
     }
@@ -257,4 +270,28 @@ fn a_host_that_leaves_a_process_behind_is_reported() {
         "the host's child was not reported: {:?}",
         r.leftovers
     );
+}
+
+/// The host imports the code as soon as it starts, before the runner asks: an import that
+/// fails or never ends is reported as the import's, within the import's limit, as it was when
+/// the runner's request started the import.
+#[test]
+fn the_code_s_import_fails_or_times_out_as_the_import() {
+    let tests = "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        self.assertTrue(True)\n";
+    for (code, want) in [
+        ("raise ValueError('bad at import')\n", "ValueError"),
+        ("while True:\n    pass\n", "Timeout"),
+    ] {
+        let spec = SuiteSpec::unittest_one_module(code, tests)
+            .with_limits(Limits {
+                import_timeout: Some(Duration::from_secs(2)),
+                ..limits()
+            })
+            .with_harness(Harness::Split);
+        let t0 = std::time::Instant::now();
+        let r = sandbox().run(&spec);
+        assert!(t0.elapsed() < Duration::from_secs(15), "{r:#?}");
+        let failure = format!("{:?}", r.failure);
+        assert!(failure.contains(want), "{want}: {failure}");
+    }
 }

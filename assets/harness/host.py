@@ -560,10 +560,7 @@ def _host_main():
 
         # -- messages --
         def send(self, msg):
-            rel = handles.take_released()
-            if rel is not None:
-                frames.send(bytes(self.dumps(("R", rel))))
-            frames.send(bytes(self.dumps(msg)))
+            self.send_payload(self.dumps(msg))
 
         def recv(self):
             while not frames.pending():
@@ -661,9 +658,10 @@ def _host_main():
 
         def send_payload(self, payload):
             rel = handles.take_released()
-            if rel is not None:
-                frames.send(bytes(self.dumps(("R", rel))))
-            frames.send(payload)
+            if rel is None:
+                frames.send(payload)
+            else:
+                frames.send(self.dumps(("R", rel)), payload)
 
         def enc_raised(self, e, out, depth):
             out.append(T_EXC)
@@ -863,12 +861,46 @@ def _host_main():
     def kwargs_of(pairs):
         return {k: v for k, v in pairs}
 
-    def op_import(modules):
+    def import_modules(modules):
         out = []
         for name in modules:
             out.append(__import__(name, fromlist=["*"]) and _sys.modules[name])
         watch_all()
         return tuple(out)
+
+    # The code is imported as soon as the host starts, while the runner is still starting
+    # (the runner's first request then only collects the result). The time limit is the one
+    # the runner gives the import.
+    early = []
+
+    def import_early():
+        modules = tuple(spec.get("code_modules") or ())
+        if not modules:
+            return
+        limit = spec.get("import_timeout")
+        deadline[0] = monotonic() + limit if type(limit) in (int, float) else None
+        arm()
+        in_code[0] = True
+        try:
+            early.append((modules, import_modules(modules), None))
+        except BaseException as e:
+            early.append((modules, None, e))
+        finally:
+            in_code[0] = False
+            deadline[0] = None
+            arm()
+
+    def op_import(modules, globals_module=None):
+        if early and early[0][0] == modules:
+            _, out, error = early.pop()
+            if error is not None:
+                raise error
+        else:
+            del early[:]
+            out = import_modules(modules)
+        if globals_module is None:
+            return out, None
+        return out, op_globals(_sys.modules[globals_module])
 
     def op_globals(module):
         out = []
@@ -1027,6 +1059,7 @@ def _host_main():
     }
 
     watch_all()
+    import_early()
     # Serve until the runner closes the socket.
     while True:
         msg = peer.recv()

@@ -884,7 +884,7 @@ def _harness():
             return {}
         try:
             arm_import()
-            mods = split_ctl[0].import_code(names)
+            mods = split_ctl[0].import_code(names, spec.get("globals_module"))
         except BaseException as e:
             disarm()
             report_import(e, "code")
@@ -904,7 +904,10 @@ def _harness():
             arm_import()
             names = split_ctl[0].code_globals(mods[spec["globals_module"]])
             module = types.ModuleType(name)
-            module.__file__ = test_path
+            # Tests write files beside themselves (ClassEval_45: os.path.dirname(__file__))
+            # for the code to read: their `__file__` is in the shared scratch directory, where
+            # no test source ever is (tests/ stays the runner's alone).
+            module.__file__ = join(spec.get("scratch") or workdir, _os.path.basename(test_path))
             vars(module).update(names)
             _sys.modules[name] = module
             exec(compile(test_bytes or b"", test_path, "exec", dont_inherit=True),

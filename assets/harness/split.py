@@ -125,13 +125,16 @@ def _split_runner(ctx):
             return peer.request("op", self, "__deepcopy__", ())
 
     local_cache = {}
+    # A class's own namespace in this process (`vars()` of a class of the code's would ask
+    # the host, see HostType.__dict__).
+    own_dict = type.__dict__["__dict__"].__get__
 
     def local_names(cls):
         s = local_cache.get(cls)
         if s is None:
             s = set()
             for k in cls.__mro__:
-                s.update(n for n in vars(k) if n.startswith("__") and n.endswith("__"))
+                s.update(n for n in own_dict(k) if n.startswith("__") and n.endswith("__"))
             s.discard("__dict__")
             s.discard("__doc__")
             s.discard("__module__")
@@ -1056,13 +1059,15 @@ def _split_runner(ctx):
 
         def send(self, msg):
             rel = handles.take_released()
-            if rel is not None:
-                self.copies.append({})
-                try:
-                    frames.send(bytes(self.dumps(("R", rel))))
-                finally:
-                    self.copies.pop()
-            frames.send(bytes(self.dumps(msg)))
+            if rel is None:
+                frames.send(self.dumps(msg))
+                return
+            self.copies.append({})
+            try:
+                released = self.dumps(("R", rel))
+            finally:
+                self.copies.pop()
+            frames.send(released, self.dumps(msg))
 
         def recv(self):
             while not frames.pending():
@@ -1513,19 +1518,26 @@ def _split_runner(ctx):
             return False
 
         @staticmethod
-        def import_code(modules):
+        def import_code(modules, globals_module=None):
             """Import the code's modules in the host: their proxies (a raised exception is the
-            import failure, as the host reported it)."""
-            mods = peer.request("import", tuple(modules))
+            import failure, as the host reported it). With `globals_module`, that module's
+            top-level names come in the same answer (for `code_globals`)."""
+            answer = peer.request("import", tuple(modules), globals_module)
+            if type_(answer) is not tuple or len_(answer) != 2:
+                die(HostMisbehaved, "a malformed answer to the import")
+            mods, pairs = answer
             if type_(mods) is not tuple or len_(mods) != len_(modules):
                 die(HostMisbehaved, "a malformed answer to the import")
+            state["globals"] = pairs
             return dict(zip(modules, mods))
 
         @staticmethod
         def code_globals(module):
             """The code module's top-level names (ClassEval's one-module layout): modules it
             imported come back imported here, classes as runner classes, values by value."""
-            pairs = peer.request("globals", module)
+            pairs = state.pop("globals", None)
+            if pairs is None:
+                pairs = peer.request("globals", module)
             out = {}
             if type_(pairs) is not tuple:
                 die(HostMisbehaved, "malformed globals")

@@ -316,8 +316,12 @@ class Frames:
         self._read = _wire_os.read
         self._write = _wire_os.write
 
-    def send(self, payload):
-        data = _LEN.pack(len(payload)) + payload
+    def send(self, *payloads):
+        """One write for all the frames (the peer wakes once per message, not per frame)."""
+        data = bytearray()
+        for payload in payloads:
+            data += _LEN.pack(len(payload))
+            data += payload
         view = memoryview(data)
         write = self._write
         while view:

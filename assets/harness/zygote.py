@@ -47,6 +47,13 @@ import weakref  # noqa: F401
 import operator  # noqa: F401
 import abc  # noqa: F401
 import importlib  # noqa: F401
+import importlib.util  # noqa: F401
+# What the split harness's runner and host import as they start (wire.py, split.py, host.py).
+import datetime  # noqa: F401
+import decimal  # noqa: F401
+import fractions  # noqa: F401
+import io  # noqa: F401
+import random  # noqa: F401
 
 try:
     import pytest  # noqa: F401
@@ -283,7 +290,7 @@ def suite_init(fds):
     out_w, err_w, res_w, tok_r, st_w, suite_fd, runner_fd = fds
     st_w = fcntl.fcntl(st_w, fcntl.F_DUPFD_CLOEXEC, 100)
     os.close(fds[4])
-    host_init, pair = None, None
+    host_init, pair, helper = None, None, None
     try:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.setsid()
@@ -295,6 +302,8 @@ def suite_init(fds):
         for p in req["cgroup_procs"]:
             with open(p, "w") as f:
                 f.write("0")
+        if (req.get("host") or {}).get("scratch_idmap"):
+            helper = userns_helper()
         flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWNET if req["netns"] else 0)
         check(libc.unshare(flags), "unshare")
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
@@ -305,7 +314,8 @@ def suite_init(fds):
         written = place_files(wd, req.get("files") or [])
         if req.get("host"):
             pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            host_init = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w)
+            host_init = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w,
+                                   helper)
         run = read_part(runner_fd)
         written += place_files(wd, run.get("files") or [])
     except BaseException as e:
@@ -325,15 +335,15 @@ def suite_init(fds):
         for end in pair:
             end.close()
     del req, run
-    reap(pid, st_w, written, wd, host_init)
+    reap(pid, st_w, written, wd, host_init, helper[0] if helper else None)
 
 
-def start_host(req, pair, outputs, runner_fds, st_w):
+def start_host(req, pair, outputs, runner_fds, st_w, helper):
     """The host's init, PID 1 of a PID namespace nested in the suite's: it mounts that
     namespace's own /proc in a mount namespace of its own and forks the host. Only the suite's
     part of the request is in memory here (no test). Returns the host init's pid."""
     idmap = req["host"].get("scratch_idmap")
-    userns = userns_showing(idmap[1], idmap[2]) if idmap else None
+    userns = userns_showing(helper, idmap[1], idmap[2]) if idmap else None
     own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     check(libc.unshare(CLONE_NEWPID), "unshare(pid) for the host")
     pid = os.fork()
@@ -382,10 +392,11 @@ OPEN_TREE_CLONE, AT_RECURSIVE, AT_EMPTY_PATH, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x800
 MOUNT_ATTR_IDMAP, CLONE_NEWUSER, AT_FDCWD = 0x00100000, 0x10000000, -100
 
 
-def userns_showing(from_id, to_id):
-    """A user namespace (descriptor) whose maps show `from_id` (uid and gid) as `to_id`: what
-    the host's idmapped scratch directory is described by (see idmap.rs). Made before the
-    host's PID namespace, so that its helper takes no pid there."""
+def userns_helper():
+    """Fork the helper whose user namespace describes the host's idmapped scratch directory
+    (see idmap.rs): it unshares one and waits. Started first thing, so that it is ready by
+    the time the host is (it never takes a pid in the host's PID namespace). Returns (pid,
+    ready pipe, done pipe)."""
     ready_r, ready_w = os.pipe()
     done_r, done_w = os.pipe()
     pid = os.fork()
@@ -398,6 +409,13 @@ def userns_showing(from_id, to_id):
         os._exit(0)
     os.close(ready_w)
     os.close(done_r)
+    return pid, ready_r, done_w
+
+
+def userns_showing(helper, from_id, to_id):
+    """The helper's user namespace (descriptor), its maps showing `from_id` (uid and gid) as
+    `to_id`. The helper then exits on its own (reaped with the suite's other children)."""
+    pid, ready_r, done_w = helper
     try:
         if os.read(ready_r, 1) != b"1":
             raise Fail("unshare(user) for the idmap failed")
@@ -408,7 +426,6 @@ def userns_showing(from_id, to_id):
     finally:
         os.close(done_w)
         os.close(ready_r)
-        os.waitpid(pid, 0)
 
 
 def idmap_over(path, userns):
@@ -452,7 +469,7 @@ def nspids(pid):
     return []
 
 
-def reap(runner_pid, st_w, written, wd, host_init):
+def reap(runner_pid, st_w, written, wd, host_init, helper):
     while True:
         try:
             pid, st, ru = os.wait4(-1, 0)
@@ -462,7 +479,7 @@ def reap(runner_pid, st_w, written, wd, host_init):
             continue
         lines = ["python " + ended(st, ru)]
         for name in os.listdir("/proc"):
-            if not name.isdigit() or name == "1" or int(name) == host_init:
+            if not name.isdigit() or name == "1" or int(name) in (host_init, helper):
                 continue
             ids = nspids(name)
             # Gone by now (the host ends on its own once the runner closed the socket), or the

@@ -103,7 +103,11 @@ pub(crate) fn run(ctx: &Context, args: &ValidateArgs) -> anyhow::Result<Outcome>
         jobs: args.jobs.unwrap_or(0),
         budget: Duration::from_secs_f64(args.timeout.clamp(0.1, 3600.0)),
         coverage: !args.no_coverage,
-        harness: args.harness.choose(None)?,
+        // References are trusted and their probe needs them in the tests' process.
+        harness: args
+            .harness
+            .harness
+            .unwrap_or(crate::exec::VALIDATE_HARNESS),
         ..ValidateOptions::default()
     };
     let t0 = Instant::now();

@@ -34,7 +34,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use crate::analysis::lint::Severity;
-use crate::exec::{DEFAULT_HARNESS, Harness, Limits, Probe, ProbeReport, Sandbox, SuiteSpec};
+use crate::exec::{Harness, Limits, Probe, ProbeReport, Sandbox, SuiteSpec, VALIDATE_HARNESS};
 use crate::model::{SuiteResult, Task};
 use crate::pipeline::eval::suite_for;
 use crate::pipeline::public_tests::{PublicTestsMode, public_tests};
@@ -143,7 +143,7 @@ impl Default for ValidateOptions {
             seeds: [0, 1],
             budget: Duration::from_secs(20),
             coverage: true,
-            harness: DEFAULT_HARNESS,
+            harness: VALIDATE_HARNESS,
         }
     }
 }

@@ -75,7 +75,7 @@ use std::time::{Duration, Instant};
 pub use cgroup::CgroupBase;
 pub use isolation::{IsolationReport, PythonInfo};
 pub use launch::maybe_launch;
-pub use mode::{DEFAULT_HARNESS, INPROC_CAVEAT};
+pub use mode::{DEFAULT_HARNESS, INPROC_CAVEAT, VALIDATE_HARNESS};
 pub use pool::Pool;
 pub use probe::{FileCoverage, Probe, ProbeReport};
 pub use program::{PROGRAM_INPUT, Program, ProgramRun, ProgramStop};

@@ -6,10 +6,15 @@ use std::str::FromStr;
 
 use super::Harness;
 
-/// The harness every command uses unless told otherwise, for every dataset. In-process until
-/// the split harness's agreement with the official evaluators is measured in the default mode
-/// (issue 22's fidelity targets); then this one constant becomes `Harness::Split`.
-pub const DEFAULT_HARNESS: Harness = Harness::Inproc;
+/// The harness every command that judges code uses unless told otherwise, for every dataset:
+/// split, whose verdicts the code cannot reach (its agreement with the official evaluators,
+/// issue 22's fidelity targets, is measured in this mode: README, "Choosing the harness").
+pub const DEFAULT_HARNESS: Harness = Harness::Split;
+
+/// `validate`'s default: it runs a dataset's own reference solutions (trusted: nothing to
+/// forge) and instruments them (the calls each test makes, the files it leaves, coverage),
+/// which needs them in the tests' process.
+pub const VALIDATE_HARNESS: Harness = Harness::Inproc;
 
 /// What an in-process session's reports say about its verdicts.
 pub use crate::model::INPROC_CAVEAT;

@@ -254,6 +254,13 @@ impl SuiteSpec {
             "sys_path": [code, scratch],
             "hash_seed": self.hash_seed.unwrap_or(0),
             "host_fd": 3,
+            // The host imports the code as it starts, with the limit the runner gives that
+            // import (the import allowance, else a test's).
+            "import_timeout": self
+                .limits
+                .import_timeout
+                .or(self.limits.test_timeout)
+                .map(|d| d.as_secs_f64()),
         })
         .to_string()
     }

@@ -88,6 +88,27 @@ fn specs_name_the_directories_and_the_host_never_the_tests() {
     assert_eq!(host["sys_path"], serde_json::json!(["/c", "/s"]));
     assert_eq!(host["host_fd"], 3);
     assert!(!host_text.contains("/t") && !host_text.contains("test_classeval"));
+    // The host imports the code as it starts, held to the runner's limit for that import.
+    assert_eq!(host["import_timeout"], serde_json::Value::Null);
+    let limits = |import, test| super::super::Limits {
+        import_timeout: import,
+        test_timeout: test,
+        ..super::super::Limits::default()
+    };
+    let secs = std::time::Duration::from_secs;
+    for (import, test, want) in [
+        (Some(secs(30)), Some(secs(5)), 30.0),
+        (None, Some(secs(5)), 5.0),
+    ] {
+        let host: serde_json::Value = serde_json::from_str(
+            &spec
+                .clone()
+                .with_limits(limits(import, test))
+                .host_spec_json(&dirs()),
+        )
+        .unwrap();
+        assert_eq!(host["import_timeout"], want);
+    }
 }
 
 #[test]
