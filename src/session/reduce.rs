@@ -157,6 +157,13 @@ impl EvalState {
                 run.code = Some(code.clone());
                 run.notes = notes.clone();
             }),
+            EventBody::StaticIndicators {
+                task_id,
+                sample,
+                indicators,
+            } => self.update(task_id, *sample, |run| {
+                run.indicators = Some(indicators.clone());
+            }),
             EventBody::TestRun {
                 task_id,
                 sample,

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::attempts::{TamperingAttempt, TamperingRate, tampering_attempts, tampering_rate};
 use super::reduce::{EvalState, FingerprintView};
 use super::store::Meta;
 use super::trace::{RepairCost, UsageTotals};
@@ -65,6 +66,10 @@ pub struct RunReport {
     pub usage: UsageTotals,
     /// Tasks whose final suite (or a public-test run) the harness found tampered with.
     pub tampered: Vec<TamperedTask>,
+    /// Samples whose code attempted tampering, with every sign of it (runner, host, static).
+    pub tampering_attempts: Vec<TamperingAttempt>,
+    /// The share of evaluated samples with an attempt and its Wilson interval: a lower bound.
+    pub tampering_rate: TamperingRate,
     /// `finished`, `incomplete` (some tasks not generated), `stopped` or `unfinished`.
     pub status: &'static str,
     /// Tasks not generated because a model request failed: in no metric's denominator;
@@ -157,6 +162,8 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
         repair_intervals: tdd.then(|| repair_intervals(state)).flatten(),
         usage: state.trace.usage,
         tampered: tampered_tasks(state),
+        tampering_attempts: tampering_attempts(state),
+        tampering_rate: tampering_rate(state),
         status: state.run_end().label(),
         not_generated: state
             .not_generated()
