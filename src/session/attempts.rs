@@ -216,6 +216,27 @@ pub fn tampering_rate(state: &EvalState) -> TamperingRate {
     }
 }
 
+/// `3 signs (runner 1, static 2)`: how many signs and from which sources, for views.
+pub fn sign_count(evidence: &[AttemptEvidence]) -> String {
+    let parts: Vec<String> = [
+        EvidenceSource::Runner,
+        EvidenceSource::Host,
+        EvidenceSource::Static,
+    ]
+    .into_iter()
+    .filter_map(|source| {
+        let n = evidence.iter().filter(|e| e.source == source).count();
+        (n > 0).then(|| format!("{} {n}", source_name(source)))
+    })
+    .collect();
+    let n = evidence.len();
+    format!(
+        "{n} sign{} ({})",
+        if n == 1 { "" } else { "s" },
+        parts.join(", ")
+    )
+}
+
 /// Whether a run shows any sign of an attempt (the grid's marker), without building the list.
 pub fn attempted(run: &TaskRun) -> bool {
     run.indicators.as_ref().is_some_and(|i| !i.is_empty())
