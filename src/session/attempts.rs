@@ -237,6 +237,26 @@ pub fn sign_count(evidence: &[AttemptEvidence]) -> String {
     )
 }
 
+/// Evidence items a human-readable list shows per sample (`--json` has them all).
+pub const SHOWN_PER_SAMPLE: usize = 6;
+
+/// A sample's evidence as lines for people: the first [`SHOWN_PER_SAMPLE`] described, then how
+/// many more there are.
+pub fn described(evidence: &[AttemptEvidence]) -> Vec<String> {
+    let mut out: Vec<String> = evidence
+        .iter()
+        .take(SHOWN_PER_SAMPLE)
+        .map(AttemptEvidence::describe)
+        .collect();
+    if evidence.len() > SHOWN_PER_SAMPLE {
+        out.push(format!(
+            "… and {} more (all in --json)",
+            evidence.len() - SHOWN_PER_SAMPLE
+        ));
+    }
+    out
+}
+
 /// Whether a run shows any sign of an attempt (the grid's marker), without building the list.
 pub fn attempted(run: &TaskRun) -> bool {
     run.indicators.as_ref().is_some_and(|i| !i.is_empty())

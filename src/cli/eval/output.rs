@@ -300,8 +300,8 @@ pub(super) fn print_attempts(sessions: &[(&SessionLog, &EvalState)]) {
                 a.task_id
             };
             println!("  {}:", Escaped(&id));
-            for e in &a.evidence {
-                println!("    {}", Escaped(&e.describe()));
+            for line in attempts::described(&a.evidence) {
+                println!("    {}", Escaped(&line));
             }
         }
     }

@@ -5,7 +5,7 @@
 
 use super::doc::ReportDoc;
 use super::text::Rows;
-use crate::session::attempts::LOWER_BOUND;
+use crate::session::attempts::{self, LOWER_BOUND};
 use crate::text::escape_control;
 
 pub const TITLE: &str = "Tampering attempts (a lower bound)";
@@ -69,10 +69,9 @@ pub fn attempt_lists(doc: &ReportDoc) -> Vec<(String, Vec<(String, Vec<String>)>
                 .iter()
                 .map(|a| {
                     let id = format!("{} (sample {})", a.task_id, a.sample);
-                    let ev = a
-                        .evidence
+                    let ev = attempts::described(&a.evidence)
                         .iter()
-                        .map(|e| escape_control(&e.describe()).into_owned())
+                        .map(|line| escape_control(line).into_owned())
                         .collect();
                     (escape_control(&id).into_owned(), ev)
                 })

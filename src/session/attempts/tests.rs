@@ -225,3 +225,20 @@ fn evidence_describes_itself_for_views() {
     };
     assert_eq!(r.describe(), "runner in T.test_a: x");
 }
+
+#[test]
+fn long_lists_are_cut_for_people() {
+    let e = |i: usize| AttemptEvidence {
+        source: EvidenceSource::Runner,
+        test: None,
+        indicator: None,
+        line: None,
+        detail: format!("d{i}"),
+    };
+    let few: Vec<AttemptEvidence> = (0..SHOWN_PER_SAMPLE).map(e).collect();
+    assert_eq!(described(&few).len(), SHOWN_PER_SAMPLE);
+    let many: Vec<AttemptEvidence> = (0..SHOWN_PER_SAMPLE + 4).map(e).collect();
+    let lines = described(&many);
+    assert_eq!(lines.len(), SHOWN_PER_SAMPLE + 1);
+    assert_eq!(lines[SHOWN_PER_SAMPLE], "… and 4 more (all in --json)");
+}
