@@ -335,10 +335,10 @@ impl Scan {
                 }
             }
             _ if PATH_CALLS.contains(&name.as_str()) => {
-                if let Some(Expr::StringLiteral(s)) = first {
-                    if let Some(why) = outside_path(s.value.to_str()) {
-                        self.flag(OUTSIDE_PATH, call, format!("{name}({why})"));
-                    }
+                if let Some(Expr::StringLiteral(s)) = first
+                    && let Some(why) = outside_path(s.value.to_str())
+                {
+                    self.flag(OUTSIDE_PATH, call, format!("{name}({why})"));
                 }
             }
             _ => {}
@@ -457,10 +457,10 @@ impl<'a> Visitor<'a> for Scan {
                 for t in &a.targets {
                     self.check_target(t, "assigns");
                     // `__eq__ = lambda self, other: True` in a class body.
-                    if let (Expr::Name(n), Expr::Lambda(l)) = (t, a.value.as_ref()) {
-                        if DUNDERS.contains(&n.id.as_str()) {
-                            self.check_dunder(n.id.as_str(), t, constant(&l.body));
-                        }
+                    if let (Expr::Name(n), Expr::Lambda(l)) = (t, a.value.as_ref())
+                        && DUNDERS.contains(&n.id.as_str())
+                    {
+                        self.check_dunder(n.id.as_str(), t, constant(&l.body));
                     }
                 }
             }

@@ -55,9 +55,12 @@ pub fn rate_rows(doc: &ReportDoc) -> Rows {
     rows
 }
 
+/// A sample's id and its evidence, described.
+pub type SampleLines = (String, Vec<String>);
+
 /// Per session with attempts: its label and, per sample, the id and each evidence described
 /// (control characters escaped: details quote the code).
-pub fn attempt_lists(doc: &ReportDoc) -> Vec<(String, Vec<(String, Vec<String>)>)> {
+pub fn attempt_lists(doc: &ReportDoc) -> Vec<(String, Vec<SampleLines>)> {
     doc.sessions
         .iter()
         .enumerate()
