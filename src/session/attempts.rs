@@ -172,19 +172,7 @@ pub fn tampering_attempts(state: &EvalState) -> Vec<TamperingAttempt> {
             })
         })
         .collect();
-    out.sort_by(|a, b| {
-        let (pa, pb) = (
-            state.task_position(&a.task_id),
-            state.task_position(&b.task_id),
-        );
-        match (pa, pb) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => crate::model::natural_cmp(&a.task_id, &b.task_id),
-        }
-        .then(a.sample.cmp(&b.sample))
-    });
+    out.sort_by(|a, b| state.run_order((&a.task_id, a.sample), (&b.task_id, b.sample)));
     out
 }
 

@@ -409,3 +409,17 @@ impl EventBody {
         }
     }
 }
+
+/// Events numbered from 0, at time 0: a log for tests.
+#[cfg(test)]
+pub(crate) fn numbered(bodies: Vec<EventBody>) -> Vec<Event> {
+    bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| Event {
+            seq: i as u64,
+            ts: 0.0,
+            body,
+        })
+        .collect()
+}

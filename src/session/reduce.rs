@@ -276,6 +276,19 @@ impl EvalState {
         self.runs.get(&(task_id.to_string(), sample))
     }
 
+    /// The order reports list (task, sample)s in: the run's task order (`run_started`), tasks
+    /// it did not announce after in natural order, then by sample.
+    pub fn run_order(&self, a: (&str, u32), b: (&str, u32)) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        match (self.task_position(a.0), self.task_position(b.0)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => crate::model::natural_cmp(a.0, b.0),
+        }
+        .then(a.1.cmp(&b.1))
+    }
+
     /// Where the run announced this task (`run_started`'s order), in O(1).
     pub fn task_position(&self, task_id: &str) -> Option<usize> {
         self.positions.position(task_id)

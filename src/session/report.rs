@@ -180,18 +180,8 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
 /// Tasks (and samples) whose runs were tampered with, in the run's task order.
 pub fn tampered_tasks(state: &EvalState) -> Vec<TamperedTask> {
     let mut out = Vec::new();
-    let position = |id: &str| state.task_ids.iter().position(|t| t == id);
     let mut runs: Vec<_> = state.runs().iter().collect();
-    // The run's order; tasks it did not announce after, in natural order.
-    runs.sort_by(|((a, sa), _), ((b, sb), _)| {
-        match (position(a), position(b)) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => crate::model::natural_cmp(a, b),
-        }
-        .then(sa.cmp(sb))
-    });
+    runs.sort_by(|((a, sa), _), ((b, sb), _)| state.run_order((a, *sa), (b, *sb)));
     for ((task_id, sample), run) in runs {
         let mut details: Vec<String> = run.private.iter().flat_map(tampering).collect();
         for (method, suite) in &run.public {
@@ -247,7 +237,7 @@ mod tests {
     use super::*;
     use crate::metrics::functional::ClassCounts;
     use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
-    use crate::session::event::{Event, EventBody, Scope, TaskSummary};
+    use crate::session::event::{EventBody, Scope, TaskSummary};
 
     fn finished(task: &str, result: SuiteResult) -> Vec<EventBody> {
         vec![
@@ -318,16 +308,7 @@ mod tests {
                 }),
             ),
         ));
-        let events: Vec<Event> = bodies
-            .into_iter()
-            .enumerate()
-            .map(|(i, body)| Event {
-                seq: i as u64,
-                ts: 0.0,
-                body,
-            })
-            .collect();
-        EvalState::from_events(&events)
+        EvalState::from_events(&crate::session::event::numbered(bodies))
     }
 
     #[test]

@@ -3,7 +3,7 @@ use crate::analysis::tamper::Indicator;
 use crate::metrics::functional::ClassCounts;
 use crate::model::results::Evidence;
 use crate::model::{Outcome, SuiteFailure, TestResult};
-use crate::session::event::{Event, EventBody, Scope, TaskSummary};
+use crate::session::event::{Event, EventBody, Scope, TaskSummary, numbered};
 
 fn summary() -> TaskSummary {
     TaskSummary {
@@ -55,16 +55,7 @@ fn fold(ids: &[&str], bodies: Vec<EventBody>) -> EvalState {
         config: serde_json::Value::Null,
     }];
     all.extend(bodies);
-    let events: Vec<Event> = all
-        .into_iter()
-        .enumerate()
-        .map(|(i, body)| Event {
-            seq: i as u64,
-            ts: 0.0,
-            body,
-        })
-        .collect();
-    EvalState::from_events(&events)
+    EvalState::from_events(&numbered(all))
 }
 
 fn clean() -> SuiteResult {
