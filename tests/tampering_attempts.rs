@@ -3,7 +3,7 @@
 //! through the real sandbox beside an honest one, show up in `eval --json` and `report --json`
 //! as `tampering_attempts` with each evidence's source, and the report's `tampering_rate` is the
 //! share of samples with an attempt with its Wilson interval, said to be a lower bound; the
-//! Markdown and HTML reports carry the same section.
+//! Markdown, HTML, LaTeX and CSV reports carry it too.
 
 mod common;
 
@@ -242,6 +242,28 @@ fn attempts_are_listed_with_their_sources_and_the_rate_is_a_lower_bound() {
         assert!(doc.contains("50.0% [15.0%, 85.0%]"), "{format}");
         assert!(doc.contains("ClassEval_7 (sample 1)"), "{format}");
     }
+    let out = classlab(dir.path())
+        .args(["report", "--format", "latex", id])
+        .output()
+        .unwrap();
+    let tex = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        tex.contains("Tampering rate (lower bound) & 50.0 {\\scriptsize[15.0, 85.0]}"),
+        "{tex}"
+    );
+    let out = classlab(dir.path())
+        .args(["report", "--format", "csv", id])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8_lossy(&out.stdout);
+    let row = csv
+        .lines()
+        .find(|l| l.contains("tampering_rate (lower bound)"))
+        .unwrap_or_else(|| panic!("{csv}"));
+    assert!(
+        row.contains(",0.5,0.15003") && row.ends_with(",4,wilson"),
+        "{row}"
+    );
 }
 
 #[test]

@@ -228,18 +228,46 @@ pub fn sign_count(evidence: &[AttemptEvidence]) -> String {
 /// Evidence items a human-readable list shows per sample (`--json` has them all).
 pub const SHOWN_PER_SAMPLE: usize = 6;
 
-/// A sample's evidence as lines for people: the first [`SHOWN_PER_SAMPLE`] described, then how
-/// many more there are.
+/// A sample's evidence as lines for people: at most [`SHOWN_PER_SAMPLE`], taken from each
+/// source in turn (sixteen decoy matches must not hide the static indicators), in their order,
+/// then how many more there are.
 pub fn described(evidence: &[AttemptEvidence]) -> Vec<String> {
+    let sources = [
+        EvidenceSource::Runner,
+        EvidenceSource::Host,
+        EvidenceSource::Static,
+    ];
+    let by_source: Vec<Vec<usize>> = sources
+        .iter()
+        .map(|s| {
+            (0..evidence.len())
+                .filter(|&i| evidence[i].source == *s)
+                .collect()
+        })
+        .collect();
+    let mut chosen = vec![false; evidence.len()];
+    let mut taken = 0;
+    for round in 0..evidence.len() {
+        for idx in by_source.iter().filter_map(|v| v.get(round)) {
+            if taken < SHOWN_PER_SAMPLE {
+                chosen[*idx] = true;
+                taken += 1;
+            }
+        }
+        if taken >= SHOWN_PER_SAMPLE.min(evidence.len()) {
+            break;
+        }
+    }
     let mut out: Vec<String> = evidence
         .iter()
-        .take(SHOWN_PER_SAMPLE)
-        .map(AttemptEvidence::describe)
+        .zip(&chosen)
+        .filter(|(_, c)| **c)
+        .map(|(e, _)| e.describe())
         .collect();
-    if evidence.len() > SHOWN_PER_SAMPLE {
+    if evidence.len() > taken {
         out.push(format!(
             "… and {} more (all in --json)",
-            evidence.len() - SHOWN_PER_SAMPLE
+            evidence.len() - taken
         ));
     }
     out

@@ -103,3 +103,21 @@ pub fn csv_fields(doc: &ReportDoc, i: usize) -> Option<[String; 11]> {
         "wilson".into(),
     ])
 }
+
+/// The LaTeX metrics table's row of the rate: `p [lo, hi]` per session, `--` without samples.
+pub fn latex_row(doc: &ReportDoc) -> String {
+    let mut row = String::from("Tampering rate (lower bound)");
+    for s in &doc.sessions {
+        let r = &s.tampering_rate;
+        row += &match (r.rate, r.ci95) {
+            (Some(x), Some((lo, hi))) => format!(
+                " & {:.1} {{\\scriptsize[{:.1}, {:.1}]}}",
+                100.0 * x,
+                100.0 * lo,
+                100.0 * hi
+            ),
+            _ => " & --".into(),
+        };
+    }
+    row + " \\\\\n"
+}

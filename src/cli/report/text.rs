@@ -550,9 +550,11 @@ pub fn latex(doc: &ReportDoc) -> String {
             .join(" & ");
         out += " \\\\\n";
     }
+    out += &tampering::latex_row(doc);
     out += "\\bottomrule\n\\end{tabular}\n";
     out += "\\caption{ClassEval metrics (\\%) with 95\\% intervals: Wilson over tasks for class-level \
-            metrics, task-clustered standard errors for test-class metrics.}\n";
+            metrics, task-clustered standard errors for test-class metrics; the tampering rate \
+            (samples with a sign of an attempt, Wilson) is a lower bound.}\n";
     out += "\\end{table}\n";
     for pair in &doc.pairs {
         out += &latex_pair(pair, doc.pairs.len() > 1);

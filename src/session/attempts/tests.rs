@@ -228,8 +228,24 @@ fn long_lists_are_cut_for_people() {
     };
     let few: Vec<AttemptEvidence> = (0..SHOWN_PER_SAMPLE).map(e).collect();
     assert_eq!(described(&few).len(), SHOWN_PER_SAMPLE);
-    let many: Vec<AttemptEvidence> = (0..SHOWN_PER_SAMPLE + 4).map(e).collect();
+    let mut many: Vec<AttemptEvidence> = (0..SHOWN_PER_SAMPLE + 4).map(e).collect();
     let lines = described(&many);
     assert_eq!(lines.len(), SHOWN_PER_SAMPLE + 1);
     assert_eq!(lines[SHOWN_PER_SAMPLE], "… and 4 more (all in --json)");
+    // Many runner items do not hide a static one: each source in turn, order kept.
+    many.push(AttemptEvidence {
+        source: EvidenceSource::Static,
+        test: None,
+        indicator: Some("gc".into()),
+        line: Some(1),
+        detail: "imports gc".into(),
+    });
+    let lines = described(&many);
+    assert_eq!(lines.len(), SHOWN_PER_SAMPLE + 1);
+    assert_eq!(lines[0], "runner: d0");
+    assert_eq!(
+        lines[SHOWN_PER_SAMPLE - 1],
+        "static line 1: imports gc [gc]"
+    );
+    assert_eq!(lines[SHOWN_PER_SAMPLE], "… and 5 more (all in --json)");
 }
