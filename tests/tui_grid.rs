@@ -315,7 +315,7 @@ fn cells_are_coloured_by_bucket() {
     g.render(&sh, area, &mut buf);
     // The first task's second column (not under the cursor).
     let a = grid::view::areas(area, &g);
-    let x = a.rows.x + u16::try_from(g.id_width + 1 + 3 + a.cell + 1).unwrap();
+    let x = a.rows.x + u16::try_from(g.id_width + 1 + grid::view::LEAD_WIDTH + a.cell + 1).unwrap();
     let bucket = g.grid.rows[g.shown[0]].cells[1].expect("finished");
     assert_eq!(
         buf[(x, a.rows.y)].fg,

@@ -7,6 +7,7 @@ pub mod metrics;
 pub mod parse;
 pub mod skeleton;
 pub mod splice;
+pub mod tamper;
 
 use std::collections::BTreeSet;
 

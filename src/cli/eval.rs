@@ -23,7 +23,7 @@ use crate::pipeline::eval::{self, EvalRequest, compare};
 use crate::session::store::{self, sessions_root};
 use crate::session::{EvalState, EventBody, SessionLog};
 use crate::text::Escaped;
-use output::{UNJUDGED, labels, print_caveats, print_table, print_tampered, session_json};
+use output::{UNJUDGED, labels, print_caveats, print_table, session_json};
 pub(crate) use output::{pct_env, print_human};
 
 #[derive(Debug, clap::Args)]
@@ -415,7 +415,6 @@ pub(crate) fn fingerprint(ctx: &Context, sessions: &[String]) -> anyhow::Result<
                 .collect();
             print_table(&refs, &progress, Some(cmp.rows.len()));
             print_caveats(&refs);
-            print_tampered(&refs);
             print_differing_tasks(&cmp, &names);
         }
     }

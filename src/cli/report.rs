@@ -6,6 +6,7 @@
 pub(crate) mod doc;
 mod html;
 mod svg;
+mod tampering;
 pub(crate) mod text;
 
 use std::path::PathBuf;

@@ -131,6 +131,10 @@ pub enum EvidenceSource {
     /// The code's own process, about the code (patched test machinery, stack inspection,
     /// ctypes): untrusted, and a lower bound (the code can silence it).
     Host,
+    /// classlab's static indicators, read from the code's source outside the sandbox
+    /// (`analysis::tamper`): never sent by a harness; a lower bound too (they miss what the
+    /// code builds at run time).
+    Static,
 }
 
 /// A sign that the code under test tried to tamper with its evaluation (split harness). Not

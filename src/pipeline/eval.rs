@@ -402,6 +402,15 @@ pub fn run(
                     round: None,
                 },
             )?;
+            emit(
+                &mut writer,
+                &mut state,
+                EventBody::StaticIndicators {
+                    task_id: task.id.clone(),
+                    sample: item.sample,
+                    indicators: crate::analysis::tamper::scan(&item.code),
+                },
+            )?;
             let spec = suite_for(task, &item.code, req.budget, req.hash_seed);
             pool.submit(Job::Candidate(next), spec.with_harness(req.harness));
             next += 1;

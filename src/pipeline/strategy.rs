@@ -47,6 +47,11 @@ pub fn run_task(io: &mut TaskIo<'_, '_>) -> Result<(), RunError> {
         method: None,
         round: None,
     })?;
+    io.emit(EventBody::StaticIndicators {
+        task_id: io.task.id.clone(),
+        sample: io.sample,
+        indicators: crate::analysis::tamper::scan(&code),
+    })?;
     let spec = eval::suite_for(io.task, &code, io.req.budget, io.req.hash_seed);
     let Some(result) = io.run_suite(&spec, Scope::Private, None, None)? else {
         return Ok(());

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::tamper::Indicator;
 use crate::metrics::fingerprint::{Bucket, ExceptionHistogram};
 use crate::metrics::functional::SampleCounts;
 use crate::model::chat::{FailureKind, Message, Params, Purpose, Usage};
@@ -145,6 +146,14 @@ pub enum EventBody {
         method: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         round: Option<u32>,
+    },
+    /// The static tampering indicators of the class code just extracted (method: None),
+    /// read from its source outside the sandbox (`analysis::tamper`): evidence of an attempt,
+    /// never a verdict. Sessions from before them have none.
+    StaticIndicators {
+        task_id: String,
+        sample: u32,
+        indicators: Vec<Indicator>,
     },
     /// One sandboxed suite: every test's outcome.
     TestRun {
@@ -314,6 +323,7 @@ pub const KINDS: &[&str] = &[
     "llm_request",
     "llm_response",
     "code_extracted",
+    "static_indicators",
     "test_run",
     "reflection",
     "patch",
@@ -330,6 +340,9 @@ impl EventBody {
         match self {
             EventBody::TaskStarted { task_id, sample }
             | EventBody::CodeExtracted {
+                task_id, sample, ..
+            }
+            | EventBody::StaticIndicators {
                 task_id, sample, ..
             }
             | EventBody::TestRun {
@@ -378,6 +391,7 @@ impl EventBody {
             EventBody::RunResumed { .. } => "run_resumed",
             EventBody::TaskStarted { .. } => "task_started",
             EventBody::CodeExtracted { .. } => "code_extracted",
+            EventBody::StaticIndicators { .. } => "static_indicators",
             EventBody::TestRun { .. } => "test_run",
             EventBody::TaskFinished { .. } => "task_finished",
             EventBody::DependencyPrediction { .. } => "dependency_prediction",
@@ -394,4 +408,18 @@ impl EventBody {
             EventBody::RunFinished { .. } => "run_finished",
         }
     }
+}
+
+/// Events numbered from 0, at time 0: a log for tests.
+#[cfg(test)]
+pub(crate) fn numbered(bodies: Vec<EventBody>) -> Vec<Event> {
+    bodies
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| Event {
+            seq: i as u64,
+            ts: 0.0,
+            body,
+        })
+        .collect()
 }

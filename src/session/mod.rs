@@ -1,5 +1,6 @@
 //! Sessions: every run is an append-only event log; every view of a run is a fold over it.
 
+pub mod attempts;
 pub mod derived;
 pub mod event;
 pub mod merge;

@@ -157,6 +157,13 @@ impl EvalState {
                 run.code = Some(code.clone());
                 run.notes = notes.clone();
             }),
+            EventBody::StaticIndicators {
+                task_id,
+                sample,
+                indicators,
+            } => self.update(task_id, *sample, |run| {
+                run.indicators = Some(indicators.clone());
+            }),
             EventBody::TestRun {
                 task_id,
                 sample,
@@ -267,6 +274,19 @@ impl EvalState {
 
     pub fn run(&self, task_id: &str, sample: u32) -> Option<&TaskRun> {
         self.runs.get(&(task_id.to_string(), sample))
+    }
+
+    /// The order reports list (task, sample)s in: the run's task order (`run_started`), tasks
+    /// it did not announce after in natural order, then by sample.
+    pub fn run_order(&self, a: (&str, u32), b: (&str, u32)) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        match (self.task_position(a.0), self.task_position(b.0)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => crate::model::natural_cmp(a.0, b.0),
+        }
+        .then(a.1.cmp(&b.1))
     }
 
     /// Where the run announced this task (`run_started`'s order), in O(1).

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::attempts::{TamperingAttempt, TamperingRate, tampering_attempts, tampering_rate};
 use super::reduce::{EvalState, FingerprintView};
 use super::store::Meta;
 use super::trace::{RepairCost, UsageTotals};
@@ -65,6 +66,10 @@ pub struct RunReport {
     pub usage: UsageTotals,
     /// Tasks whose final suite (or a public-test run) the harness found tampered with.
     pub tampered: Vec<TamperedTask>,
+    /// Samples whose code attempted tampering, with every sign of it (runner, host, static).
+    pub tampering_attempts: Vec<TamperingAttempt>,
+    /// The share of evaluated samples with an attempt and its Wilson interval: a lower bound.
+    pub tampering_rate: TamperingRate,
     /// `finished`, `incomplete` (some tasks not generated), `stopped` or `unfinished`.
     pub status: &'static str,
     /// Tasks not generated because a model request failed: in no metric's denominator;
@@ -157,6 +162,8 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
         repair_intervals: tdd.then(|| repair_intervals(state)).flatten(),
         usage: state.trace.usage,
         tampered: tampered_tasks(state),
+        tampering_attempts: tampering_attempts(state),
+        tampering_rate: tampering_rate(state),
         status: state.run_end().label(),
         not_generated: state
             .not_generated()
@@ -173,18 +180,8 @@ pub fn report(meta: &Meta, state: &EvalState) -> RunReport {
 /// Tasks (and samples) whose runs were tampered with, in the run's task order.
 pub fn tampered_tasks(state: &EvalState) -> Vec<TamperedTask> {
     let mut out = Vec::new();
-    let position = |id: &str| state.task_ids.iter().position(|t| t == id);
     let mut runs: Vec<_> = state.runs().iter().collect();
-    // The run's order; tasks it did not announce after, in natural order.
-    runs.sort_by(|((a, sa), _), ((b, sb), _)| {
-        match (position(a), position(b)) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (None, None) => crate::model::natural_cmp(a, b),
-        }
-        .then(sa.cmp(sb))
-    });
+    runs.sort_by(|((a, sa), _), ((b, sb), _)| state.run_order((a, *sa), (b, *sb)));
     for ((task_id, sample), run) in runs {
         let mut details: Vec<String> = run.private.iter().flat_map(tampering).collect();
         for (method, suite) in &run.public {
@@ -240,7 +237,7 @@ mod tests {
     use super::*;
     use crate::metrics::functional::ClassCounts;
     use crate::model::{Outcome, SuiteFailure, SuiteResult, TestResult};
-    use crate::session::event::{Event, EventBody, Scope, TaskSummary};
+    use crate::session::event::{EventBody, Scope, TaskSummary};
 
     fn finished(task: &str, result: SuiteResult) -> Vec<EventBody> {
         vec![
@@ -311,16 +308,7 @@ mod tests {
                 }),
             ),
         ));
-        let events: Vec<Event> = bodies
-            .into_iter()
-            .enumerate()
-            .map(|(i, body)| Event {
-                seq: i as u64,
-                ts: 0.0,
-                body,
-            })
-            .collect();
-        EvalState::from_events(&events)
+        EvalState::from_events(&crate::session::event::numbered(bodies))
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use super::event::TaskSummary;
+use crate::analysis::tamper::Indicator;
 use crate::metrics::fingerprint::{ExceptionHistogram, Spectrum};
 use crate::model::{SuiteResult, TestResult};
 
@@ -28,6 +29,9 @@ pub struct TaskRun {
     /// Public-test suites, in order (method-level runs).
     pub public: Vec<(Option<String>, SuiteResult)>,
     pub summary: Option<TaskSummary>,
+    /// The static tampering indicators of the class code (`None`: not scanned, a session
+    /// from before them).
+    pub indicators: Option<Vec<Indicator>>,
     /// Set when the task ended without a class because a model request failed
     /// (`provider error: …`, prefixed with the method when one was being written). Such a
     /// task is `Done` but not finished: no metric counts it and `--resume` runs it again.
@@ -45,6 +49,7 @@ impl TaskRun {
             private: None,
             public: Vec::new(),
             summary: None,
+            indicators: None,
             not_generated: None,
             tests_by_id: HashMap::new(),
         }

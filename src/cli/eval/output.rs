@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::super::table::Table;
 use crate::metrics::fingerprint::{Bucket, ExcKind};
 use crate::metrics::functional::{FunctionalMetrics, answer};
+use crate::session::attempts;
 use crate::session::reduce::FingerprintView;
 use crate::session::{EnvErrCount, EvalState, SessionLog};
 use crate::text::Escaped;
@@ -59,6 +60,8 @@ pub(super) fn session_json(log: &SessionLog, state: &EvalState, with_tasks: bool
         "metrics_official": state.metrics_official(),
         "fingerprint": fingerprint_json(&state.fingerprint()),
         "tampered": crate::session::report::tampered_tasks(state),
+        "tampering_attempts": attempts::tampering_attempts(state),
+        "tampering_rate": attempts::tampering_rate(state),
     });
     if with_tasks {
         let mut tasks = BTreeMap::new();
@@ -260,6 +263,48 @@ pub(super) fn print_table(
         "(spectrum: evaluated classes per outcome bucket; then failing tests per exception type, environment failures excluded)"
     );
     print_tampered(sessions);
+    print_attempts(sessions);
+}
+
+/// Each session's tampering attempts: the rate (a lower bound) and every sample with one.
+pub(super) fn print_attempts(sessions: &[(&SessionLog, &EvalState)]) {
+    for (log, state) in sessions {
+        let rate = attempts::tampering_rate(state);
+        if rate.samples == 0 {
+            continue;
+        }
+        let who = Escaped(log.meta.model.as_deref().unwrap_or(&log.meta.id));
+        let ci = rate.ci95.map_or_else(String::new, |(lo, hi)| {
+            format!(" [{}, {}]", pct(Some(lo)), pct(Some(hi)))
+        });
+        let s = rate.by_source;
+        let unscanned = match rate.unscanned {
+            0 => String::new(),
+            n => format!("; {n} never scanned statically"),
+        };
+        println!(
+            "\nTampering attempts in {who}: {} of {} samples, {}{ci} (runner {}, host {}, static {}{unscanned}) — {}",
+            rate.attempted,
+            rate.samples,
+            pct(rate.rate),
+            s.runner,
+            s.host,
+            s.static_,
+            rate.lower_bound
+        );
+        let multi = state.samples > 1;
+        for a in attempts::tampering_attempts(state) {
+            let id = if multi {
+                format!("{}/{}", a.task_id, a.sample)
+            } else {
+                a.task_id
+            };
+            println!("  {}:", Escaped(&id));
+            for line in attempts::described(&a.evidence) {
+                println!("    {}", Escaped(&line));
+            }
+        }
+    }
 }
 
 /// The tasks whose runs the harness found tampered with, by session (nothing when none was).

@@ -103,6 +103,20 @@ pub fn html(doc: &ReportDoc) -> String {
             .map(|x| (x.name.clone(), x.share, x.count, bucket_color(&x.name)))
             .collect()
     });
+    let _ = write!(
+        out,
+        "<h2>{}</h2><p>{}</p>",
+        esc(super::tampering::TITLE),
+        esc(&super::tampering::caveat())
+    );
+    out += &table(&super::tampering::rate_rows(doc));
+    for (label, samples) in super::tampering::attempt_lists(doc) {
+        let _ = write!(out, "<p>{}:</p><ul>", esc(&label));
+        for (id, evidence) in samples {
+            let _ = write!(out, "<li>{}: {}</li>", esc(&id), esc(&evidence.join("; ")));
+        }
+        out += "</ul>";
+    }
     out += "<h2>Exception shares (model's failing tests)</h2>";
     out += &exceptions_chart(doc);
     if doc

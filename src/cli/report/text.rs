@@ -1,6 +1,7 @@
 //! The report as terminal tables, Markdown, tidy CSV and LaTeX (booktabs).
 
 use super::doc::ReportDoc;
+use super::tampering;
 use crate::cli::table::Table;
 use crate::stats::outcomes::{Interval, METRICS, Share};
 
@@ -344,6 +345,14 @@ pub fn markdown(doc: &ReportDoc) -> String {
         })
         .collect();
     out += &md_table(&header, &rows);
+    out += &format!("\n## {}\n\n{}\n\n", tampering::TITLE, tampering::caveat());
+    out += &table_md(&tampering::rate_rows(doc));
+    for (label, samples) in tampering::attempt_lists(doc) {
+        out += &format!("\n{label}:\n\n");
+        for (id, evidence) in samples {
+            out += &format!("- {id}: {}\n", evidence.join("; "));
+        }
+    }
     if let Some(t) = causes_table(doc) {
         out += "\n## Why tests fail (AttributeError, TypeError, NameError, ImportError)\n\n";
         out += &table_md(&t);
@@ -462,6 +471,9 @@ pub fn csv(doc: &ReportDoc) -> anyhow::Result<String> {
                 ci95: r.ci95,
             })
             .collect();
+        if let Some(fields) = tampering::csv_fields(doc, i) {
+            w.write_record(fields)?;
+        }
         for (kind, shares) in [
             ("bucket", &s.shares.spectrum),
             ("exception", &s.shares.exceptions),
@@ -538,9 +550,11 @@ pub fn latex(doc: &ReportDoc) -> String {
             .join(" & ");
         out += " \\\\\n";
     }
+    out += &tampering::latex_row(doc);
     out += "\\bottomrule\n\\end{tabular}\n";
     out += "\\caption{ClassEval metrics (\\%) with 95\\% intervals: Wilson over tasks for class-level \
-            metrics, task-clustered standard errors for test-class metrics.}\n";
+            metrics, task-clustered standard errors for test-class metrics; the tampering rate \
+            (samples with a sign of an attempt, Wilson) is a lower bound.}\n";
     out += "\\end{table}\n";
     for pair in &doc.pairs {
         out += &latex_pair(pair, doc.pairs.len() > 1);

@@ -13,6 +13,7 @@ use super::{layout, pane, truncate};
 use crate::metrics::fingerprint as fingerprint_rules;
 use crate::metrics::functional::FunctionalMetrics;
 use crate::model::SuiteFailure;
+use crate::session::attempts;
 use crate::session::{Status, TaskRun};
 use crate::stats::outcomes::Interval;
 use crate::tui::evals::{EvalSession, RunStatus, TaskRef, duration};
@@ -257,7 +258,8 @@ pub fn is_tampered(run: &TaskRun) -> bool {
         .is_some_and(fingerprint_rules::is_tampered)
 }
 
-/// What went wrong in a task, in a few words.
+/// What went wrong in a task, in a few words; a tampering attempt first (`⚑ attempt: 2 signs
+/// (host 1, static 1)`), since it is a finding of its own whatever the verdict.
 fn note(run: &TaskRun) -> String {
     if let Some(r) = run
         .private
@@ -267,6 +269,20 @@ fn note(run: &TaskRun) -> String {
         // Before any other suite failure: tampering overrides every verdict.
         return format!("TAMPERED: {}", fingerprint_rules::tampering(r).join("; "));
     }
+    let rest = verdict_note(run);
+    if !attempts::attempted(run) {
+        return rest;
+    }
+    let signs = attempts::sign_count(&attempts::evidence_of(run));
+    if rest.is_empty() {
+        format!("⚑ attempt: {signs}")
+    } else {
+        format!("⚑ attempt: {signs} · {rest}")
+    }
+}
+
+/// The suite failure or the failing tests' exceptions.
+fn verdict_note(run: &TaskRun) -> String {
     if let Some(f) = run.private.as_ref().and_then(|r| r.failure.as_ref()) {
         return failure_brief(f);
     }
@@ -320,7 +336,7 @@ fn task_row(sh: &Shared, s: &EvalSession, r: &TaskRef, multi: bool) -> Row<'stat
         Cell::from(Line::from(tests).right_aligned()),
         Cell::from(Span::styled(
             note(r.run),
-            if is_tampered(r.run) {
+            if is_tampered(r.run) || attempts::attempted(r.run) {
                 sh.theme().tampered()
             } else {
                 sh.theme().muted()

@@ -15,6 +15,7 @@ use super::fingerprint::bucket_span;
 use super::{pane, truncate};
 use crate::model::{Outcome, SuiteFailure, TestResult};
 use crate::session::TaskRun;
+use crate::session::attempts::{self, AttemptEvidence};
 use crate::tui::evals::{DetailPane, DetailState, TestCause, tests_of};
 use crate::tui::shared::Shared;
 use crate::tui::theme::Theme;
@@ -91,7 +92,57 @@ pub fn banner_lines(run: &TaskRun) -> Vec<String> {
     if !result.leftovers.is_empty() {
         out.push(format!("⚠ left behind: {}", result.leftovers.join(", ")));
     }
+    let evidence = attempts::evidence_of(run);
+    if !evidence.is_empty() {
+        out.push(format!(
+            "{ATTEMPT_MARK} the code attempted tampering: {} — its evidence is under the traceback",
+            attempts::sign_count(&evidence)
+        ));
+    }
     out
+}
+
+/// How a banner line about tampering attempts begins (styled as tampering).
+pub const ATTEMPT_MARK: &str = "⚑ ATTEMPT";
+
+/// The tampering evidence of the selected test, then the suite's (no test named: the host's
+/// report, the static indicators, what the harness found), under a heading that says they are
+/// evidence, not verdicts.
+fn evidence_doc(
+    sh: &Shared,
+    run: &TaskRun,
+    test: Option<&str>,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    let theme = sh.theme();
+    let evidence = attempts::evidence_of(run);
+    let mine: Vec<&AttemptEvidence> = evidence
+        .iter()
+        .filter(|e| e.test.is_some() && e.test.as_deref() == test)
+        .collect();
+    let suite: Vec<&AttemptEvidence> = evidence.iter().filter(|e| e.test.is_none()).collect();
+    for (heading, items) in [
+        (
+            "Tampering attempts seen in this test (evidence, not verdicts):",
+            mine,
+        ),
+        (
+            "Tampering attempts of the code (evidence, not verdicts):",
+            suite,
+        ),
+    ] {
+        if items.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(Line::default());
+        }
+        wrap_into(out, heading, width, theme.tampered());
+        for e in items {
+            wrap_into(out, &format!("  {}", e.describe()), width, theme.base());
+        }
+    }
 }
 
 pub fn banner_height(run: &TaskRun) -> u16 {
@@ -195,6 +246,7 @@ pub fn trace_doc(
     if !own && failing {
         suite_trace(sh, run, width, &mut out);
     }
+    evidence_doc(sh, run, test.map(|t| t.id.as_str()), width, &mut out);
     if out.is_empty() {
         let text = match run.private {
             None => "No result yet.",
@@ -394,7 +446,7 @@ impl Widget for &TestDetailView<'_> {
             let lines: Vec<Line> = banner_lines(run)
                 .into_iter()
                 .map(|l| {
-                    let style = if l.starts_with("✗ TAMPERED") {
+                    let style = if l.starts_with("✗ TAMPERED") || l.starts_with(ATTEMPT_MARK) {
                         theme.tampered()
                     } else {
                         theme.error()

@@ -7,6 +7,7 @@ use nucleo_matcher::pattern::{CaseMatching, Normalization, Pattern};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
 use crate::metrics::fingerprint::Bucket;
+use crate::session::attempts;
 use crate::stats::grid::{Column, Grid, grid};
 use crate::tui::evals::EvalSession;
 
@@ -81,6 +82,9 @@ pub struct State {
     /// `Shared::pair`).
     pub open: Option<Pair>,
     pub built: Built,
+    /// Per row of `grid.rows`, per session: how the code of the task's first sample attempted
+    /// tampering (`3 signs (host 1, static 2)`), `None` with no sign of it.
+    pub attempts: Vec<Vec<Option<String>>>,
 }
 
 impl Default for State {
@@ -106,6 +110,7 @@ impl Default for State {
             mark: None,
             open: None,
             built: Vec::new(),
+            attempts: Vec::new(),
         }
     }
 }
@@ -154,6 +159,12 @@ pub fn columns(sessions: &[EvalSession]) -> Vec<Column> {
         .collect()
 }
 
+/// The signs of a tampering attempt by the code of `task_id`'s first sample in `s`.
+fn attempt_of(s: &EvalSession, task_id: &str) -> Option<String> {
+    let run = s.state.run(task_id, 0).filter(|r| attempts::attempted(r))?;
+    Some(attempts::sign_count(&attempts::evidence_of(run)))
+}
+
 impl State {
     /// The grid of the compared sessions (none: an empty grid).
     pub fn new(sessions: &[EvalSession]) -> State {
@@ -180,6 +191,17 @@ impl State {
             .max()
             .unwrap_or(0);
         self.grid = grid(&cols);
+        self.attempts = self
+            .grid
+            .rows
+            .iter()
+            .map(|row| {
+                sessions
+                    .iter()
+                    .map(|s| attempt_of(s, &row.task_id))
+                    .collect()
+            })
+            .collect();
         self.id_width = self
             .grid
             .rows
@@ -245,6 +267,12 @@ impl State {
     /// The bucket of the selected cell (`None` also when the session did not finish it).
     pub fn selected_cell(&self) -> Option<Bucket> {
         self.selected_row()?.cells.get(self.col).copied().flatten()
+    }
+
+    /// How the selected cell's code attempted tampering, if it did.
+    pub fn selected_attempt(&self) -> Option<&str> {
+        let r = *self.shown.get(self.row)?;
+        self.attempts.get(r)?.get(self.col)?.as_deref()
     }
 
     /// Keep the cursor inside the rows and columns and on screen, `rows` rows and `cols`

@@ -2,7 +2,7 @@
 //! filter, the disagreeing-only toggle, and `Enter` twice on one row to choose a pair.
 
 use super::state::{GAP, Pair, State, built_of};
-use super::view::{COUNT_WIDTH, areas, letter};
+use super::view::{LEAD_WIDTH, areas, letter};
 use crate::tui::action::Action;
 use crate::tui::evals::{Cursor, EvalSession};
 use crate::tui::screen::{Nav, Outcome, ScreenId};
@@ -166,7 +166,7 @@ fn click(st: &mut State, sh: &Shared, column: u16, row: u16) -> Outcome {
     }
     st.row = k;
     let x = usize::from(column - a.rows.x);
-    let start = st.id_width + 1 + COUNT_WIDTH;
+    let start = st.id_width + 1 + LEAD_WIDTH;
     if x >= start {
         let j = st.left + (x - start) / (a.cell + GAP);
         if j < st.grid.columns.len() && j < st.left + a.cols_page {

@@ -13,6 +13,10 @@ use crate::tui::widgets::fingerprint::medium_label;
 
 /// The columns taken by the disagreement count (`≠` and two digits) and its gap.
 pub const COUNT_WIDTH: usize = 3;
+/// The column of the tampering-attempt marker (`⚑`) and its gap.
+pub const MARK_WIDTH: usize = 2;
+/// Everything between the task id's column (and its gap) and the first cell.
+pub const LEAD_WIDTH: usize = COUNT_WIDTH + MARK_WIDTH;
 
 /// Where things go in the screen's area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +54,7 @@ pub fn areas(area: Rect, st: &State) -> Areas {
         height: inner.height.saturating_sub(header.height + footer.height),
         ..inner
     };
-    let free = usize::from(inner.width).saturating_sub(st.id_width + 1 + COUNT_WIDTH);
+    let free = usize::from(inner.width).saturating_sub(st.id_width + 1 + LEAD_WIDTH);
     let n = st.grid.columns.len().max(1);
     // Wide enough for the headers when every column fits so, else as wide as fits them
     // all, else the narrowest (and scroll).
@@ -155,7 +159,7 @@ pub fn render(st: &State, sh: &Shared, area: Rect, buf: &mut Buffer) {
     }
     let id_w = st.id_width;
     let cw = a.cell;
-    let cell_x = |j: usize| id_w + 1 + COUNT_WIDTH + (j - st.left) * (cw + GAP);
+    let cell_x = |j: usize| id_w + 1 + LEAD_WIDTH + (j - st.left) * (cw + GAP);
     let last = (st.left + a.cols_page).min(st.grid.columns.len());
     // Header: letter and model over strategy, arrows where more columns are off screen.
     let lines = [
@@ -171,6 +175,7 @@ pub fn render(st: &State, sh: &Shared, area: Rect, buf: &mut Buffer) {
     ];
     put(buf, lines[0], 0, "task", id_w, theme.header());
     put(buf, lines[0], id_w + 1, " ≠", COUNT_WIDTH, theme.header());
+    put(buf, lines[0], id_w + 1 + COUNT_WIDTH, "⚑", MARK_WIDTH, theme.header());
     for j in st.left..last {
         let (top, bottom) = &st.heads[j];
         let style = if j == st.col {
@@ -225,6 +230,10 @@ pub fn render(st: &State, sh: &Shared, area: Rect, buf: &mut Buffer) {
             (format!("{:>2}", row.disagreement), theme.warn())
         };
         put(buf, line, id_w + 1, &count.0, COUNT_WIDTH, count.1);
+        // Any session whose code attempted tampering on this task (which: the footer).
+        if st.attempts.get(r).is_some_and(|a| a.iter().any(Option::is_some)) {
+            put(buf, line, id_w + 1 + COUNT_WIDTH, "⚑", MARK_WIDTH, theme.tampered());
+        }
         for j in st.left..last {
             let cell = row.cells.get(j).copied().flatten();
             let (text, mut style) = match cell {
@@ -270,12 +279,15 @@ fn footer(st: &State) -> (String, Style) {
         return (String::new(), Style::new());
     };
     let cell = st.selected_cell().map_or("not finished", |b| b.as_str());
-    let here = format!(
+    let mut here = format!(
         "{} {} · {} · {cell}",
         letter(st.col),
         st.labels.get(st.col).map_or("", String::as_str),
         row.task_id
     );
+    if let Some(signs) = st.selected_attempt() {
+        here += &format!(" · ⚑ tampering attempt: {signs}");
+    }
     match st.mark {
         Some((r, j)) => {
             let task = &st.grid.rows[r].task_id;
