@@ -55,6 +55,8 @@ pub struct ForgeArgs {
     /// Classes forged at once (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub harness: super::eval::HarnessArg,
     /// Ask a model for tests of uncovered arcs and surviving mutants (not available yet).
     #[arg(long, value_name = "PROFILE")]
     pub llm: Option<String>,
@@ -132,6 +134,7 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
         settings: Settings {
             seed: args.seed,
             iterations: args.iterations,
+            harness: args.harness.choose(None)?,
             ..Settings::default()
         },
         gates: args.gate,

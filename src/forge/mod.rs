@@ -7,6 +7,7 @@
 //! them ([`explored`] reads its report); [`write`] turns them into a unittest module; every
 //! kept test is then validated on the reference under the harness `eval` uses.
 
+pub mod counterexample;
 pub mod explored;
 pub mod gate;
 pub mod mutation;

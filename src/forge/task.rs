@@ -14,7 +14,7 @@ use super::explored::{Explored, Report};
 use super::mutation::{self, Score};
 use super::plan::{PlanError, plan};
 use super::write::{Suite, write};
-use crate::exec::{Limits, Program, Sandbox};
+use crate::exec::{Harness, Limits, Program, Sandbox};
 use crate::model::{Outcome, Task};
 use crate::pipeline::eval::suite_for;
 
@@ -86,6 +86,9 @@ pub struct Settings {
     pub validation_runs: u32,
     /// Time each test class gets in validation and evaluation (ClassEval's 5 s).
     pub class_budget: Duration,
+    /// The harness the validation runs use (`eval --harness`).
+    #[serde(skip)]
+    pub harness: Harness,
 }
 
 impl Default for Settings {
@@ -99,6 +102,7 @@ impl Default for Settings {
             deadline_s: 60.0,
             validation_runs: 5,
             class_budget: Duration::from_secs(5),
+            harness: crate::exec::DEFAULT_HARNESS,
         }
     }
 }
@@ -366,7 +370,8 @@ fn validate(
             suite.module.clone()
         };
         let t = with_tests(task, &module, suite);
-        let spec = suite_for(&t, &t.solution, settings.class_budget, Some(run + 1));
+        let spec = suite_for(&t, &t.solution, settings.class_budget, Some(run + 1))
+            .with_harness(settings.harness);
         let result = sandbox.run_cancellable(&spec, cancel);
         for r in &result.tests {
             if r.outcome != Outcome::Pass {
