@@ -217,6 +217,8 @@ pub fn forge_task(
     let methods: Vec<String> = p.methods.iter().map(|m| m.name.clone()).collect();
     let discarded = report.discarded;
     let mut kept: Vec<Explored> = report.tests;
+    let tables = super::tables::constant_tables(&task.solution, &task.class_name);
+    super::tables::unassert_tables(&mut kept, &tables);
     // Validate; a test failing in any run is dropped, and the rest validated again.
     let mut suite = write(&task.class_name, &methods, &p.kinds, &kept);
     for _round in 0..3 {
