@@ -14,6 +14,7 @@ pub mod mutation;
 pub mod plan;
 pub mod run;
 pub mod sample;
+pub mod source;
 pub mod tables;
 pub mod task;
 pub mod usage;
