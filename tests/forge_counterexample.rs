@@ -183,7 +183,7 @@ mod tui {
 
     use super::tui_fixtures::*;
 
-    const MESSAGE: &str = "16 != 15\n\ncounterexample: call 2 of 2 is the first that differs from the reference\n   1  obj = BankAccount(10)\n>  2  r1 = obj.deposit(5)\n      expected: r1 == 15\n      actual:   r1 == 16";
+    const MESSAGE: &str = "16 != 15\n- 16\n+ 15\n\ncounterexample: call 2 of 2 is the first that differs from the reference\n   1  obj = BankAccount(10)\n>  2  r1 = obj.deposit(5)\n      expected: r1 == 15\n      actual:   r1 == 16";
 
     #[test]
     fn the_test_detail_shows_a_forged_tests_counterexample() {
@@ -235,8 +235,10 @@ mod tui {
             }
             assert!(text.contains(">  2  r1 = obj.deposit(5)"), "{text}");
             assert!(text.contains("expected: r1 == 15"), "{text}");
-            // The block is shown once, not again in the message.
+            // The block is shown once, not again in the message, and the message's diff
+            // only in the traceback (which ends with the whole message).
             assert_eq!(text.matches("expected: r1 == 15").count(), 1, "{text}");
+            assert_eq!(text.matches("- 16").count(), 1, "{text}");
         }
     }
 }

@@ -173,7 +173,13 @@ pub fn trace_doc(
         // The exception and its message first: that is what a narrow pane must show.
         let (glyph, name) = outcome_label(t.outcome);
         let style = outcome_style(theme, t.outcome);
-        let message = t.message.as_deref().map(counterexample::without);
+        // With a counterexample, the message's first line: the block says the rest (and the
+        // traceback ends with the whole message).
+        let found = counterexample::of_test(t);
+        let message = t.message.as_deref().map(|m| match &found {
+            Some(_) => first_line(&counterexample::without(m)).to_string(),
+            None => m.to_string(),
+        });
         let head = match (&t.exc_type, message) {
             (Some(e), Some(m)) => format!("{e}: {m}"),
             (Some(e), None) => e.clone(),
@@ -185,8 +191,8 @@ pub fn trace_doc(
         if let Some(line) = cause_line(cause) {
             wrap_into(&mut out, &line, width, theme.warn());
         }
-        if let Some(c) = counterexample::of_test(t) {
-            counterexample_lines(sh, &c, width, &mut out);
+        if let Some(c) = &found {
+            counterexample_lines(sh, c, width, &mut out);
         }
         if let Some(tb) = &t.traceback {
             out.push(Line::default());
