@@ -175,6 +175,47 @@ fn the_reference_passes_and_a_wrong_class_gets_its_counterexamples_in_both_harne
     }
 }
 
+/// Files the code writes in its working directory do not reach the next test, in either
+/// harness (in the split one the code's directory is not the test's fresh one), and the tests'
+/// own imports do not stand in for the code's.
+#[test]
+fn each_test_starts_clean_and_the_tests_imports_are_not_the_codes() {
+    let mut task = forged_bank_account();
+    task.class_name = "Log".into();
+    let log = "import os\n\n\nclass Log:\n    def __init__(self):\n        self.n = 0\n\n    def add(self):\n        with open('log.txt', 'a') as f:\n            f.write('x')\n        return os.path.getsize('log.txt')\n";
+    let once: Explored = serde_json::from_str(
+        r#"{"seq": {"init": [], "calls": [{"method": "add", "args": []}]}, "trace": [],
+            "assertions": [{"kind": "returns", "step": 1, "src": "1", "norm": ""}]}"#,
+    )
+    .unwrap();
+    let suite = write(
+        "Log",
+        &["add".to_string()],
+        &BTreeMap::new(),
+        &[once.clone(), once],
+    );
+    task.test_module = suite.module;
+    task.test_classes = suite.classes.iter().map(|c| c.0.clone()).collect();
+    task.solution = log.into();
+    task.imports = Vec::new();
+    for harness in [Harness::Inproc, Harness::Split] {
+        let r = run(&task, log, harness);
+        assert!(
+            r.tests.len() == 2 && r.tests.iter().all(|t| t.outcome == Outcome::Pass),
+            "{harness}: {r:?}"
+        );
+        // The same class without its `import os`: the helpers' own imports are private.
+        let bare = log.replace("import os\n", "");
+        let r = run(&task, &bare, harness);
+        assert!(
+            r.tests
+                .iter()
+                .all(|t| t.exc_type.as_deref() == Some("NameError")),
+            "{harness}: {r:?}"
+        );
+    }
+}
+
 mod tui {
     use classlab::metrics::fingerprint::{Bucket, ExcKind};
     use classlab::model::Outcome;
