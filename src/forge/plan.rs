@@ -515,7 +515,8 @@ fn collect_examples(
     }
 }
 
-fn is_literal(e: &Expr) -> bool {
+/// A literal, or a container of literals (what `ast.literal_eval` reads).
+pub(super) fn is_literal(e: &Expr) -> bool {
     match e {
         Expr::StringLiteral(_)
         | Expr::BytesLiteral(_)

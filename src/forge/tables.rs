@@ -8,6 +8,7 @@ use rustpython_ruff_python_ast::{Expr, Stmt};
 use rustpython_ruff_python_parser::parse_module;
 
 use super::explored::{Assertion, Explored};
+use super::plan::is_literal;
 
 /// The constant-table fields of `class_name` in `reference`.
 pub fn constant_tables(reference: &str, class_name: &str) -> Vec<String> {
@@ -37,30 +38,14 @@ pub fn constant_tables(reference: &str, class_name: &str) -> Vec<String> {
 
 /// A non-empty container literal of literals.
 fn is_table(e: &Expr) -> bool {
-    match e {
-        Expr::List(l) => !l.elts.is_empty() && l.elts.iter().all(is_constant),
-        Expr::Tuple(t) => !t.elts.is_empty() && t.elts.iter().all(is_constant),
-        Expr::Set(s) => !s.elts.is_empty() && s.elts.iter().all(is_constant),
-        Expr::Dict(d) => {
-            !d.items.is_empty()
-                && d.items
-                    .iter()
-                    .all(|i| i.key.as_ref().is_some_and(is_constant) && is_constant(&i.value))
-        }
-        _ => false,
-    }
-}
-
-fn is_constant(e: &Expr) -> bool {
-    match e {
-        Expr::StringLiteral(_)
-        | Expr::BytesLiteral(_)
-        | Expr::NumberLiteral(_)
-        | Expr::BooleanLiteral(_)
-        | Expr::NoneLiteral(_) => true,
-        Expr::UnaryOp(u) => is_constant(&u.operand),
-        e => is_table(e),
-    }
+    let empty = match e {
+        Expr::List(l) => l.elts.is_empty(),
+        Expr::Tuple(t) => t.elts.is_empty(),
+        Expr::Set(s) => s.elts.is_empty(),
+        Expr::Dict(d) => d.items.is_empty(),
+        _ => return false,
+    };
+    !empty && is_literal(e)
 }
 
 /// Drop each test's first assertion of a table field per instance: the table as the
