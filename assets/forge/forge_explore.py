@@ -60,6 +60,10 @@ class Explorer:
                 return {"ref": rng.choice(fits)}
         if kind == "union":
             return self.value(rng.choice(t[1:]), results, depth)
+        if kind == "choice":  # one of the strings the reference compares it with
+            v = rng.choice(t[1:])
+            self.strings.append(v)
+            return {"lit": _src(v)}
         if kind in ("int", "float", "str", "bool", "bytes", "none"):
             if kind == "float" and rng.random() < 0.3:
                 kind = "int"
@@ -216,6 +220,8 @@ def _fits(v, t):
         return True
     if kind == "union":
         return any(_fits(v, a) for a in t[1:])
+    if kind == "choice":
+        return isinstance(v, str) and v in t[1:]
     mapping = {"int": int, "float": (int, float), "str": str, "bool": bool, "bytes": bytes,
                "list": list, "dict": dict, "tuple": tuple, "set": set}
     want = mapping.get(kind)

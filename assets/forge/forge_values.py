@@ -34,7 +34,7 @@ def parse_type(text):
         return _type_of(node)
     except SyntaxError:
         pass
-    words = text.lower().replace(",", " ").split()
+    words = re.findall(r"[a-z_]+", text.lower())
     if len(words) >= 3 and words[1] == "of":  # "list of str"
         outer = DOC_WORDS.get(words[0])
         inner = parse_type(" ".join(words[2:]))
@@ -88,6 +88,9 @@ def _type_of(node):
         inner = [_type_of(a) for a in args]
         name = base[1] if base[0] == "class" else base[0]
         name = name.lower() if isinstance(name, str) else name
+        if name == "literal":
+            values = [a.value for a in args if isinstance(a, ast.Constant)]
+            return ("choice", *values) if values else ("any",)
         if name in ("optional",):
             return ("union", inner[0], ("none",))
         if name in ("union",):

@@ -12,16 +12,20 @@ use crate::corpus::walk::Shard;
 use crate::forge::gate::Gates;
 use crate::forge::run::{Job, Record, forge};
 use crate::forge::sample::{self, DEFAULT_STRATA};
+use crate::forge::source::{Source, closure_reason, from_store};
 use crate::forge::task::Settings;
 use crate::text::escape_control;
 
 #[derive(Debug, clap::Args)]
 pub struct ForgeArgs {
     /// A dataset (ClassEval JSON, classlab dataset, RealClassEval folder): only each task's
-    /// reference solution and skeleton are read, never its tests.
+    /// reference solution and skeleton are read, never its tests. Or a corpus store (`corpus
+    /// build`'s .db): each class as its executable closure; one that is not self-contained
+    /// is dropped with the closure's reason.
     #[arg(value_name = "SOURCE")]
     pub source: PathBuf,
-    /// Task-id glob (`*` any run, `?` one character), e.g. `ClassEval_1*`.
+    /// For a dataset, a task-id glob (`*` any run, `?` one character), e.g. `ClassEval_1*`;
+    /// for a corpus store, a `corpus query` filter, e.g. `methods >= 3 and self_contained`.
     #[arg(value_name = "FILTER")]
     pub filter: Option<String>,
     /// Directory of the forged dataset (`dataset.json`, one record per class in `tasks/`,
@@ -55,6 +59,8 @@ pub struct ForgeArgs {
     /// Classes forged at once (default: one per core).
     #[arg(long)]
     pub jobs: Option<usize>,
+    #[command(flatten)]
+    pub harness: super::eval::HarnessArg,
     /// Ask a model for tests of uncovered arcs and surviving mutants (not available yet).
     #[arg(long, value_name = "PROFILE")]
     pub llm: Option<String>,
@@ -87,13 +93,24 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
     if args.llm.is_some() {
         anyhow::bail!("forge --llm is not implemented yet: forge without it");
     }
-    let ds = crate::dataset::load(Some(&args.source))?;
-    let problems = super::warn_all(&ds.problems);
-    let population: Vec<_> = ds
-        .tasks
-        .into_iter()
-        .filter(|t| args.filter.as_deref().is_none_or(|g| glob(g, &t.id)))
-        .collect();
+    let source = if crate::corpus::schema::is_store(&args.source) {
+        from_store(&args.source, args.filter.as_deref(), &args.out)?
+    } else {
+        let ds = crate::dataset::load(Some(&args.source))?;
+        Source {
+            name: format!("forged {}", ds.name),
+            tasks: ds
+                .tasks
+                .into_iter()
+                .filter(|t| args.filter.as_deref().is_none_or(|g| glob(g, &t.id)))
+                .collect(),
+            predropped: Default::default(),
+            left_out: Default::default(),
+            problems: ds.problems,
+        }
+    };
+    let problems = super::warn_all(&source.problems);
+    let population = source.tasks;
     if population.is_empty() {
         anyhow::bail!(
             "{}: no task matches {}",
@@ -132,12 +149,14 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
         settings: Settings {
             seed: args.seed,
             iterations: args.iterations,
+            harness: args.harness.choose(None)?,
             ..Settings::default()
         },
         gates: args.gate,
         jobs,
         out: &args.out,
-        name: format!("forged {}", ds.name),
+        name: source.name,
+        predropped: source.predropped,
     };
     let bar = Progress::new(job.sample.len(), "classes");
     let human = ctx.output == Output::Human;
@@ -157,7 +176,13 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
             bar.line(&format!("{} {}", escape_control(id), escape_control(&what)));
         }
     };
-    let summary = forge(&sandbox, &job, &cancel, &done)?;
+    let mut summary = forge(&sandbox, &job, &cancel, &done)?;
+    // Selected classes no module of their own can hold never became tasks: counted here.
+    for (why, n) in &source.left_out {
+        let n = usize::try_from(*n).unwrap_or(usize::MAX);
+        *summary.dropped.entry(closure_reason(why)).or_default() += n;
+        summary.classes += n;
+    }
     drop(bar);
     if cancel.load(Ordering::SeqCst) {
         anyhow::bail!("interrupted: rerun the same command to resume");

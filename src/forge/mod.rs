@@ -7,12 +7,15 @@
 //! them ([`explored`] reads its report); [`write`] turns them into a unittest module; every
 //! kept test is then validated on the reference under the harness `eval` uses.
 
+pub mod counterexample;
 pub mod explored;
 pub mod gate;
 pub mod mutation;
 pub mod plan;
 pub mod run;
 pub mod sample;
+pub mod source;
+pub mod tables;
 pub mod task;
 pub mod usage;
 pub mod write;

@@ -20,6 +20,9 @@ pub struct Param {
     pub ty: String,
     /// The default's source.
     pub default: Option<String>,
+    /// The docstring's description of it (`str, male or female`), when it has one.
+    #[serde(skip)]
+    pub described: String,
 }
 
 /// One public method of the skeleton (or `__init__`).
@@ -117,6 +120,23 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
             }
         }
     }
+    let compared = super::usage::choices(reference, class_name);
+    for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+        for p in m.params.iter_mut() {
+            let Some(c) = compared.get(&(m.name.clone(), p.name.clone())) else {
+                continue;
+            };
+            let mut domain = c.clone();
+            for w in enumerated(&p.described, c) {
+                if !domain.contains(&w) {
+                    domain.push(w);
+                }
+            }
+            if let Some(t) = choice_type(&p.ty, &domain) {
+                p.ty = t;
+            }
+        }
+    }
     let kinds = methods.iter().map(|m| (m.name.clone(), m.kind)).collect();
     Ok(Plan {
         class_name: class_name.to_string(),
@@ -177,7 +197,9 @@ fn documented_type(doc: &str, name: &str) -> Option<String> {
     for line in doc.lines() {
         let l = line.trim();
         if let Some(rest) = l.strip_prefix(":param ") {
-            let (head, ty) = rest.split_once(':')?;
+            let Some((head, ty)) = rest.split_once(':') else {
+                continue;
+            };
             let mut words = head.split_whitespace();
             let (a, b) = (words.next(), words.next());
             // `:param int x:` names the type before the parameter.
@@ -185,7 +207,9 @@ fn documented_type(doc: &str, name: &str) -> Option<String> {
                 return a.map(String::from);
             }
             if a == Some(name) {
-                return Some(ty.trim().split(',').next().unwrap_or("").trim().to_string());
+                // `int`, `str, the name`, `Current status,int.`: the description whole,
+                // when it names a type at all (else the reference's use of it says).
+                return names_a_type(ty).then(|| ty.trim().to_string());
             }
         } else if let Some(rest) = l.strip_prefix(":type ") {
             if let Some((n, ty)) = rest.split_once(':')
@@ -201,6 +225,72 @@ fn documented_type(doc: &str, name: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Docstring words that name a type (`forge_values.DOC_WORDS`), or an annotation's brackets.
+fn names_a_type(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "int",
+        "integer",
+        "float",
+        "number",
+        "double",
+        "str",
+        "string",
+        "bool",
+        "boolean",
+        "list",
+        "array",
+        "dict",
+        "dictionary",
+        "tuple",
+        "set",
+        "bytes",
+    ];
+    text.contains('[')
+        || text
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .any(|w| WORDS.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// The text after `:param name:` in a docstring.
+fn description<'d>(doc: &'d str, name: &str) -> Option<&'d str> {
+    doc.lines().find_map(|l| {
+        let (head, rest) = l.trim().strip_prefix(":param ")?.split_once(':')?;
+        (head.split_whitespace().last() == Some(name)).then_some(rest.trim())
+    })
+}
+
+/// The values a description enumerates (`str, male or female`, `'w', 'a', 's' or 'd'`) when
+/// it names one of the strings the reference compares the parameter with: the rest of the
+/// domain, which the reference handles in an `else`.
+fn enumerated(described: &str, compared: &[String]) -> Vec<String> {
+    if !(described.contains(" or ") || described.contains('\'')) {
+        return Vec::new();
+    }
+    let words: Vec<&str> = described
+        .split(|c: char| c.is_whitespace() || ",;/|()'\"".contains(c))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty() && !["or", "and", "either"].contains(w) && !names_a_type(w))
+        .collect();
+    if !compared.iter().any(|c| words.contains(&c.as_str())) {
+        return Vec::new();
+    }
+    words.into_iter().map(String::from).collect()
+}
+
+/// `Literal['female', 'male']` for a string parameter the reference compares with two or more
+/// strings (`usage::choices`, with those its description enumerates): only those are in its
+/// domain.
+fn choice_type(ty: &str, strings: &[String]) -> Option<String> {
+    let stringly = ty.is_empty()
+        || ty
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .any(|w| matches!(w.to_ascii_lowercase().as_str(), "str" | "string"));
+    (strings.len() >= 2 && stringly).then(|| {
+        let items: Vec<String> = strings.iter().map(|x| python_str(x)).collect();
+        format!("Literal[{}]", items.join(", "))
+    })
 }
 
 fn params(
@@ -233,6 +323,7 @@ fn params(
             .or_else(|| documented_type(doc, &name))
             .unwrap_or_default();
         out.push(Param {
+            described: description(doc, &name).unwrap_or_default().to_string(),
             name,
             kind: k,
             ty,
@@ -243,6 +334,7 @@ fn params(
         let name = v.name.to_string();
         out.push(Param {
             ty: documented_type(doc, &name).unwrap_or_default(),
+            described: String::new(),
             name,
             kind: "varpos",
             default: None,
@@ -423,7 +515,8 @@ fn collect_examples(
     }
 }
 
-fn is_literal(e: &Expr) -> bool {
+/// A literal, or a container of literals (what `ast.literal_eval` reads).
+pub(super) fn is_literal(e: &Expr) -> bool {
     match e {
         Expr::StringLiteral(_)
         | Expr::BytesLiteral(_)
@@ -519,6 +612,31 @@ mod tests {
             plan("class A(:\n", "", "A"),
             Err(PlanError::Skeleton(_))
         ));
+    }
+
+    #[test]
+    fn documented_types_are_found_anywhere_in_the_description() {
+        let doc = ":param states: Current status,int.\n:param who: the name\n:param n: int";
+        assert_eq!(
+            documented_type(doc, "states").as_deref(),
+            Some("Current status,int.")
+        );
+        assert_eq!(documented_type(doc, "who"), None);
+        assert_eq!(documented_type(doc, "n").as_deref(), Some("int"));
+        assert_eq!(
+            choice_type("str", &["male".into(), "female".into()]).as_deref(),
+            Some("Literal['male', 'female']")
+        );
+        assert_eq!(choice_type("int", &["a".into(), "b".into()]), None);
+        assert_eq!(choice_type("", &["quit".into()]), None);
+        let male = vec!["male".to_string()];
+        assert_eq!(enumerated("str, male or female", &male), ["male", "female"]);
+        assert!(enumerated("str, the sex of the male", &male).is_empty());
+        assert!(enumerated("str, 'female' or 'other'", &male).is_empty());
+        assert_eq!(
+            description(":param sex: str, male or female\n", "sex"),
+            Some("str, male or female")
+        );
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub struct Job<'a> {
     pub jobs: usize,
     pub out: &'a Path,
     pub name: String,
+    /// Task id → (funnel reason, detail): recorded as dropped without forging (a corpus
+    /// class whose closure is not self-contained).
+    pub predropped: BTreeMap<String, (String, String)>,
 }
 
 fn record_path(out: &Path, id: &str) -> PathBuf {
@@ -138,17 +141,29 @@ pub fn forge(
                     let k = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&i) = todo.get(k) else { break };
                     let task = &job.population[i];
-                    let f = forge_task(sandbox, task, &job.settings, cancel);
-                    if cancel.load(Ordering::Relaxed) {
-                        break; // a cancelled class is not recorded: the rerun forges it
-                    }
-                    let rec = Record {
-                        task_id: task.id.clone(),
-                        generator: generator.clone(),
-                        seed: job.settings.seed,
-                        task: f.task.as_ref().map(dataset_task),
-                        dropped: f.dropped.map(|(c, w)| (c.to_string(), w)),
-                        evidence: serde_json::to_value(&f.evidence).unwrap_or(Value::Null),
+                    let rec = match job.predropped.get(&task.id) {
+                        Some(why) => Record {
+                            task_id: task.id.clone(),
+                            generator: generator.clone(),
+                            seed: job.settings.seed,
+                            task: None,
+                            dropped: Some(why.clone()),
+                            evidence: json!({}),
+                        },
+                        None => {
+                            let f = forge_task(sandbox, task, &job.settings, cancel);
+                            if cancel.load(Ordering::Relaxed) {
+                                break; // a cancelled class is not recorded: the rerun forges it
+                            }
+                            Record {
+                                task_id: task.id.clone(),
+                                generator: generator.clone(),
+                                seed: job.settings.seed,
+                                task: f.task.as_ref().map(dataset_task),
+                                dropped: f.dropped.map(|(c, w)| (c.to_string(), w)),
+                                evidence: serde_json::to_value(&f.evidence).unwrap_or(Value::Null),
+                            }
+                        }
                     };
                     let text = serde_json::to_string_pretty(&rec).unwrap_or_default();
                     if let Err(e) = write_atomic(&record_path(job.out, &task.id), &text) {

@@ -14,7 +14,7 @@ use super::explored::{Explored, Report};
 use super::mutation::{self, Score};
 use super::plan::{PlanError, plan};
 use super::write::{Suite, write};
-use crate::exec::{Limits, Program, Sandbox};
+use crate::exec::{Harness, Limits, Program, Sandbox};
 use crate::model::{Outcome, Task};
 use crate::pipeline::eval::suite_for;
 
@@ -86,6 +86,9 @@ pub struct Settings {
     pub validation_runs: u32,
     /// Time each test class gets in validation and evaluation (ClassEval's 5 s).
     pub class_budget: Duration,
+    /// The harness the validation runs use (`eval --harness`).
+    #[serde(skip)]
+    pub harness: Harness,
 }
 
 impl Default for Settings {
@@ -99,6 +102,7 @@ impl Default for Settings {
             deadline_s: 60.0,
             validation_runs: 5,
             class_budget: Duration::from_secs(5),
+            harness: crate::exec::DEFAULT_HARNESS,
         }
     }
 }
@@ -213,6 +217,8 @@ pub fn forge_task(
     let methods: Vec<String> = p.methods.iter().map(|m| m.name.clone()).collect();
     let discarded = report.discarded;
     let mut kept: Vec<Explored> = report.tests;
+    let tables = super::tables::constant_tables(&task.solution, &task.class_name);
+    super::tables::unassert_tables(&mut kept, &tables);
     // Validate; a test failing in any run is dropped, and the rest validated again.
     let mut suite = write(&task.class_name, &methods, &p.kinds, &kept);
     for _round in 0..3 {
@@ -366,7 +372,8 @@ fn validate(
             suite.module.clone()
         };
         let t = with_tests(task, &module, suite);
-        let spec = suite_for(&t, &t.solution, settings.class_budget, Some(run + 1));
+        let spec = suite_for(&t, &t.solution, settings.class_budget, Some(run + 1))
+            .with_harness(settings.harness);
         let result = sandbox.run_cancellable(&spec, cancel);
         for r in &result.tests {
             if r.outcome != Outcome::Pass {

@@ -40,65 +40,212 @@ const LIST_METHODS: &[&str] = &["append", "extend", "insert", "sort", "remove"];
 const DICT_METHODS: &[&str] = &["items", "keys", "values", "get", "setdefault"];
 
 /// `(method, parameter) → type` for the parameters of `class_name`'s methods whose use in the
-/// reference says what they are (`str`, `dict`, `list`, `float`, `int`).
+/// reference says what they are (`str`, `dict`, `list`, `float`, `int`): used directly, or
+/// through the field `__init__` stores a constructor parameter in (`self.weight = weight`,
+/// then `10 * self.weight` anywhere in the class).
 pub fn infer(reference: &str, class_name: &str) -> BTreeMap<(String, String), &'static str> {
-    let mut out = BTreeMap::new();
-    let Ok(parsed) = parse_module(reference) else {
-        return out;
+    let Some(class) = ClassSource::parse(reference, class_name) else {
+        return BTreeMap::new();
     };
-    let Some(class) = parsed.syntax().body.iter().find_map(|s| match s {
-        Stmt::ClassDef(c) if c.name.as_str() == class_name => Some(c),
-        _ => None,
-    }) else {
-        return out;
+    let mut uses = Uses {
+        method: String::new(),
+        names: BTreeSet::new(),
+        fields: &class.fields,
+        seen: BTreeMap::new(),
     };
-    for stmt in &class.body {
-        let Stmt::FunctionDef(f) = stmt else { continue };
-        let names: Vec<String> = f
-            .parameters
-            .posonlyargs
-            .iter()
-            .chain(&f.parameters.args)
-            .chain(&f.parameters.kwonlyargs)
-            .map(|p| p.parameter.name.to_string())
-            .filter(|n| n != "self" && n != "cls")
-            .collect();
-        let mut uses = Uses {
-            names: &names,
-            seen: BTreeMap::new(),
-        };
+    for f in class.functions() {
+        uses.method = f.name.to_string();
+        uses.names = params_of(f);
         for s in &f.body {
             uses.visit_stmt(s);
         }
-        for (name, kinds) in uses.seen {
-            let pick = ["str", "dict", "list", "float", "int"]
+    }
+    uses.seen
+        .into_iter()
+        .filter_map(|(key, kinds)| {
+            ["str", "dict", "list", "float", "int"]
                 .into_iter()
-                .find(|k| kinds.contains(k));
-            if let Some(k) = pick {
-                out.insert((f.name.to_string(), name), k);
+                .find(|k| kinds.contains(k))
+                .map(|k| (key, k))
+        })
+        .collect()
+}
+
+/// A class of the reference, with the fields its `__init__` stores parameters in.
+struct ClassSource {
+    module: ast::ModModule,
+    index: usize,
+    /// field → the `__init__` parameter it holds (`self.F = param`).
+    fields: BTreeMap<String, String>,
+}
+
+impl ClassSource {
+    fn parse(reference: &str, class_name: &str) -> Option<ClassSource> {
+        let module = parse_module(reference).ok()?.into_syntax();
+        let index = module
+            .body
+            .iter()
+            .position(|s| matches!(s, Stmt::ClassDef(c) if c.name.as_str() == class_name))?;
+        let mut c = ClassSource {
+            module,
+            index,
+            fields: BTreeMap::new(),
+        };
+        let mut fields = BTreeMap::new();
+        for f in c.functions().filter(|f| f.name.as_str() == "__init__") {
+            for st in &f.body {
+                if let Stmt::Assign(a) = st
+                    && let [Expr::Attribute(t)] = a.targets.as_slice()
+                    && matches!(t.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self")
+                    && let Expr::Name(v) = a.value.as_ref()
+                {
+                    fields.insert(t.attr.to_string(), v.id.to_string());
+                }
+            }
+        }
+        c.fields = fields;
+        Some(c)
+    }
+
+    fn functions(&self) -> impl Iterator<Item = &ast::StmtFunctionDef> {
+        let body = match &self.module.body[self.index] {
+            Stmt::ClassDef(c) => c.body.as_slice(),
+            _ => &[],
+        };
+        body.iter().filter_map(|s| match s {
+            Stmt::FunctionDef(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    /// The `(method, parameter)` an expression stands for in `method`: one of its
+    /// parameters, or a field holding a constructor parameter.
+    fn key_of(&self, method: &str, names: &BTreeSet<String>, e: &Expr) -> Option<(String, String)> {
+        key_of(&self.fields, method, names, e)
+    }
+}
+
+fn key_of(
+    fields: &BTreeMap<String, String>,
+    method: &str,
+    names: &BTreeSet<String>,
+    e: &Expr,
+) -> Option<(String, String)> {
+    match e {
+        Expr::Name(n) if names.contains(n.id.as_str()) => {
+            Some((method.to_string(), n.id.to_string()))
+        }
+        Expr::Attribute(a) if matches!(a.value.as_ref(), Expr::Name(n) if n.id.as_str() == "self") => {
+            fields
+                .get(a.attr.as_str())
+                .map(|p| ("__init__".to_string(), p.clone()))
+        }
+        _ => None,
+    }
+}
+
+fn params_of(f: &ast::StmtFunctionDef) -> BTreeSet<String> {
+    f.parameters
+        .posonlyargs
+        .iter()
+        .chain(&f.parameters.args)
+        .chain(&f.parameters.kwonlyargs)
+        .map(|p| p.parameter.name.to_string())
+        .filter(|n| n != "self" && n != "cls")
+        .collect()
+}
+
+/// `(method, parameter) → the strings it is compared with` (`sex == 'male'`, `unit in ('m',
+/// 'km')`), directly or through the field `__init__` stores it in (`self.sex = sex`, then
+/// `self.sex == 'male'` anywhere in the class). Such a parameter takes one of those strings: any
+/// other string is outside what the class handles, and how a candidate treats it (an error, a
+/// default) is unspecified.
+pub fn choices(reference: &str, class_name: &str) -> BTreeMap<(String, String), Vec<String>> {
+    let mut out: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    let Some(class) = ClassSource::parse(reference, class_name) else {
+        return BTreeMap::new();
+    };
+    for f in class.functions() {
+        let names = params_of(f);
+        let mut v = Compared { found: Vec::new() };
+        for st in &f.body {
+            v.visit_stmt(st);
+        }
+        for (e, strings) in v.found {
+            if let Some(key) = class.key_of(f.name.as_str(), &names, &e) {
+                out.entry(key).or_default().extend(strings);
             }
         }
     }
-    out
+    out.into_iter()
+        .map(|(k, v)| (k, v.into_iter().collect()))
+        .collect()
 }
 
-struct Uses<'n> {
-    names: &'n [String],
-    seen: BTreeMap<String, BTreeSet<&'static str>>,
+/// Every `x == 'lit'` / `x in ('a', 'b')` comparison: (x, the strings).
+struct Compared {
+    found: Vec<(Expr, Vec<String>)>,
+}
+
+fn strings_of(e: &Expr) -> Option<Vec<String>> {
+    let elts = match e {
+        Expr::StringLiteral(s) => return Some(vec![s.value.to_str().to_string()]),
+        Expr::Tuple(t) => &t.elts,
+        Expr::List(l) => &l.elts,
+        Expr::Set(s) => &s.elts,
+        _ => return None,
+    };
+    elts.iter()
+        .map(|x| match x {
+            Expr::StringLiteral(s) => Some(s.value.to_str().to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+impl<'a> Visitor<'a> for Compared {
+    fn visit_expr(&mut self, e: &'a Expr) {
+        if let Expr::Compare(c) = e
+            && let [op] = c.ops.as_ref()
+            && let [right] = c.comparators.as_ref()
+        {
+            let left = c.left.as_ref();
+            match op {
+                ast::CmpOp::Eq | ast::CmpOp::NotEq => {
+                    for (x, y) in [(left, right), (right, left)] {
+                        if let (Expr::StringLiteral(_), Some(s)) = (y, strings_of(y)) {
+                            self.found.push((x.clone(), s));
+                        }
+                    }
+                }
+                ast::CmpOp::In | ast::CmpOp::NotIn => {
+                    if !matches!(right, Expr::StringLiteral(_))
+                        && let Some(s) = strings_of(right)
+                    {
+                        self.found.push((left.clone(), s));
+                    }
+                }
+                _ => {}
+            }
+        }
+        visitor::walk_expr(self, e);
+    }
+}
+
+struct Uses<'f> {
+    method: String,
+    names: BTreeSet<String>,
+    fields: &'f BTreeMap<String, String>,
+    seen: BTreeMap<(String, String), BTreeSet<&'static str>>,
 }
 
 impl Uses<'_> {
-    fn param(&self, e: &Expr) -> Option<String> {
-        match e {
-            Expr::Name(n) if self.names.iter().any(|p| p == n.id.as_str()) => {
-                Some(n.id.to_string())
-            }
-            _ => None,
-        }
+    fn param(&self, e: &Expr) -> Option<(String, String)> {
+        key_of(self.fields, &self.method, &self.names, e)
     }
 
-    fn note(&mut self, name: String, kind: &'static str) {
-        self.seen.entry(name).or_default().insert(kind);
+    fn note(&mut self, key: (String, String), kind: &'static str) {
+        self.seen.entry(key).or_default().insert(kind);
     }
 
     /// A number literal's kind.
@@ -171,6 +318,14 @@ impl<'a> Visitor<'a> for Uses<'_> {
                         {
                             self.note(p, k);
                         }
+                        // `sex == "male"`: compared with a string, it is one.
+                        if let (Some(p), Expr::StringLiteral(_)) = (self.param(x), y)
+                            && c.ops
+                                .iter()
+                                .all(|op| matches!(op, ast::CmpOp::Eq | ast::CmpOp::NotEq))
+                        {
+                            self.note(p, "str");
+                        }
                     }
                 }
             }
@@ -216,5 +371,44 @@ mod tests {
         assert_eq!(get("ratio"), Some("float"));
         assert_eq!(get("other"), None);
         assert!(infer("x = (", "A").is_empty());
+        let fields = "class B:\n    def __init__(self, weight, name):\n        self.weight = weight\n        self.name = name\n\n    def bmi(self):\n        return self.weight / 2.5, self.name.upper()\n";
+        let m = infer(fields, "B");
+        let get = |p: &str| m.get(&("__init__".to_string(), p.to_string())).copied();
+        assert_eq!(get("weight"), Some("float"));
+        assert_eq!(get("name"), Some("str"));
+        let compared = "class C:\n    def __init__(self, sex):\n        self.sex = sex\n\n    def f(self):\n        return self.sex == 'male'\n";
+        assert_eq!(
+            infer(compared, "C").get(&("__init__".to_string(), "sex".to_string())),
+            Some(&"str")
+        );
+    }
+
+    #[test]
+    fn strings_a_parameter_is_compared_with_are_its_choices() {
+        let src = r#"class T:
+    def __init__(self, sex, age):
+        self.sex = sex
+        self.age = age
+
+    def bmr(self):
+        if self.sex == "male":
+            return 1
+        elif "female" == self.sex:
+            return 2
+
+    def convert(self, unit, x):
+        if unit in ('m', 'km'):
+            return x
+        return x == 'y'
+"#;
+        let c = choices(src, "T");
+        let get = |m: &str, p: &str| c.get(&(m.to_string(), p.to_string())).cloned();
+        assert_eq!(
+            get("__init__", "sex"),
+            Some(vec!["female".into(), "male".into()])
+        );
+        assert_eq!(get("convert", "unit"), Some(vec!["km".into(), "m".into()]));
+        assert_eq!(get("convert", "x"), Some(vec!["y".into()]));
+        assert_eq!(get("__init__", "age"), None);
     }
 }

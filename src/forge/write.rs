@@ -44,59 +44,9 @@ pub struct Suite {
     pub traces: Vec<TestTrace>,
 }
 
-pub(crate) const HELPERS: &str = r#"import os
-import re
-import shutil
-import tempfile
-import unittest
-
-
-def _approx(value):
-    """Floats rounded to 6 decimals, through lists, tuples and dicts (the forge's tolerance)."""
-    if isinstance(value, float):
-        rounded = round(value, 6)
-        return 0.0 if rounded == 0 else rounded
-    if isinstance(value, list):
-        return [_approx(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_approx(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _approx(v) for k, v in value.items()}
-    return value
-
-
-_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
-                    r"|\d{2}/\d{2}/\d{4}|\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?")
-
-
-def _noclock(value):
-    """Timestamps (dates, times) in strings masked as `<clock>`, through containers: the
-    current time is the clock's, not the class's."""
-    if isinstance(value, str):
-        return _CLOCK.sub("<clock>", value)
-    if isinstance(value, list):
-        return [_noclock(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_noclock(v) for v in value)
-    if isinstance(value, (set, frozenset)):
-        return {_noclock(v) for v in value}
-    if isinstance(value, dict):
-        return {_noclock(k): _noclock(v) for k, v in value.items()}
-    return value
-
-
-class _FreshDir(unittest.TestCase):
-    """Each test runs in a directory of its own."""
-
-    def setUp(self):
-        self._cwd = os.getcwd()
-        self._dir = tempfile.mkdtemp()
-        os.chdir(self._dir)
-
-    def tearDown(self):
-        os.chdir(self._cwd)
-        shutil.rmtree(self._dir, ignore_errors=True)
-"#;
+/// The helpers every written module starts with (comparisons, fresh directories, the
+/// counterexample a failing test names).
+pub(crate) const HELPERS: &str = include_str!("../../assets/forge/forge_helpers.py");
 
 fn camel(name: &str) -> String {
     name.split('_')

@@ -13,6 +13,7 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Widget};
 use super::code_pane::{CodeDoc, render_code};
 use super::fingerprint::bucket_span;
 use super::{pane, truncate};
+use crate::forge::counterexample::{self, Counterexample};
 use crate::model::{Outcome, SuiteFailure, TestResult};
 use crate::session::TaskRun;
 use crate::session::attempts::{self, AttemptEvidence};
@@ -223,7 +224,14 @@ pub fn trace_doc(
         // The exception and its message first: that is what a narrow pane must show.
         let (glyph, name) = outcome_label(t.outcome);
         let style = outcome_style(theme, t.outcome);
-        let head = match (&t.exc_type, &t.message) {
+        // With a counterexample, the message's first line: the block says the rest (and the
+        // traceback ends with the whole message).
+        let found = counterexample::of_test(t);
+        let message = t.message.as_deref().map(|m| match &found {
+            Some(_) => first_line(&counterexample::without(m)).to_string(),
+            None => m.to_string(),
+        });
+        let head = match (&t.exc_type, message) {
             (Some(e), Some(m)) => format!("{e}: {m}"),
             (Some(e), None) => e.clone(),
             (None, Some(m)) => format!("{glyph} {name}: {m}"),
@@ -234,9 +242,12 @@ pub fn trace_doc(
         if let Some(line) = cause_line(cause) {
             wrap_into(&mut out, &line, width, theme.warn());
         }
+        if let Some(c) = &found {
+            counterexample_lines(sh, c, width, &mut out);
+        }
         if let Some(tb) = &t.traceback {
             out.push(Line::default());
-            wrap_into(&mut out, tb, width, theme.muted());
+            wrap_into(&mut out, &counterexample::without(tb), width, theme.muted());
         }
     }
     let own = test.is_some_and(|t| t.message.is_some() || t.traceback.is_some());
@@ -258,6 +269,41 @@ pub fn trace_doc(
         out.push(Line::styled("… (cut)", theme.muted()));
     }
     out
+}
+
+/// A forged test's counterexample (docs/forge.md): the calls, the one that differs marked,
+/// what the reference did there and what this class did.
+fn counterexample_lines(
+    sh: &Shared,
+    c: &Counterexample,
+    width: usize,
+    out: &mut Vec<Line<'static>>,
+) {
+    let theme = sh.theme();
+    wrap_into(
+        out,
+        &format!("Counterexample: {}", c.headline),
+        width,
+        theme.header(),
+    );
+    for (k, call) in c.calls.iter().enumerate() {
+        let last = k + 1 == c.calls.len();
+        let style = if last { theme.error() } else { Style::new() };
+        let mark = if last { '>' } else { ' ' };
+        wrap_into(out, &format!("{mark}{:>3}  {call}", k + 1), width, style);
+    }
+    wrap_into(
+        out,
+        &format!("      expected: {}", c.expected),
+        width,
+        theme.ok(),
+    );
+    wrap_into(
+        out,
+        &format!("      actual:   {}", c.actual),
+        width,
+        theme.error(),
+    );
 }
 
 /// What the suite as a whole left to read: the import traceback, captured stderr.
