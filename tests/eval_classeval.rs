@@ -237,6 +237,17 @@ fn reference_solutions_pass_except_the_known_machine_specific_tasks() {
             "ClassEval_58",
             &["Perfect", "NearPerf", "Strong", "Weak", "EnvErr"][..],
         ),
+        // A test compares the clock's second as the test read it with the one the code read:
+        // a second boundary between the two reads fails it. In the split harness the reads are
+        // a round trip apart (in process, microseconds), so it happens now and then.
+        (
+            "ClassEval_20",
+            &["Perfect", "NearPerf", "Strong", "EnvErr"][..],
+        ),
+        (
+            "ClassEval_36",
+            &["Perfect", "NearPerf", "Strong", "EnvErr"][..],
+        ),
         // The reference runs just over ClassEval's 5 s per test class.
         ("ClassEval_35", &["EnvErr", "Timeout", "Perfect"][..]),
     ]);

@@ -96,6 +96,34 @@ pub(crate) fn list<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String 
     }
 }
 
+/// A header and rows, for the terminal or Markdown.
+pub struct Rows {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Rows {
+    pub fn new(header: Vec<String>) -> Self {
+        Rows {
+            header,
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn row(&mut self, r: Vec<String>) {
+        self.rows.push(r);
+    }
+
+    pub fn render(&self) -> String {
+        let refs: Vec<&str> = self.header.iter().map(String::as_str).collect();
+        let mut t = Table::new(&refs);
+        for r in &self.rows {
+            t.row(r.clone());
+        }
+        t.render()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

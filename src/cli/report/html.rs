@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 
 use super::doc::ReportDoc;
 use super::svg::{Svg, bucket_color, cause_color, esc, ink_on, series_color};
-use super::text::{Rows, pair_table, slice_table, with_ci};
+use super::text::{pair_table, slice_table, with_ci};
+use crate::cli::table::Rows;
 use crate::metrics::fingerprint::Bucket;
 use crate::stats::outcomes::METRICS;
 

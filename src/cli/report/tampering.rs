@@ -4,7 +4,7 @@
 //! `eval`'s table (`print_attempts`); `--json` carries `tampering_rate`/`tampering_attempts`.
 
 use super::doc::ReportDoc;
-use super::text::Rows;
+use crate::cli::table::Rows;
 use crate::session::attempts::{self, LOWER_BOUND};
 use crate::text::escape_control;
 

@@ -2,7 +2,7 @@
 
 use super::doc::ReportDoc;
 use super::tampering;
-use crate::cli::table::Table;
+use crate::cli::table::{Rows, Table};
 use crate::stats::outcomes::{Interval, METRICS, Share};
 
 /// 0.4213 → "42.1".
@@ -253,34 +253,6 @@ fn md_table(header: &[String], rows: &[Vec<String>]) -> String {
         );
     }
     out
-}
-
-/// A header and rows, for the terminal or Markdown.
-pub struct Rows {
-    pub header: Vec<String>,
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Rows {
-    pub fn new(header: Vec<String>) -> Self {
-        Rows {
-            header,
-            rows: Vec::new(),
-        }
-    }
-
-    pub fn row(&mut self, r: Vec<String>) {
-        self.rows.push(r);
-    }
-
-    pub fn render(&self) -> String {
-        let refs: Vec<&str> = self.header.iter().map(String::as_str).collect();
-        let mut t = Table::new(&refs);
-        for r in &self.rows {
-            t.row(r.clone());
-        }
-        t.render()
-    }
 }
 
 fn table_md(t: &Rows) -> String {
