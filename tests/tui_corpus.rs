@@ -325,7 +325,7 @@ fn fuzzy_search_over_names_and_paths() {
     b.typ("unique");
     b.code(KeyCode::Enter);
     assert_eq!(b.st.total, Some(1));
-    assert_eq!(b.st.rows[0].path, "alpha/cache.py");
+    assert_eq!(b.st.rows[0].path, "tree/alpha/cache.py");
     b.key('f');
     b.press(KeyChord::ctrl('u'));
     b.code(KeyCode::Enter);
@@ -361,7 +361,7 @@ fn duplicate_clusters_and_jumps_between_members() {
     let Some(db) = store(dir.path()) else { return };
     let mut b = Browser::open(&db, (80, 24));
     b.select("LruCache");
-    assert_eq!(b.st.selected_row().unwrap().path, "alpha/cache.py");
+    assert_eq!(b.st.selected_row().unwrap().path, "tree/alpha/cache.py");
     b.code(KeyCode::Tab);
     b.code(KeyCode::Tab);
     assert_eq!(b.st.panel, Some(Panel::Duplicates));
@@ -371,20 +371,20 @@ fn duplicate_clusters_and_jumps_between_members() {
     insta::assert_snapshot!("duplicates_80x24", b.render());
     b.key(']');
     let open = b.st.class.as_ref().expect("a member opened");
-    assert_eq!(open.detail.as_ref().unwrap().path, "beta/copy_of_cache.py");
+    assert_eq!(open.detail.as_ref().unwrap().path, "tree/beta/copy_of_cache.py");
     b.key(']');
     let open = b.st.class.as_ref().unwrap();
-    assert_eq!(open.detail.as_ref().unwrap().path, "gamma/near.py");
+    assert_eq!(open.detail.as_ref().unwrap().path, "tree/gamma/near.py");
     insta::assert_snapshot!("near_member_80x24", b.render());
     b.key(']');
     assert_eq!(
         b.st.class.as_ref().unwrap().detail.as_ref().unwrap().path,
-        "alpha/cache.py"
+        "tree/alpha/cache.py"
     );
     b.key('[');
     assert_eq!(
         b.st.class.as_ref().unwrap().detail.as_ref().unwrap().path,
-        "gamma/near.py"
+        "tree/gamma/near.py"
     );
     b.code(KeyCode::Esc);
     assert!(b.st.class.is_none());
