@@ -141,7 +141,7 @@ fn json_columns_the_build_never_writes_print_as_serde_json_reads_them() {
     for (methods, edges, deps, blockers) in tampered {
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute(
-            "UPDATE class_text SET methods = ?1, edges = ?2, deps = ?3",
+            "UPDATE class_lists SET methods = ?1, edges = ?2, deps = ?3",
             [methods, edges, deps],
         )
         .unwrap();

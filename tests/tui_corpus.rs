@@ -371,7 +371,10 @@ fn duplicate_clusters_and_jumps_between_members() {
     insta::assert_snapshot!("duplicates_80x24", b.render());
     b.key(']');
     let open = b.st.class.as_ref().expect("a member opened");
-    assert_eq!(open.detail.as_ref().unwrap().path, "tree/beta/copy_of_cache.py");
+    assert_eq!(
+        open.detail.as_ref().unwrap().path,
+        "tree/beta/copy_of_cache.py"
+    );
     b.key(']');
     let open = b.st.class.as_ref().unwrap();
     assert_eq!(open.detail.as_ref().unwrap().path, "tree/gamma/near.py");

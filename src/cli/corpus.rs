@@ -180,14 +180,16 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
                 column: sort.clone(),
                 descending: *desc,
             };
-            let stdout = std::io::stdout();
-            // Large writes: 90 MB of JSON Lines go out in few system calls.
-            let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
             if ctx.output == Output::Json {
+                // Large writes: 90 MB of JSON Lines go out in few system calls, from the thread
+                // that formats them (hence `Stdout`, which a thread may own, not its lock).
+                let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout());
                 store.write_json_lines(&filter, &sort, 0, *limit, &mut out)?;
                 out.flush()?;
                 return Ok(Outcome::clean());
             }
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, stdout.lock());
             store.for_each_line(&filter, &sort, 0, *limit, |line| {
                 let metric = |m: &str| line.metrics.get(m).map_or("-".into(), |v| v.to_string());
                 writeln!(

@@ -16,6 +16,7 @@ const TABLES: &[&str] = &[
     "files",
     "classes",
     "class_text",
+    "class_lists",
     "methods",
     "edges",
     "units",
@@ -124,6 +125,7 @@ mod tests {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch(
             "CREATE TABLE meta(k); CREATE TABLE classes(x); CREATE TABLE class_text(x);
+             CREATE TABLE class_lists(x);
              CREATE TABLE methods(x); CREATE TABLE edges(x); CREATE TABLE units(x);
              CREATE VIRTUAL TABLE class_fts USING fts5(a);
              CREATE VIEW files AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) SELECT i FROM n;",

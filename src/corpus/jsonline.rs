@@ -1,6 +1,6 @@
-//! `corpus query --json` written straight from a row: the same bytes as serialising a
-//! [`ClassLine`](super::query::ClassLine) with serde_json, without building one (no owned
-//! strings, no `Value` tree per row), so a whole result set streams as fast as its first page.
+//! `corpus query --json` written straight from a row's values: the same bytes as serialising a
+//! [`ClassLine`](super::query::ClassLine) with serde_json, without building one (no map, no
+//! `serde_json::Value` tree per row), so a whole result set streams as fast as its first page.
 //!
 //! Each stored JSON column is read borrowed as the shape the build writes (a list of names, a
 //! list of pairs, an ordered map of lists); its serialisation is then serde_json's own
@@ -9,21 +9,22 @@
 
 use std::io::Write;
 
+use rusqlite::types::Value;
 use serde::Serializer as _;
 use serde::de::{Deserialize, Deserializer, Error as _, MapAccess, Visitor};
 
 use super::query::number;
 use crate::analysis::metrics::METRIC_NAMES;
 
-/// One row of `select_line()` as one JSON line (with its newline).
-pub(super) fn write_row(r: &rusqlite::Row<'_>, out: &mut impl Write) -> anyhow::Result<()> {
-    write!(out, "{{\"id\":\"{}\"", r.get::<_, i64>(0)?)?;
+/// One row of `select_line()` (its values, in order) as one JSON line (with its newline).
+pub(super) fn write_row(r: &[Value], out: &mut impl Write) -> anyhow::Result<()> {
+    write!(out, "{{\"id\":\"{}\"", int(r, 0)?)?;
     for (i, key) in [(1, "repo"), (2, "path"), (3, "qualname"), (4, "class")] {
         write!(out, ",\"{key}\":")?;
         string(out, text(r, i)?)?;
     }
     for (i, key) in [(5, "line"), (6, "end_line")] {
-        write!(out, ",\"{key}\":{}", r.get::<_, i64>(i)?)?;
+        write!(out, ",\"{key}\":{}", int(r, i)?)?;
     }
     out.write_all(b",\"methods\":")?;
     names(out, text(r, 7)?)?;
@@ -48,13 +49,13 @@ pub(super) fn write_row(r: &rusqlite::Row<'_>, out: &mut impl Write) -> anyhow::
         out.write_all(if k == 0 { b"\"" } else { b",\"" })?;
         out.write_all(m.as_bytes())?;
         out.write_all(b"\":")?;
-        serde_json::to_writer(&mut *out, &number(r.get::<_, f64>(16 + k)?))?;
+        serde_json::to_writer(&mut *out, &number(real(r, 16 + k)?))?;
     }
     out.write_all(b"}")?;
     for (i, key) in [(9, "total_program_units"), (10, "total_doc_str")] {
-        write!(out, ",\"{key}\":{}", r.get::<_, i64>(i)?)?;
+        write!(out, ",\"{key}\":{}", int(r, i)?)?;
     }
-    let self_contained = r.get::<_, i64>(11)? != 0;
+    let self_contained = int(r, 11)? != 0;
     write!(out, ",\"self_contained\":{self_contained}")?;
     out.write_all(b",\"deps\":")?;
     let deps = text(r, 12)?;
@@ -77,20 +78,45 @@ pub(super) fn write_row(r: &rusqlite::Row<'_>, out: &mut impl Write) -> anyhow::
     names(out, text(r, 15)?)?;
     for (i, key) in [(13, "dup_cluster"), (14, "near_dup_cluster")] {
         write!(out, ",\"{key}\":")?;
-        match r.get::<_, Option<i64>>(i)? {
-            Some(id) => write!(out, "\"{id}\"")?,
-            None => out.write_all(b"null")?,
+        match &r[i] {
+            Value::Integer(id) => write!(out, "\"{id}\"")?,
+            Value::Null => out.write_all(b"null")?,
+            other => return Err(wrong_type(i, "an integer or null", other)),
         }
     }
     out.write_all(b"}\n")?;
     Ok(())
 }
 
-/// A text column, borrowed from the row.
-fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
-    r.get_ref(i)?.as_str().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
-    })
+/// Column `i` read as `rusqlite` reads it into the `ClassLine` path's types: text as text,
+/// an integer as an integer, a real from a real or an integer; anything else is an error.
+fn text(r: &[Value], i: usize) -> anyhow::Result<&str> {
+    match &r[i] {
+        Value::Text(s) => Ok(s),
+        other => Err(wrong_type(i, "text", other)),
+    }
+}
+
+fn int(r: &[Value], i: usize) -> anyhow::Result<i64> {
+    match &r[i] {
+        Value::Integer(v) => Ok(*v),
+        other => Err(wrong_type(i, "an integer", other)),
+    }
+}
+
+fn real(r: &[Value], i: usize) -> anyhow::Result<f64> {
+    match &r[i] {
+        Value::Real(v) => Ok(*v),
+        Value::Integer(v) => Ok(*v as f64),
+        other => Err(wrong_type(i, "a number", other)),
+    }
+}
+
+fn wrong_type(i: usize, wanted: &str, found: &Value) -> anyhow::Error {
+    anyhow::anyhow!(
+        "result column {i}: expected {wanted}, found {:?}",
+        found.data_type()
+    )
 }
 
 /// A string escaped as serde_json escapes it (its serializer holds nothing but the writer).

@@ -107,6 +107,8 @@ fn copy_sql(conn: &Connection) -> rusqlite::Result<String> {
     let src_classes = columns(conn, "classes", "s.")?;
     let text = columns(conn, "class_text", "")?;
     let src_text = columns(conn, "class_text", "x.")?;
+    let lists = columns(conn, "class_lists", "")?;
+    let src_lists = columns(conn, "class_lists", "x.")?;
     let methods = columns(conn, "methods", "")?;
     let src_methods = columns(conn, "methods", "x.")?;
     // A `src` row `x` with its class `s` and the `seq` (`m.seq`) that class got in `main`.
@@ -117,6 +119,8 @@ fn copy_sql(conn: &Connection) -> rusqlite::Result<String> {
          INSERT INTO main.classes ({classes}) SELECT {src_classes} FROM src.classes s ORDER BY s.seq;
          INSERT INTO main.class_text (seq, {text})
              SELECT m.seq, {src_text} FROM src.class_text x {mapped} ORDER BY m.seq;
+         INSERT INTO main.class_lists (seq, {lists})
+             SELECT m.seq, {src_lists} FROM src.class_lists x {mapped} ORDER BY m.seq;
          INSERT INTO main.methods (seq, {methods})
              SELECT m.seq, {src_methods} FROM src.methods x {mapped} ORDER BY m.seq, x.idx;
          INSERT INTO main.edges (seq, src, dst)

@@ -102,13 +102,23 @@ pub struct Clusters {
 fn select_line() -> String {
     let metrics: Vec<String> = METRIC_NAMES.iter().map(|m| format!("c.\"{m}\"")).collect();
     format!(
-        "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line, t.methods,
-                t.edges, c.total_program_units, c.total_doc_str, c.self_contained,
-                t.deps, c.dup_cluster, c.near_dup_cluster, c.blockers, {}
-         FROM classes c JOIN class_text t ON t.seq = c.seq",
+        "SELECT c.id, c.repo, c.path, c.qualname, c.name, c.line, c.end_line, l.methods,
+                l.edges, c.total_program_units, c.total_doc_str, c.self_contained,
+                l.deps, c.dup_cluster, c.near_dup_cluster, c.blockers, {}
+         FROM classes c JOIN class_lists l ON l.seq = c.seq",
         metrics.join(", ")
     )
 }
+
+/// Columns of `select_line()`.
+fn select_line_width() -> usize {
+    16 + METRIC_NAMES.len()
+}
+
+/// Rows per batch handed from the reading thread to the writing one, and batches in flight:
+/// a few MB at most, whatever the result set's size.
+const BATCH_ROWS: usize = 256;
+const BATCHES_IN_FLIGHT: usize = 4;
 
 fn order_by(sort: &Sort) -> anyhow::Result<String> {
     Ok(match &sort.column {
@@ -222,16 +232,58 @@ impl Store {
 
     /// [`Store::for_each_line`] as JSON Lines written to `out`: the bytes of serialising each
     /// [`ClassLine`] with serde_json, written straight from the row (see `jsonline`).
+    ///
+    /// Reading and formatting overlap: this thread steps the query and hands batches of rows to
+    /// a second one that formats and writes them, so on two cores a whole result set costs the
+    /// slower of the two rather than their sum. At most [`BATCHES_IN_FLIGHT`] batches wait.
     pub fn write_json_lines(
         &self,
         filter: &Filter,
         sort: &Sort,
         offset: u64,
         limit: Option<u64>,
-        out: &mut impl std::io::Write,
+        out: &mut (impl std::io::Write + Send),
     ) -> anyhow::Result<()> {
-        self.for_each_row(filter, sort, offset, limit, |r| {
-            super::jsonline::write_row(r, out)
+        use rusqlite::types::Value;
+        let width = select_line_width();
+        std::thread::scope(|scope| {
+            let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Value>>(BATCHES_IN_FLIGHT);
+            let writer = scope.spawn(move || -> anyhow::Result<()> {
+                for batch in batches {
+                    for row in batch.chunks_exact(width) {
+                        super::jsonline::write_row(row, &mut *out)?;
+                    }
+                }
+                Ok(())
+            });
+            let mut batch = Vec::with_capacity(BATCH_ROWS * width);
+            let read = self.for_each_row(filter, sort, offset, limit, |r| {
+                for i in 0..width {
+                    batch.push(r.get::<_, Value>(i)?);
+                }
+                if batch.len() == BATCH_ROWS * width {
+                    let full =
+                        std::mem::replace(&mut batch, Vec::with_capacity(BATCH_ROWS * width));
+                    // The writer stopped (its error is reported below): stop reading.
+                    if send.send(full).is_err() {
+                        anyhow::bail!("the JSON writer stopped");
+                    }
+                }
+                Ok(())
+            });
+            let last = if batch.is_empty() {
+                Ok(())
+            } else {
+                send.send(batch)
+            };
+            drop(send);
+            let written = writer
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("the JSON writer panicked")));
+            // The writer's error is the cause when reading stopped for it.
+            written?;
+            read?;
+            last.map_err(|_| anyhow::anyhow!("the JSON writer stopped"))
         })
     }
 

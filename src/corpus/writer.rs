@@ -166,6 +166,7 @@ fn delete_classes_of(tx: &Connection, path: &str) -> rusqlite::Result<()> {
     for seq in seqs {
         for sql in [
             "DELETE FROM class_text WHERE seq = ?1",
+            "DELETE FROM class_lists WHERE seq = ?1",
             "DELETE FROM methods WHERE seq = ?1",
             "DELETE FROM edges WHERE seq = ?1",
             "DELETE FROM class_fts WHERE rowid = ?1",
@@ -207,20 +208,24 @@ fn insert_class(tx: &Connection, sql: &str, f: &FileResult, c: &ClassRow) -> rus
     values.extend(m.values.iter().map(|v| rusqlite::types::Value::Real(*v)));
     tx.prepare_cached(sql)?.execute(params_from_iter(values))?;
     let seq = tx.last_insert_rowid();
+    tx.prepare_cached("INSERT INTO class_lists (seq, methods, edges, deps) VALUES (?1,?2,?3,?4)")?
+        .execute(params![
+            seq,
+            json(&m.methods),
+            json(&c.edges),
+            json(&c.closure.deps),
+        ])?;
     tx.prepare_cached(
-        "INSERT INTO class_text (seq, code, skeleton, docstring, methods, edges,
-         imports, module_names, deps, closure) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+        "INSERT INTO class_text (seq, code, skeleton, docstring, imports, module_names, closure)
+         VALUES (?1,?2,?3,?4,?5,?6,?7)",
     )?
     .execute(params![
         seq,
         c.code,
         c.skeleton,
         c.docstring,
-        json(&m.methods),
-        json(&c.edges),
         json(&c.imports),
         json(&c.module_names),
-        json(&c.closure.deps),
         json(&StoredClosure::from(&c.closure)),
     ])?;
     let mut names = c.qualname.clone();

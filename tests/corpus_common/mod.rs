@@ -99,6 +99,13 @@ pub fn dump(db: &Path) -> String {
             ),
         ),
         (
+            "class_lists",
+            format!(
+                "SELECT c.id, {} FROM class_lists x JOIN classes c ON c.seq = x.seq ORDER BY c.id",
+                columns_but_seq(&conn, "class_lists")
+            ),
+        ),
+        (
             "methods",
             format!(
                 "SELECT c.id, {} FROM methods x JOIN classes c ON c.seq = x.seq

@@ -146,8 +146,10 @@ pub fn module_for(store: &Store, class_id: i64) -> anyhow::Result<ClassModule> {
     let conn = store.connection();
     let row = conn
         .prepare_cached(
-            "SELECT c.path, c.qualname, c.name, t.code, t.closure, t.deps
-             FROM classes c JOIN class_text t ON t.seq = c.seq WHERE c.id = ?1",
+            "SELECT c.path, c.qualname, c.name, t.code, t.closure, l.deps
+             FROM classes c JOIN class_text t ON t.seq = c.seq
+                  JOIN class_lists l ON l.seq = c.seq
+             WHERE c.id = ?1",
         )?
         .query_row(params![class_id], |r| {
             Ok((
