@@ -393,6 +393,14 @@ def _harness():
             here = ""
         text = ("Traceback (the tests):\n" + here if here else "") + \
             "In the code under test:\n" + host_tb
+        # Notes the tests added here (`add_note`: a forged test's counterexample) are this
+        # side's; the host's traceback cannot hold them.
+        try:
+            notes = vars(exc).get("__notes__")
+            if type_(notes) is list:
+                text += "".join(n + "\n" for n in notes[:20] if type_(n) is str)
+        except BaseException:
+            pass
         if len_(text) > limit_tb:
             text = text[: limit_tb // 2] + "\n...\n" + text[-limit_tb // 2 :]
         return et, msg, text, line, "code"

@@ -48,11 +48,23 @@ pub struct TestClass {
     pub start_line: usize,
 }
 
+/// Every top-level class but a base without tests of its own (a forged module's `_FreshDir`,
+/// a shared `setUp`): unittest runs its subclasses' tests, not it.
 pub fn test_classes(module: &Module) -> Vec<TestClass> {
-    module
+    let top: Vec<_> = module
         .classes
         .iter()
         .filter(|c| !c.qualified_name.contains('.'))
+        .collect();
+    let bases: std::collections::HashSet<&str> = top
+        .iter()
+        .flat_map(|c| c.bases.iter().map(String::as_str))
+        .collect();
+    top.into_iter()
+        .filter(|c| {
+            !bases.contains(c.name.as_str())
+                || c.method_names().iter().any(|n| n.starts_with("test"))
+        })
         .map(|c| TestClass {
             name: c.name.clone(),
             tests: c
@@ -229,4 +241,21 @@ pub struct ClassSummary {
     pub edges: Vec<[String; 2]>,
     /// Length in lines of the generated skeleton (proves it was built; cheap to compare).
     pub skeleton_lines: usize,
+}
+
+#[cfg(test)]
+mod test_class_tests {
+    use super::{parse::parse_module, test_classes};
+
+    #[test]
+    fn a_base_without_tests_is_not_a_test_class() {
+        let module = parse_module(
+            "import unittest\n\nclass _FreshDir(unittest.TestCase):\n    def setUp(self):\n        pass\n\n\
+             class ATest(_FreshDir):\n    def test_a(self):\n        pass\n\n\
+             class Empty(unittest.TestCase):\n    pass\n",
+        );
+        let names: Vec<_> = test_classes(&module).into_iter().map(|c| c.name).collect();
+        // A class with no tests that nothing derives from stays listed (0 tests is a finding).
+        assert_eq!(names, ["ATest", "Empty"]);
+    }
 }

@@ -5,6 +5,7 @@
 //! string literal (other than a docstring) are never re-indented: their leading whitespace
 //! is part of the string's value.
 
+mod context;
 mod indent;
 mod nodes;
 
@@ -12,6 +13,7 @@ use tree_sitter::{Node, Tree};
 
 use super::parse::{parse_module, parse_tree, text};
 use crate::model::Task;
+pub use context::merge_context;
 use indent::{Shift, method_by_indentation, method_unit, relines};
 use nodes::{
     collapse, decorators_of, definition_of, find_class, find_function, first_error_line, is_import,

@@ -10,18 +10,28 @@
 //! extraction) is unchanged — and `from __future__` imports are moved to the top (after a
 //! module docstring), where Python requires them: prepending imports before a class whose
 //! module starts `from __future__ import annotations` would otherwise make every class of
-//! such a module a `SyntaxError`. For a task whose tests import the code as a module
+//! such a module a `SyntaxError`. The module context the skeleton shows around the class
+//! (a mined class's constants, helpers and sibling classes) is added the same way when the code
+//! lacks it (`splice::merge_context`): a class written against `UNIT = 1.0` in its skeleton is
+//! judged with it. For a task whose tests import the code as a module
 //! (RealClassEval), the code is written as the benchmark's harness writes it; only a
 //! misplaced `from __future__` line is moved.
 
 use crate::analysis::parse::parse_tree;
-use crate::analysis::splice::merge_imports;
+use crate::analysis::splice::{merge_context, merge_imports};
 use crate::model::{Task, TestLayout};
 
 /// The source the suite runs for `code` written for `task`.
 pub fn runnable(task: &Task, code: &str) -> String {
     let merged = match task.test_layout {
-        TestLayout::Concatenated if !task.imports.is_empty() => merge_imports(code, &task.imports),
+        TestLayout::Concatenated => {
+            let imported = if task.imports.is_empty() {
+                code.to_string()
+            } else {
+                merge_imports(code, &task.imports)
+            };
+            merge_context(&imported, &task.skeleton, &task.class_name)
+        }
         _ => code.to_string(),
     };
     futures_first(&merged)
@@ -106,6 +116,26 @@ mod tests {
             imports: imports.iter().map(|s| s.to_string()).collect(),
             ..Task::default()
         }
+    }
+
+    /// A corpus-forged task (a class mined with the module-level names it needs): a model
+    /// answering with the class alone is judged with the constant its skeleton showed, after
+    /// the imports; a ClassEval-style layout with tests as a separate module is left alone.
+    #[test]
+    fn a_class_alone_runs_with_the_module_context_its_skeleton_showed() {
+        let mut t = task(&["import math"]);
+        t.class_name = "Rect".into();
+        t.skeleton = "import math\n\n\nUNIT = 1.0\n\n\nclass Rect:\n    def area(self):\n        pass\n".into();
+        let answer = "class Rect:\n    def area(self):\n        return math.pi * UNIT\n";
+        assert_eq!(
+            runnable(&t, answer),
+            format!("import math\n\nUNIT = 1.0\n\n\n{answer}")
+        );
+        t.test_layout = TestLayout::Module {
+            code_module: "snippet_1".into(),
+            test_file: "test_snippet_1.py".into(),
+        };
+        assert_eq!(runnable(&t, answer), answer);
     }
 
     #[test]

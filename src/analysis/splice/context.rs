@@ -1,0 +1,192 @@
+//! The module context a task's skeleton shows around its class (constants, helper functions,
+//! sibling classes: what a class mined from a real module needs), put back into code that
+//! lacks it — as ClassEval's harness puts back the import lines. A model shown
+//! `UNIT = 1.0` above the class and answering with the class alone wrote correct code; run
+//! without `UNIT`, it would fail with a `NameError` it did not cause.
+
+use std::collections::HashSet;
+
+use tree_sitter::Node;
+
+use super::nodes::{is_import, is_string_statement, line_prefix, non_comment_children};
+use crate::analysis::parse::{parse_tree, text};
+
+/// `code` with each top-level statement of `skeleton` that binds a name `code` does not bind
+/// (an assignment, a `def`, a class other than `class_name`) inserted, in the skeleton's order,
+/// before `code`'s first statement that is not an import or the module docstring. Statements
+/// that bind nothing (a bare call such as `nltk.download(…)`) are never added, and `code` that
+/// already binds every such name is returned unchanged.
+pub fn merge_context(code: &str, skeleton: &str, class_name: &str) -> String {
+    let Some(sk_tree) = parse_tree(skeleton) else {
+        return code.to_string();
+    };
+    let sk = skeleton.as_bytes();
+    let context: Vec<(Node<'_>, Vec<String>)> = non_comment_children(sk_tree.root_node())
+        .into_iter()
+        .filter(|n| !is_import(*n) && !is_string_statement(*n))
+        .map(|n| (n, bound_names(n, sk)))
+        .filter(|(_, names)| !names.is_empty() && !names.iter().any(|b| b == class_name))
+        .collect();
+    if context.is_empty() {
+        return code.to_string();
+    }
+    let Some(tree) = parse_tree(code) else {
+        return code.to_string();
+    };
+    let src = code.as_bytes();
+    let top = non_comment_children(tree.root_node());
+    let mut have: HashSet<String> = top.iter().flat_map(|n| bound_names(*n, src)).collect();
+    let mut missing = Vec::new();
+    for (node, names) in &context {
+        if names.iter().all(|b| !have.contains(b)) {
+            have.extend(names.iter().cloned());
+            missing.push(text(*node, sk).replace("\r\n", "\n"));
+        }
+    }
+    if missing.is_empty() {
+        return code.to_string();
+    }
+    let newline = if code.contains("\r\n") { "\r\n" } else { "\n" };
+    let block = missing.join("\n\n\n").replace('\n', newline);
+    let head = top
+        .iter()
+        .take_while(|n| is_import(**n) || is_string_statement(**n))
+        .count();
+    let mut out = String::with_capacity(code.len() + block.len() + 8);
+    match top.get(head) {
+        Some(first) => {
+            let at = first.start_byte() - line_prefix(code, first.start_byte()).len();
+            out.push_str(&code[..at]);
+            out.push_str(&block);
+            out.push_str(newline);
+            out.push_str(newline);
+            out.push_str(newline);
+            out.push_str(&code[at..]);
+        }
+        None => {
+            out.push_str(code);
+            if !code.is_empty() && !code.ends_with('\n') {
+                out.push_str(newline);
+            }
+            out.push_str(newline);
+            out.push_str(&block);
+            out.push_str(newline);
+        }
+    }
+    out
+}
+
+/// The names a top-level statement binds: a `def` or class (decorated or not), the targets of
+/// an assignment (chained, tuple or annotated), the names an import brings in.
+fn bound_names(node: Node<'_>, src: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    match node.kind() {
+        "function_definition" | "class_definition" => {
+            if let Some(name) = node.child_by_field_name("name") {
+                out.push(text(name, src).to_string());
+            }
+        }
+        "decorated_definition" => {
+            if let Some(def) = node.child_by_field_name("definition") {
+                out = bound_names(def, src);
+            }
+        }
+        "expression_statement" => {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                let mut assignment = Some(child).filter(|c| c.kind() == "assignment");
+                // `a = b = 1` nests: each `right` that is an assignment binds its `left` too.
+                while let Some(a) = assignment {
+                    if let Some(left) = a.child_by_field_name("left") {
+                        targets(left, src, &mut out);
+                    }
+                    assignment = a
+                        .child_by_field_name("right")
+                        .filter(|r| r.kind() == "assignment");
+                }
+            }
+        }
+        "import_statement" | "import_from_statement" => {
+            let mut cursor = node.walk();
+            for child in node.children_by_field_name("name", &mut cursor) {
+                let bound = match child.kind() {
+                    "aliased_import" => child.child_by_field_name("alias"),
+                    _ => Some(child),
+                };
+                if let Some(b) = bound {
+                    // `import a.b` binds `a`.
+                    let t = text(b, src);
+                    out.push(t.split('.').next().unwrap_or(t).trim().to_string());
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Plain names among assignment targets (`x`, `x, y`, `(x, [y, *z])`); attributes and
+/// subscripts bind nothing new.
+fn targets(node: Node<'_>, src: &[u8], out: &mut Vec<String>) {
+    match node.kind() {
+        "identifier" => out.push(text(node, src).to_string()),
+        "pattern_list"
+        | "tuple_pattern"
+        | "list_pattern"
+        | "list_splat_pattern"
+        | "parenthesized_expression"
+        | "tuple"
+        | "list" => {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                targets(child, src, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge_context;
+
+    const SKELETON: &str = "import math\n\n\nUNIT = 1.0\n\n\ndef helper(x):\n    return x * UNIT\n\n\nclass Rect:\n    \"\"\"A rectangle.\"\"\"\n\n    def area(self):\n        \"\"\"The area.\"\"\"\n";
+
+    #[test]
+    fn a_class_alone_gets_the_constants_and_helpers_it_was_shown() {
+        let code = "import math\n\nclass Rect:\n    def area(self):\n        return helper(UNIT)\n";
+        let out = merge_context(code, SKELETON, "Rect");
+        assert_eq!(
+            out,
+            "import math\n\nUNIT = 1.0\n\n\ndef helper(x):\n    return x * UNIT\n\n\nclass Rect:\n    def area(self):\n        return helper(UNIT)\n"
+        );
+        // Whatever the code binds itself stays its own, and nothing is added twice.
+        let own = "UNIT = 2.0\n\ndef helper(x):\n    return x\n\nclass Rect:\n    pass\n";
+        assert_eq!(merge_context(own, SKELETON, "Rect"), own);
+        assert_eq!(merge_context(&out, SKELETON, "Rect"), out);
+    }
+
+    #[test]
+    fn only_what_the_code_lacks_and_never_a_bare_call_or_the_class() {
+        let skeleton = "import nltk\nnltk.download('punkt')\nA, (B, *C) = 1, (2, 3)\nD = E = 4\n@dec\ndef f(): pass\nclass K:\n    pass\n";
+        let code = "B = 0\nclass K:\n    pass\n";
+        let out = merge_context(code, skeleton, "K");
+        assert!(!out.contains("download"), "{out}");
+        assert!(!out.contains("A, (B"), "{out}");
+        assert!(
+            out.starts_with("D = E = 4\n\n\n@dec\ndef f(): pass\n\n\nB = 0\n"),
+            "{out}"
+        );
+        assert_eq!(out.matches("class K").count(), 1, "{out}");
+        // A module docstring and imports stay first; code without other statements gets the
+        // context at its end.
+        let out = merge_context("\"\"\"Doc.\"\"\"\nimport os\n", skeleton, "K");
+        assert!(
+            out.starts_with("\"\"\"Doc.\"\"\"\nimport os\n\nA, (B, *C) = 1, (2, 3)\n\n\nD = E = 4"),
+            "{out}"
+        );
+        // No context (ClassEval's skeletons: imports and the class): unchanged.
+        let ce = "import os\nclass K:\n    pass\n";
+        assert_eq!(merge_context("class K: pass\n", ce, "K"), "class K: pass\n");
+    }
+}
