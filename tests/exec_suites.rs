@@ -524,3 +524,32 @@ fn a_slow_import_gets_the_import_allowance_not_a_tests_budget() {
         "held to the test budget, the import times out: {r:#?}"
     );
 }
+
+/// A pytest test that runs out of time does not take the later tests with it, however long
+/// pytest takes to describe it: its report reads source and scans every loaded module (seconds
+/// after a cold import of streamlit, RealClassEval's gpt-5 snippet_262), and an alarm firing in
+/// there was an INTERNALERROR that left every test of the module `not_run`. Here a module whose
+/// attribute lookups are slow stands for that scan.
+#[test]
+fn a_pytest_timeout_with_a_slow_report_leaves_the_other_tests_running() {
+    let code = "import sys, time, types\n\n\
+                class _Slow(types.ModuleType):\n    def __getattr__(self, name):\n        time.sleep(0.3)\n        raise AttributeError(name)\n\n\
+                sys.modules['slow_to_scan'] = _Slow('slow_to_scan')\n\n\
+                class G:\n    def wait(self):\n        time.sleep(5)\n\n    def f(self):\n        return 1\n";
+    let tests = "import snippet_1 as module_0\n\n\
+                 def test_case_0():\n    module_0.G().wait()\n\n\
+                 def test_case_1():\n    assert module_0.G().f() == 1\n";
+    let spec = SuiteSpec::pytest_snippet("snippet_1", code, "tests/test_snippet_1.py", tests)
+        .with_limits(Limits {
+            test_timeout: Some(Duration::from_millis(500)),
+            wall: Duration::from_secs(30),
+            cpu: Duration::from_secs(10),
+            ..Limits::quick()
+        });
+    let r = sandbox().run(&spec);
+    assert_eq!(r.failure, None, "{r:#?}");
+    let t0 = test(&r, "test_case_0");
+    assert_eq!(t0.outcome, Outcome::Error, "{r:#?}");
+    assert_eq!(t0.exc_type.as_deref(), Some("Timeout"), "{t0:?}");
+    assert_eq!(test(&r, "test_case_1").outcome, Outcome::Pass, "{r:#?}");
+}

@@ -1389,12 +1389,17 @@ def _harness():
             def pytest_runtest_makereport(self, item, call):
                 if call.excinfo is not None:
                     excs[(item.nodeid, call.when)] = call.excinfo.value
-                if split and call.when == "call":
-                    # The test's own part is over: pytest's report of it (which reads source
-                    # and scans modules, slow when the code's objects are remote) is not timed
-                    # against the code; what the host is still asked gets the test's budget.
+                timed_out = call.excinfo is not None \
+                    and isinstance_(call.excinfo.value, HarnessTimeout)
+                if call.when == "call" or timed_out:
+                    # The test's own part is over (or its time is): pytest's report of it
+                    # reads source and scans every loaded module (seconds after a heavy
+                    # import, slower still when the code's objects are remote), and an alarm
+                    # firing in there is an INTERNALERROR that loses every later test. It is
+                    # not timed against the code; in split, what the host is still asked gets
+                    # the test's budget.
                     disarm()
-                    if test_timeout:
+                    if split and call.when == "call" and test_timeout:
                         split_ctl[0].set_deadline(float(test_timeout))
                 return None
 

@@ -125,7 +125,9 @@ mod tests {
     fn a_class_alone_runs_with_the_module_context_its_skeleton_showed() {
         let mut t = task(&["import math"]);
         t.class_name = "Rect".into();
-        t.skeleton = "import math\n\n\nUNIT = 1.0\n\n\nclass Rect:\n    def area(self):\n        pass\n".into();
+        t.skeleton =
+            "import math\n\n\nUNIT = 1.0\n\n\nclass Rect:\n    def area(self):\n        pass\n"
+                .into();
         let answer = "class Rect:\n    def area(self):\n        return math.pi * UNIT\n";
         assert_eq!(
             runnable(&t, answer),

@@ -12,21 +12,30 @@ use super::nodes::{is_import, is_string_statement, line_prefix, non_comment_chil
 use crate::analysis::parse::{parse_tree, text};
 
 /// `code` with each top-level statement of `skeleton` that binds a name `code` does not bind
-/// (an assignment, a `def`, a class other than `class_name`) inserted, in the skeleton's order,
-/// before `code`'s first statement that is not an import or the module docstring. Statements
-/// that bind nothing (a bare call such as `nltk.download(…)`) are never added, and `code` that
-/// already binds every such name is returned unchanged.
+/// (an assignment, a `def`, a class other than `class_name`) inserted, in the skeleton's order:
+/// those before the class in the skeleton go before `code`'s first statement that is not an
+/// import or the module docstring, those after it (`DEFAULT = Rect(1, 1)` needs the class) at
+/// `code`'s end. Statements that bind nothing (a bare call such as `nltk.download(…)`) or that
+/// do not parse are never added, and `code` that already binds every such name is returned
+/// unchanged.
 pub fn merge_context(code: &str, skeleton: &str, class_name: &str) -> String {
     let Some(sk_tree) = parse_tree(skeleton) else {
         return code.to_string();
     };
     let sk = skeleton.as_bytes();
-    let context: Vec<(Node<'_>, Vec<String>)> = non_comment_children(sk_tree.root_node())
-        .into_iter()
-        .filter(|n| !is_import(*n) && !is_string_statement(*n))
-        .map(|n| (n, bound_names(n, sk)))
-        .filter(|(_, names)| !names.is_empty() && !names.iter().any(|b| b == class_name))
-        .collect();
+    let mut after_class = false;
+    let mut context: Vec<(Node<'_>, Vec<String>, bool)> = Vec::new();
+    for n in non_comment_children(sk_tree.root_node()) {
+        if n.has_error() || is_import(n) || is_string_statement(n) {
+            continue;
+        }
+        let names = bound_names(n, sk);
+        if names.iter().any(|b| b == class_name) {
+            after_class = true;
+        } else if !names.is_empty() {
+            context.push((n, names, after_class));
+        }
+    }
     if context.is_empty() {
         return code.to_string();
     }
@@ -36,42 +45,49 @@ pub fn merge_context(code: &str, skeleton: &str, class_name: &str) -> String {
     let src = code.as_bytes();
     let top = non_comment_children(tree.root_node());
     let mut have: HashSet<String> = top.iter().flat_map(|n| bound_names(*n, src)).collect();
-    let mut missing = Vec::new();
-    for (node, names) in &context {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    for (node, names, follows) in &context {
         if names.iter().all(|b| !have.contains(b)) {
             have.extend(names.iter().cloned());
-            missing.push(text(*node, sk).replace("\r\n", "\n"));
+            let text = text(*node, sk).replace("\r\n", "\n");
+            if *follows {
+                after.push(text)
+            } else {
+                before.push(text)
+            }
         }
     }
-    if missing.is_empty() {
+    if before.is_empty() && after.is_empty() {
         return code.to_string();
     }
     let newline = if code.contains("\r\n") { "\r\n" } else { "\n" };
-    let block = missing.join("\n\n\n").replace('\n', newline);
+    let block = |parts: &[String]| parts.join("\n\n\n").replace('\n', newline);
     let head = top
         .iter()
         .take_while(|n| is_import(**n) || is_string_statement(**n))
         .count();
-    let mut out = String::with_capacity(code.len() + block.len() + 8);
-    match top.get(head) {
-        Some(first) => {
-            let at = first.start_byte() - line_prefix(code, first.start_byte()).len();
-            out.push_str(&code[..at]);
-            out.push_str(&block);
+    let mut out = String::with_capacity(code.len() + 64);
+    let mut rest = code;
+    if !before.is_empty()
+        && let Some(first) = top.get(head)
+    {
+        let at = first.start_byte() - line_prefix(code, first.start_byte()).len();
+        out.push_str(&code[..at]);
+        out.push_str(&block(&before));
+        out.push_str(&newline.repeat(3));
+        rest = &code[at..];
+    } else {
+        // Nothing but imports: everything goes at the end, in the skeleton's order.
+        after.splice(0..0, before);
+    }
+    out.push_str(rest);
+    if !after.is_empty() {
+        if !out.is_empty() && !out.ends_with('\n') {
             out.push_str(newline);
-            out.push_str(newline);
-            out.push_str(newline);
-            out.push_str(&code[at..]);
         }
-        None => {
-            out.push_str(code);
-            if !code.is_empty() && !code.ends_with('\n') {
-                out.push_str(newline);
-            }
-            out.push_str(newline);
-            out.push_str(&block);
-            out.push_str(newline);
-        }
+        out.push_str(&newline.repeat(2));
+        out.push_str(&block(&after));
+        out.push_str(newline);
     }
     out
 }
@@ -167,6 +183,22 @@ mod tests {
     }
 
     #[test]
+    fn what_follows_the_class_in_the_skeleton_follows_it_in_the_code() {
+        let skeleton = "UNIT = 1.0\n\nclass Rect:\n    pass\n\nDEFAULT = Rect()\n";
+        let out = merge_context("class Rect:\n    x = UNIT\n", skeleton, "Rect");
+        assert_eq!(
+            out,
+            "UNIT = 1.0\n\n\nclass Rect:\n    x = UNIT\n\n\nDEFAULT = Rect()\n"
+        );
+        // A skeleton whose class does not parse (ClassEval_22's bodiless method) adds nothing.
+        let broken = "class K:\n    def f(self):\n";
+        assert_eq!(
+            merge_context("class K: pass\n", broken, "K"),
+            "class K: pass\n"
+        );
+    }
+
+    #[test]
     fn only_what_the_code_lacks_and_never_a_bare_call_or_the_class() {
         let skeleton = "import nltk\nnltk.download('punkt')\nA, (B, *C) = 1, (2, 3)\nD = E = 4\n@dec\ndef f(): pass\nclass K:\n    pass\n";
         let code = "B = 0\nclass K:\n    pass\n";
@@ -178,11 +210,13 @@ mod tests {
             "{out}"
         );
         assert_eq!(out.matches("class K").count(), 1, "{out}");
-        // A module docstring and imports stay first; code without other statements gets the
-        // context at its end.
+        // A module docstring and imports stay first; code with nothing else gets the context
+        // at its end.
         let out = merge_context("\"\"\"Doc.\"\"\"\nimport os\n", skeleton, "K");
         assert!(
-            out.starts_with("\"\"\"Doc.\"\"\"\nimport os\n\nA, (B, *C) = 1, (2, 3)\n\n\nD = E = 4"),
+            out.starts_with(
+                "\"\"\"Doc.\"\"\"\nimport os\n\n\nA, (B, *C) = 1, (2, 3)\n\n\nD = E = 4"
+            ),
             "{out}"
         );
         // No context (ClassEval's skeletons: imports and the class): unchanged.
