@@ -122,6 +122,16 @@ fn bound_names(node: Node<'_>, src: &[u8]) -> Vec<String> {
                 }
             }
         }
+        // `try: from gettext import gettext` / `except ImportError: def gettext(…)`: the
+        // names its blocks bind (a `__main__` block binds nothing anyone imports).
+        "try_statement" | "if_statement" | "with_statement" => {
+            let main_guard = node
+                .child_by_field_name("condition")
+                .is_some_and(|c| text(c, src).contains("__name__"));
+            if !main_guard {
+                blocks(node, src, &mut out);
+            }
+        }
         "import_statement" | "import_from_statement" => {
             let mut cursor = node.walk();
             for child in node.children_by_field_name("name", &mut cursor) {
@@ -139,6 +149,23 @@ fn bound_names(node: Node<'_>, src: &[u8]) -> Vec<String> {
         _ => {}
     }
     out
+}
+
+/// The names the statements in the blocks of a compound statement bind (not looking into
+/// functions or classes, whose bodies bind nothing at module level).
+fn blocks(node: Node<'_>, src: &[u8], out: &mut Vec<String>) {
+    let mut cursor = node.walk();
+    for child in node.named_children(&mut cursor) {
+        match child.kind() {
+            "block"
+            | "except_clause"
+            | "except_group_clause"
+            | "else_clause"
+            | "elif_clause"
+            | "finally_clause" => blocks(child, src, out),
+            _ => out.extend(bound_names(child, src)),
+        }
+    }
 }
 
 /// Plain names among assignment targets (`x`, `x, y`, `(x, [y, *z])`); attributes and
@@ -196,6 +223,19 @@ mod tests {
             merge_context("class K: pass\n", broken, "K"),
             "class K: pass\n"
         );
+    }
+
+    #[test]
+    fn a_try_block_binds_what_its_branches_bind_and_a_main_block_nothing() {
+        let skeleton = "try:\n    from _collections import deque as _deque\nexcept ImportError:\n    from collections import deque as _deque\n\nif __name__ == '__main__':\n    X = 1\n\nclass K:\n    pass\n";
+        let out = merge_context("class K:\n    d = _deque()\n", skeleton, "K");
+        assert!(
+            out.starts_with("try:\n    from _collections import deque as _deque\n"),
+            "{out}"
+        );
+        assert!(!out.contains("__main__"), "{out}");
+        let own = "from collections import deque as _deque\nclass K:\n    pass\n";
+        assert_eq!(merge_context(own, skeleton, "K"), own);
     }
 
     #[test]
