@@ -373,3 +373,67 @@ fn each_mutant_starts_in_an_empty_directory() {
         a.outcomes
     );
 }
+
+#[test]
+fn one_import_serves_the_mutants_it_can_and_only_those() {
+    // Mutants inside function bodies run on the task's one import with the functions' code
+    // swapped; where that would not be the mutated module — a helper the import called, a
+    // comprehension run at import, a class attribute — the child imports the mutant.
+    let code = "def _table():\n    return {\"a\": 1, \"b\": 2}\n\n\nTABLE = _table()\n\n\n\
+class Codes:\n    squares = [i * i for i in range(3)]\n    limit = 10\n\n    \
+def get(self, k):\n        return TABLE[k]\n\n    \
+def double(self, k):\n        return 2 * self.get(k)\n\n    \
+@property\n    def names(self):\n        return sorted(TABLE)\n\n    \
+@staticmethod\n    def zero():\n        return 0\n\n    \
+def under(self, n):\n        return n < self.limit\n";
+    let tests = "import unittest\n\nclass CodesTest(unittest.TestCase):\n    \
+def test_get(self):\n        self.assertEqual(Codes().get(\"a\"), 1)\n\n    \
+def test_double(self):\n        self.assertEqual(Codes().double(\"b\"), 4)\n\n    \
+def test_names(self):\n        self.assertEqual(Codes().names, [\"a\", \"b\"])\n\n    \
+def test_zero(self):\n        self.assertEqual(Codes.zero(), 0)\n\n    \
+def test_squares(self):\n        self.assertEqual(Codes.squares, [0, 1, 4])\n\n    \
+def test_under(self):\n        self.assertFalse(Codes().under(10))\n";
+    let s = Subject::unittest_concatenated(code, tests);
+    let mutants = [
+        hand(code, "\"a\": 1", "\"a\": 5"), // in a helper the import called
+        hand(code, "2 * self", "3 * self"), // method body: swapped
+        hand(code, "sorted(TABLE)", "sorted(TABLE, reverse=True)"), // property body
+        hand(code, "return 0", "return 1"), // staticmethod body
+        hand(code, "i * i", "i + i"),       // comprehension run at import
+        hand(code, "limit = 10", "limit = 11"), // class attribute
+        hand(code, "n < self", "n <= self"), // method body: swapped
+    ];
+    let a = run(&s, &mutants, &Options::default());
+    assert_eq!(a.reimport, None, "the import can serve its children");
+    let by: Vec<Option<&str>> = a.outcomes.iter().map(|o| o.by.as_deref()).collect();
+    assert_eq!(
+        by,
+        [
+            Some("CodesTest.test_get"),
+            Some("CodesTest.test_double"),
+            Some("CodesTest.test_names"),
+            Some("CodesTest.test_zero"),
+            Some("CodesTest.test_squares"),
+            Some("CodesTest.test_under"),
+            Some("CodesTest.test_under"),
+        ],
+        "{:?}",
+        a.outcomes
+    );
+    assert!(a.outcomes.iter().all(|o| o.status == Status::Killed));
+
+    // An import that writes a file cannot serve children (each would miss the file in its own
+    // directory): they import the code themselves, and the file is there for the tests.
+    let code = "with open(\"made.txt\", \"w\") as f:\n    f.write(\"x\")\n\n\n\
+class Made:\n    def there(self):\n        import os\n        return os.path.exists(\"made.txt\")\n\n    \
+def one(self):\n        return 1\n";
+    let tests = "import unittest\n\nclass MadeTest(unittest.TestCase):\n    \
+def test_there(self):\n        self.assertTrue(Made().there())\n\n    \
+def test_one(self):\n        self.assertEqual(Made().one(), 1)\n";
+    let s = Subject::unittest_concatenated(code, tests);
+    let mutants = [hand(code, "return 1", "return 2")];
+    let a = run(&s, &mutants, &Options::default());
+    assert_eq!(a.reimport.as_deref(), Some("the import wrote files"));
+    assert_eq!(a.valid_tests, 2, "{:?}", a.excluded);
+    assert_eq!(a.outcomes[0].by.as_deref(), Some("MadeTest.test_one"));
+}

@@ -115,6 +115,8 @@ class Task:
         self.ref_code = compile(self.code_bytes, self.code_path, "exec", dont_inherit=True)
         self.run_test = self.run_pytest if self.pytest else self.run_unittest
         self.after = None
+        self.warm_ns, self.live, self.reuse_why = None, None, "not warm"
+        self.seen = {}  # memo of the reference's code objects (changed_functions)
         self.t0 = time.monotonic()
 
     def reap_exited(self, wait=False):
@@ -182,11 +184,17 @@ class Task:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             if before is not None:
                 before()
-            try:
-                ns = self.install(code)
-            except BaseException as e:  # noqa: BLE001
-                os.write(wfd, ("I %s\n" % type(e).__name__).encode())
-                os._exit(0)
+            if isinstance(code, types.CodeType):
+                try:
+                    ns = self.install(code)
+                except BaseException as e:  # noqa: BLE001
+                    os.write(wfd, ("I %s\n" % type(e).__name__).encode())
+                    os._exit(0)
+            else:  # the warm modules, with these functions' code swapped (none: the reference)
+                ns = self.warm_ns
+                for functions, new in code:
+                    for f in functions:
+                        f.__code__ = new
             os.write(wfd, b"S\n")
             for i, tid in enumerate(tests):
                 t = time.perf_counter()
@@ -207,10 +215,15 @@ class Task:
     # ---- warm ----
 
     def warm(self):
-        """The imports of the reference and the tests, once: every child inherits them."""
+        """The imports of the reference and the tests, once: every child inherits them. When
+        importing the reference left nothing behind that a fork would not carry (files in its
+        directory, open descriptors, threads, its directory's path), the imported modules stay
+        too: children then run the reference, or a mutant whose change lies in function
+        bodies with its functions' code swapped in, without importing anything."""
         d = os.path.join(ROOT, "warm-%d" % os.getpid())
         os.mkdir(d)
         os.chdir(d)
+        fds, threads = open_fds(), thread_count()
 
         def on_alarm(signum, frame):
             raise TimeoutError("importing the task took longer than %.0f s" % IMPORT_LIMIT)
@@ -218,19 +231,138 @@ class Task:
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, IMPORT_LIMIT)
         try:
-            self.install(self.ref_code)
+            ns = self.install(self.ref_code)
+            code_ns = getattr(sys.modules.get(self.code_name), "__dict__", {})
+            self.reuse_why = reuse_obstacle(d, fds, threads, (code_ns, ns))
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             os.chdir(self.dir)
             shutil.rmtree(d, ignore_errors=True)
-        # Children start from the reference's modules, not this run's objects.
-        sys.modules.pop(self.code_name, None)
-        sys.modules.pop(self.test_name, None)
+        if self.reuse_why is None:
+            self.warm_ns = ns
+            self.live = live_functions(self.ref_code)
+        else:  # children import the reference themselves, as before
+            sys.modules.pop(self.code_name, None)
+            sys.modules.pop(self.test_name, None)
+        del ns
         # Objects that exist now are never collected: forked children do not copy their pages
         # when a collection would touch them.
         gc.collect()
         gc.freeze()
+
+    def program(self, code, pairs, import_lines, lines):
+        """What a child runs for `code` (a mutant's module code; `pairs` its changed functions,
+        see `changed_functions`): the swaps that turn the warm modules into it, or the code
+        itself to import. Swapping is exact only when nothing the import ran depends on the
+        change: every changed function is alive (not a comprehension run at import) and no
+        changed line ran at import."""
+        if self.live is None or pairs is None or import_lines is None:
+            return code
+        if any(n in import_lines for n in range(lines[0], lines[1] + 1)):
+            return code
+        swaps = []
+        for old, new in pairs:
+            functions = self.live.get(id(old))
+            if not functions:
+                return code
+            swaps.append((functions, new))
+        return tuple(swaps)
+
+
+def open_fds():
+    try:
+        return set(os.listdir("/proc/self/fd"))
+    except OSError:
+        return None
+
+
+def thread_count():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
+
+
+def reuse_obstacle(d, fds, threads, namespaces):
+    """Why the modules the import left cannot serve forked children (None: they can)."""
+    if fds is None or threads is None:
+        return "no /proc"
+    if os.listdir(d):
+        return "the import wrote files"
+    if open_fds() - fds:
+        return "the import left descriptors open"
+    if thread_count() != threads:
+        return "the import started threads"
+    for space in namespaces:
+        for v in list(space.values()):
+            if isinstance(v, str) and d in v:
+                return "the import kept its directory's path"
+    return None
+
+
+CO_FUNCTION = inspect.CO_OPTIMIZED | inspect.CO_NEWLOCALS
+
+
+def member_codes(co):
+    """The code objects of functions defined directly in module `co` or in its class bodies."""
+    for c in co.co_consts:
+        if isinstance(c, types.CodeType):
+            if c.co_flags & CO_FUNCTION:
+                yield c
+            else:
+                yield from member_codes(c)
+
+
+def live_functions(ref_code):
+    """id(code) -> the function objects the import made from it (and any copy of them)."""
+    ids = {id(c) for c in member_codes(ref_code)}
+    live = {}
+    for o in gc.get_objects():
+        if type(o) is types.FunctionType and id(o.__code__) in ids:
+            live.setdefault(id(o.__code__), []).append(o)
+    return live
+
+
+def shallow(co):
+    """`canon` with nested code objects reduced to their names: what must be equal for a
+    change to lie only inside nested code."""
+    consts = tuple(
+        ("code", c.co_qualname) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+        for c in co.co_consts
+    )
+    return (co.co_code, consts) + code_fields(co)
+
+
+def memo(f, co, seen):
+    """f(co) for a code object of the reference (kept alive, so its id is stable), once."""
+    key = (f, id(co))
+    if key not in seen:
+        seen[key] = f(co)
+    return seen[key]
+
+
+def changed_functions(ref, mut, seen):
+    """[(reference code, mutant code)] of the member functions that differ, when nothing
+    else does (module and class bodies equal but for them; a function's docstring and free
+    variables unchanged); None otherwise. [] means equal: `canon` would say so too. `seen`
+    memoises the reference's side."""
+    if memo(shallow, ref, seen) != shallow(mut):
+        return None
+    out = []
+    for r, m in zip(ref.co_consts, mut.co_consts):
+        if not isinstance(r, types.CodeType) or memo(canon, r, seen) == canon(m):
+            continue
+        if r.co_flags & CO_FUNCTION:
+            if r.co_freevars != m.co_freevars or r.co_consts[:1] != m.co_consts[:1]:
+                return None
+            out.append((r, m))
+        else:
+            sub = changed_functions(r, m, seen)
+            if sub is None:
+                return None
+            out += sub
+    return out
 
 
 class Result(unittest.TestResult):
@@ -602,7 +734,10 @@ class Plan:
         self.order = {t: i for i, t in enumerate(self.valid)}
         self.line_tests, self.import_lines = {}, set()
         valid = set(self.valid)
-        for line, ctxs in ((entry or {}).get("contexts") or {}).items():
+        contexts = (entry or {}).get("contexts")
+        if contexts is None:
+            self.import_lines = None  # unknown: nothing may rely on what the import ran
+        for line, ctxs in (contexts or {}).items():
             n = int(line)
             for c in ctxs:
                 if c == "":
@@ -622,7 +757,8 @@ class Plan:
         chosen = set()
         for n in lines:
             chosen |= self.line_tests.get(n, set())
-        if not chosen and not scope and any(n in self.import_lines for n in range(first, last + 1)):
+        ran_at_import = any(n in (self.import_lines or ()) for n in range(first, last + 1))
+        if not chosen and not scope and ran_at_import:
             chosen = set(self.valid)
         return sorted(chosen, key=lambda t: (self.time[t], self.order[t]))
 
@@ -633,9 +769,13 @@ def canon(co):
         canon(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
         for c in co.co_consts
     )
-    return (co.co_code, consts, co.co_names, co.co_varnames, co.co_freevars, co.co_cellvars,
-            co.co_flags, co.co_argcount, co.co_posonlyargcount, co.co_kwonlyargcount,
-            co.co_name, getattr(co, "co_qualname", ""), getattr(co, "co_exceptiontable", b""))
+    return (co.co_code, consts) + code_fields(co)
+
+
+def code_fields(co):
+    return (co.co_names, co.co_varnames, co.co_freevars, co.co_cellvars, co.co_flags,
+            co.co_argcount, co.co_posonlyargcount, co.co_kwonlyargcount, co.co_name,
+            getattr(co, "co_qualname", ""), getattr(co, "co_exceptiontable", b""))
 
 
 def first_failure(task, plan, code, tests, before=None):
@@ -699,7 +839,7 @@ def verdict(result, first=None):
     return res
 
 
-def mutant_job(task, plan, m, ref_canon):
+def mutant_job(task, plan, m):
     if TASK_BUDGET is not None and time.monotonic() - task.t0 > float(TASK_BUDGET):
         return {"status": "not_run"}
     t = time.monotonic()
@@ -708,14 +848,16 @@ def mutant_job(task, plan, m, ref_canon):
     except (SyntaxError, ValueError) as e:
         return {"status": "killed", "by": None, "how": "compile:%s" % type(e).__name__,
                 "tests_run": 0}
-    if canon(code) == ref_canon:
+    pairs = changed_functions(task.ref_code, code, task.seen)
+    if pairs == []:  # the same bytecode: trivially equivalent (TCE)
         return {"status": "equivalent", "seconds": round(time.monotonic() - t, 4)}
     # The covering tests first, cheapest first; then, in the same child, the rest of the
     # suite in order: a mutant survives only when the whole suite passed on it.
     first = plan.first(m)
     chosen = set(first)
     tests = first + [x for x in plan.valid if x not in chosen]
-    return verdict((yield from first_failure(task, plan, code, tests)), chosen)
+    program = task.program(code, pairs, plan.import_lines, m["lines"])
+    return verdict((yield from first_failure(task, plan, program, tests)), chosen)
 
 
 IMPORT_IT = ("import importlib as _i, sys as _s\n_s.modules.pop(%r, None)\n"
@@ -771,11 +913,13 @@ def analyse(task):
         except BaseException as e:  # noqa: BLE001
             task.send("fatal", phase="import", message="%s: %s" % (type(e).__name__, e))
             return
-        task.send("warm", seconds=round(time.monotonic() - t, 4))
+        task.send("warm", seconds=round(time.monotonic() - t, 4), reuse=task.reuse_why is None,
+                  why=task.reuse_why)
     # Coverage and the untraced reference run, side by side.
     t = time.monotonic()
     got = {}
-    jobs = [("reference", run_all(task, task.ref_code, task.s["expected"], REF_BUDGET))]
+    ref = task.ref_code if task.live is None else ()  # (): the warm modules as they are
+    jobs = [("reference", run_all(task, ref, task.s["expected"], REF_BUDGET))]
     if SPEC.get("coverage", True) and MODE == "schemata":
         jobs.append(("coverage", coverage_job(task)))
     run_jobs(task, jobs, got.__setitem__)
@@ -798,9 +942,8 @@ def analyse(task):
         task.send("fatal", phase="reference", message="no test passes on the reference")
         return
     task.send("start", valid=len(plan.valid), mutants=len(task.s["mutants"]), excluded=excluded)
-    ref_canon = canon(task.ref_code)
     if MODE == "schemata":
-        jobs = ((m["id"], mutant_job(task, plan, m, ref_canon)) for m in task.s["mutants"])
+        jobs = ((m["id"], mutant_job(task, plan, m)) for m in task.s["mutants"])
     else:
         jobs = ((m["id"], plain_job(task, plan, m)) for m in task.s["mutants"])
 
@@ -847,8 +990,6 @@ def start_task(index, s):
 def preload(subjects):
     """What every task process would import, imported once here: they inherit it."""
     wanted = []
-    if MODE == "schemata" and SPEC.get("coverage", True):
-        wanted += ["coverage", "coverage.jsonreport"]
     if any(s["test_kind"] == "pytest" for s in subjects):
         wanted += ["pytest", "_pytest.outcomes"]  # the tests' decorators and outcomes
     for name in wanted:

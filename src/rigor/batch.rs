@@ -229,6 +229,7 @@ fn fold(a: &mut Analysis, v: &Value) -> Fold {
         a.phases.insert("cpu".into(), cpu);
     }
     match kind {
+        "warm" => a.reimport = text(v, "why"),
         "coverage" => {
             a.coverage_error = text(v, "error");
             if let Some(entry) = v.get("report").filter(|r| !r.is_null()) {

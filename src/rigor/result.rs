@@ -33,6 +33,9 @@ pub struct TaskRigor {
     /// Seconds of the driver's phases (see [`Analysis::phases`]).
     #[serde(default)]
     pub phases: std::collections::BTreeMap<String, f64>,
+    /// See [`Analysis::reimport`].
+    #[serde(default)]
+    pub reimport: Option<String>,
 }
 
 /// Mutant counts of a task (or of many).
@@ -90,6 +93,7 @@ impl TaskRigor {
             error: a.error,
             wall_s: a.wall_s,
             phases: a.phases,
+            reimport: a.reimport,
         }
     }
 

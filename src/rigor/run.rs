@@ -180,6 +180,10 @@ pub struct Analysis {
     /// measured them.
     #[serde(default)]
     pub phases: BTreeMap<String, f64>,
+    /// Why the children import the reference themselves rather than run on the task's one
+    /// import (`None`: they run on it, or the runner never shares an import).
+    #[serde(default)]
+    pub reimport: Option<String>,
 }
 
 /// Why a subject could not be analysed at all.
