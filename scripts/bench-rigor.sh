@@ -37,34 +37,42 @@ run() { # name, python, dataset, extra args… → JSON in $work/name.json, seco
 tasks=()
 if [ -n "$subset" ]; then tasks=(--tasks "$subset"); fi
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-run schemata "$ce_py" "$data/classeval/ClassEval_data.json" "${tasks[@]}"
-run plain "$ce_py" "$data/classeval/ClassEval_data.json" "${tasks[@]}" --runner plain
+# Two rounds, alternated (schemata, plain, schemata, plain): the machine's drift over the
+# minutes of a round falls on both runners; the ratio is of the two rounds' mean times.
+for round in 1 2; do
+    run "schemata$round" "$ce_py" "$data/classeval/ClassEval_data.json" "${tasks[@]}"
+    run "plain$round" "$ce_py" "$data/classeval/ClassEval_data.json" "${tasks[@]}" --runner plain
+done
+cp "$work/schemata1.json" "$work/schemata.json"; cp "$work/plain1.json" "$work/plain.json"
 python3 - "$work" <<'PY'
 import json, sys
 w = sys.argv[1]
 def load(n):
     return json.load(open(f"{w}/{n}.json")), float(open(f"{w}/{n}.s").read())
-(s, ts), (p, tp) = load("schemata"), load("plain")
+(s, ts1), (p, tp1) = load("schemata1"), load("plain1")
+(_, ts2), (_, tp2) = load("schemata2"), load("plain2")
+ts, tp = (ts1 + ts2) / 2, (tp1 + tp2) / 2
 m = sum(t["mutants"] - t["equivalent"] for t in s["tasks"].values())
-print(f"runner comparison on {len(s['tasks'])} ClassEval tasks, {m} mutants run:")
-print(f"  plain (straightforward)  {tp:8.1f} s  {m / tp:7.1f} mutants/s")
-print(f"  schemata (classlab)      {ts:8.1f} s  {m / ts:7.1f} mutants/s   x{tp / ts:.2f}")
-same, diff = 0, []
-for tid, a in s["tasks"].items():
-    b = p["tasks"][tid]
+print(f"runner comparison on {len(s['tasks'])} ClassEval tasks, {m} mutants run, two rounds:")
+print(f"  plain (straightforward)  {tp1:6.1f} / {tp2:6.1f} s, mean {tp:6.1f} s  {m / tp:7.1f} mutants/s")
+print(f"  schemata (classlab)      {ts1:6.1f} / {ts2:6.1f} s, mean {ts:6.1f} s  {m / ts:7.1f} mutants/s"
+      f"   x{tp / ts:.2f} (rounds: x{tp1 / ts1:.2f}, x{tp2 / ts2:.2f})")
+def differ(s, p):
     # The plain runner does no TCE: its "killed + survived" covers what schemata calls equivalent.
-    if (a["killed"], sorted((x["op"], x["line"], x["before"]) for x in a["survived"])) == \
-       (b["killed"], sorted((x["op"], x["line"], x["before"]) for x in b["survived"])):
-        same += 1
-    else:
-        diff.append(tid)
-print(f"  same verdicts on {same} of {len(s['tasks'])} tasks" + (f"; differ: {', '.join(diff)}" if diff else ""))
+    key = lambda a: (a["killed"], sorted((x["op"], x["line"], x["before"]) for x in a["survived"]))
+    return [t for t, a in s["tasks"].items() if key(a) != key(p["tasks"][t])]
+for what, a, b in [("schemata and plain", s, p),
+                   ("the two schemata rounds", s, load("schemata2")[0]),
+                   ("the two plain rounds", p, load("plain2")[0])]:
+    diff = differ(a, b)
+    print(f"  same verdicts ({what}) on {len(a['tasks']) - len(diff)} of {len(a['tasks'])} tasks"
+          + (f"; differ: {', '.join(diff)}" if diff else ""))
 PY
 
 if [ -n "$subset" ]; then
     run full "$ce_py" "$data/classeval/ClassEval_data.json"
 else
-    cp "$work/schemata.json" "$work/full.json"; cp "$work/schemata.s" "$work/full.s"
+    cp "$work/schemata1.json" "$work/full.json"; cp "$work/schemata1.s" "$work/full.s"
 fi
 run post "$rce_py" "$data/realclasseval/post_cut-off"
 run csn "$rce_py" "$data/realclasseval/csn"

@@ -357,9 +357,15 @@ fn strict_xfail_kills_when_it_passes_and_budget_leaves_not_run() {
 
 #[test]
 fn each_mutant_starts_in_an_empty_directory() {
-    // The test fails when the file its class writes is already there. Children reuse working
-    // directories (a few per task): one a mutant left a file in is emptied before the next.
-    let code = "class Log:\n    def save(self):\n        import os\n        there = os.path.exists(\"log.txt\")\n        with open(\"log.txt\", \"w\") as f:\n            f.write(\"x\")\n        return there\n\n    def size(self):\n        return 1\n";
+    // The test fails when a file its class writes is already there: one in the working
+    // directory, one in the temporary directory. Children reuse directories (a few per task):
+    // one a mutant left a file in is emptied before the next, and no two children share a
+    // temporary directory (ClassEval_92's tests keep a database in `gettempdir()`).
+    let code = "class Log:\n    def save(self):\n        import os, tempfile\n        \
+paths = [\"log.txt\", os.path.join(tempfile.gettempdir(), \"log.txt\")]\n        \
+there = any(os.path.exists(p) for p in paths)\n        for p in paths:\n            \
+with open(p, \"w\") as f:\n                f.write(\"x\")\n        return there\n\n    \
+def size(self):\n        return 1\n";
     let tests = "import unittest\n\nclass LogTest(unittest.TestCase):\n    def test_save(self):\n        self.assertFalse(Log().save())\n";
     let s = Subject::unittest_concatenated(code, tests);
     // Never tested: every one survives, each after the test wrote its file.

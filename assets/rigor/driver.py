@@ -39,6 +39,7 @@ import select
 import shutil
 import signal
 import sys
+import tempfile
 import time
 import types
 import unittest
@@ -181,7 +182,8 @@ class Task:
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
-            os.chdir(rundir)
+            os.chdir(os.path.join(rundir, "work"))
+            tempfile.tempdir = os.environ["TMPDIR"] = os.path.join(rundir, "tmp")
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             if before is not None:
                 before()
@@ -536,7 +538,10 @@ class Child:
 
 
 class RunDirs:
-    """Working directories for children, reused: a child starts in an empty one of its own."""
+    """Directories for children, reused: a child starts with an empty working directory and
+    an empty temporary directory of its own (`work` and `tmp` in one pooled directory).
+    Its own `tmp` matters: children run side by side in one sandbox, and tests that put a
+    database in `gettempdir()` (ClassEval_92) would otherwise share it with a sibling."""
 
     def __init__(self, task):
         self.prefix = os.path.join(ROOT, "run-%d-" % task.index)
@@ -549,19 +554,22 @@ class RunDirs:
         self.made += 1
         d = self.prefix + str(self.made)
         os.mkdir(d)
+        os.mkdir(os.path.join(d, "work"))
+        os.mkdir(os.path.join(d, "tmp"))
         return d
 
     def give(self, d):
         """Back to the pool once its child is gone: emptied if the child wrote there."""
         try:
-            with os.scandir(d) as it:
-                clean = next(it, None) is None
+            clean = all(not os.listdir(os.path.join(d, sub)) for sub in ("work", "tmp"))
         except OSError:
             clean = False
         if not clean:
             shutil.rmtree(d, ignore_errors=True)
             try:
                 os.mkdir(d)
+                os.mkdir(os.path.join(d, "work"))
+                os.mkdir(os.path.join(d, "tmp"))
             except OSError:
                 return  # dropped: a fresh name next time
         self.free.append(d)
