@@ -193,6 +193,7 @@ class Task:
                 except BaseException as e:  # noqa: BLE001
                     os.write(wfd, ("I %s\n" % type(e).__name__).encode())
                     os._exit(0)
+                load_numpy_random()
             else:  # the warm modules, with these functions' code swapped (none: the reference)
                 ns = self.warm_ns
                 for functions, new in code:
@@ -236,6 +237,7 @@ class Task:
         signal.setitimer(signal.ITIMER_REAL, IMPORT_LIMIT)
         try:
             ns = self.install(self.ref_code)
+            load_numpy_random()  # once here, not in every child
             code_ns = getattr(sys.modules.get(self.code_name), "__dict__", {})
             self.reuse_why = reuse_obstacle(d, fds, threads, (code_ns, ns))
         finally:
@@ -280,11 +282,21 @@ def reseed():
     mines with `random.randint`) are the same in every run and order, and a kill can be
     re-run by hand."""
     random.seed(0)
-    np = sys.modules.get("numpy")
-    if np is not None:
+    npr = sys.modules.get("numpy.random")
+    if npr is not None:
         try:
-            np.random.seed(0)
+            npr.seed(0)
         except BaseException:  # noqa: BLE001 - a numpy without the legacy global generator
+            pass
+
+
+def load_numpy_random():
+    """numpy loads numpy.random lazily, on first use: load it when numpy is there, so that
+    `reseed` seeds it before every test, whichever test uses it first."""
+    if "numpy" in sys.modules and "numpy.random" not in sys.modules:
+        try:
+            importlib.import_module("numpy.random")
+        except BaseException:  # noqa: BLE001
             pass
 
 
