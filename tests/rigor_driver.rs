@@ -442,6 +442,20 @@ def test_one(self):\n        self.assertEqual(Made().one(), 1)\n";
     assert_eq!(a.reimport.as_deref(), Some("the import wrote files"));
     assert_eq!(a.valid_tests, 2, "{:?}", a.excluded);
     assert_eq!(a.outcomes[0].by.as_deref(), Some("MadeTest.test_one"));
+
+    // So does one that makes a temporary file: it would be one file for all children.
+    let code = "import tempfile\n\nSCRATCH = tempfile.mkstemp()[1]\n\n\n\
+class Scratch:\n    def one(self):\n        return 1\n";
+    let tests = "import unittest\n\nclass ScratchTest(unittest.TestCase):\n    \
+def test_one(self):\n        self.assertEqual(Scratch().one(), 1)\n";
+    let s = Subject::unittest_concatenated(code, tests);
+    let a = run(
+        &s,
+        &[hand(code, "return 1", "return 2")],
+        &Options::default(),
+    );
+    assert_eq!(a.reimport.as_deref(), Some("the import wrote files"));
+    assert_eq!(a.outcomes[0].status, Status::Killed);
 }
 
 #[test]

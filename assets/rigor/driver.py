@@ -228,6 +228,8 @@ class Task:
         d = os.path.join(ROOT, "warm-%d" % os.getpid())
         os.mkdir(d)
         os.chdir(d)
+        # Temporary files the import makes land in its directory too, where they are seen.
+        tempfile.tempdir = os.environ["TMPDIR"] = d
         fds, threads = open_fds(), thread_count()
 
         def on_alarm(signum, frame):
@@ -244,6 +246,8 @@ class Task:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             os.chdir(self.dir)
+            tempfile.tempdir = None
+            os.environ.pop("TMPDIR", None)
             shutil.rmtree(d, ignore_errors=True)
         if self.reuse_why is None:
             self.warm_ns = ns
@@ -319,7 +323,7 @@ def reuse_obstacle(d, fds, threads, namespaces):
     if fds is None or threads is None:
         return "no /proc"
     if os.listdir(d):
-        return "the import wrote files"
+        return "the import wrote files"  # in its directory or a temporary one
     if open_fds() - fds:
         return "the import left descriptors open"
     if thread_count() != threads:
