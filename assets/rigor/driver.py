@@ -553,6 +553,9 @@ class Child:
         return self.setup, self.results, self.stopped, time.monotonic() - self.started
 
 
+RUN_SUBDIRS = ("work", "tmp")  # a child's working and temporary directories
+
+
 class RunDirs:
     """Directories for children, reused: a child starts with an empty working directory and
     an empty temporary directory of its own (`work` and `tmp` in one pooled directory).
@@ -569,23 +572,25 @@ class RunDirs:
             return self.free.pop()
         self.made += 1
         d = self.prefix + str(self.made)
-        os.mkdir(d)
-        os.mkdir(os.path.join(d, "work"))
-        os.mkdir(os.path.join(d, "tmp"))
+        self.make(d)
         return d
+
+    @staticmethod
+    def make(d):
+        os.mkdir(d)
+        for sub in RUN_SUBDIRS:
+            os.mkdir(os.path.join(d, sub))
 
     def give(self, d):
         """Back to the pool once its child is gone: emptied if the child wrote there."""
         try:
-            clean = all(not os.listdir(os.path.join(d, sub)) for sub in ("work", "tmp"))
+            clean = all(not os.listdir(os.path.join(d, sub)) for sub in RUN_SUBDIRS)
         except OSError:
             clean = False
         if not clean:
             shutil.rmtree(d, ignore_errors=True)
             try:
-                os.mkdir(d)
-                os.mkdir(os.path.join(d, "work"))
-                os.mkdir(os.path.join(d, "tmp"))
+                self.make(d)
             except OSError:
                 return  # dropped: a fresh name next time
         self.free.append(d)
@@ -953,8 +958,7 @@ def analyse(task):
         except BaseException as e:  # noqa: BLE001
             task.send("fatal", phase="import", message="%s: %s" % (type(e).__name__, e))
             return
-        task.send("warm", seconds=round(time.monotonic() - t, 4), reuse=task.reuse_why is None,
-                  why=task.reuse_why)
+        task.send("warm", seconds=round(time.monotonic() - t, 4), why=task.reuse_why)
     # Coverage and the untraced reference run, side by side.
     t = time.monotonic()
     got = {}
