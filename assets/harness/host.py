@@ -852,7 +852,8 @@ def _host_main():
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     alarm_on[0] = False
                 return
-            signal.signal(signal.SIGALRM, on_alarm)
+            if signal.getsignal(signal.SIGALRM) is not on_alarm:  # the code may have replaced it
+                signal.signal(signal.SIGALRM, on_alarm)
             signal.setitimer(signal.ITIMER_REAL, max(d - monotonic(), 0.001))
             alarm_on[0] = True
         except (ValueError, OSError):
@@ -900,12 +901,16 @@ def _host_main():
             out = import_modules(modules)
         if globals_module is None:
             return out, None
-        return out, op_globals(_sys.modules[globals_module])
+        return out, tuple(k for k in list(vars(_sys.modules[globals_module]))
+                          if type(k) is str and not (k.startswith("__") and k.endswith("__")))
 
-    def op_globals(module):
+    def op_globals(module, names=None):
+        """The module's top-level names (those in `names`, when given) and their values."""
+        wanted = None if names is None else frozenset(names)
         out = []
         for k, v in list(vars(module).items()):
-            if type(k) is str and not (k.startswith("__") and k.endswith("__")):
+            if type(k) is str and not (k.startswith("__") and k.endswith("__")) and \
+                    (wanted is None or k in wanted):
                 out.append((k, v))
         return tuple(out)
 

@@ -695,13 +695,18 @@ def _harness():
     # ---- the test file as written, compiled by the harness before anything of the suite ran --
     test_paths = set()
 
-    def compiled_tests(path, from_line):
+    def compile_tests(path, data):
+        """The test file's module code (compiled once: checked, mined for decoys and run from
+        this one object), or None when it does not compile."""
+        try:
+            return compile(data, path, "exec", dont_inherit=True)
+        except BaseException:
+            return None
+
+    def compiled_tests(top, from_line):
         """(class name, function name) -> code object (class "" for module-level functions)
         of what the test file defines from `from_line` on."""
-        try:
-            with open(path, "rb") as f:
-                top = compile(f.read(), path, "exec", dont_inherit=True)
-        except BaseException:
+        if top is None:
             return {}
         out = {}
         for c in top.co_consts:
@@ -714,6 +719,25 @@ def _harness():
                 if isinstance_(m, types.CodeType):
                     out[(c.co_name, m.co_name)] = m
         return out
+
+    # Names through which test code reaches its module's globals by string, not by name.
+    by_string = frozenset(("globals", "vars", "locals", "eval", "exec", "dir", "modules",
+                           "__dict__", "__globals__", "f_globals", "__import__",
+                           "import_module", "getmodule", "getmembers"))
+
+    def names_looked_up(top):
+        """Every global name the test module's code can look up (the co_names of it and of
+        the code nested in it: a superset, attribute names included), or None when it may look
+        its globals up by string. The code's top-level names the tests never name need not
+        cross (ClassEval_52's tests never name its `nltk`: the runner need not import it)."""
+        if top is None:
+            return None
+        names, stack = set(), [top]
+        while stack:
+            c = stack.pop()
+            names.update(c.co_names)
+            stack.extend(k for k in c.co_consts if isinstance_(k, types.CodeType))
+        return None if names & by_string else frozenset(names)
 
     def read_bytes(path):
         try:
@@ -839,7 +863,8 @@ def _harness():
         if path == test_path and last is not None:
             tests_from = max(tests_from, last + 1)
     test_bytes = read_bytes(test_path)
-    test_code = compiled_tests(test_path, tests_from)
+    test_top = compile_tests(test_path, test_bytes) if test_bytes is not None else None
+    test_code = compiled_tests(test_top, tests_from)
     source_text = (test_bytes or b"").decode("utf-8", "replace")
 
     def file_intact():
@@ -865,6 +890,7 @@ def _harness():
         split_ctl[0] = _split_runner({
             "spec": spec, "emit": emit, "HarnessTimeout": HarnessTimeout,
             "alarm_reason": lambda: alarm_reason[0], "test_paths": set(test_paths),
+            "test_top": test_top,
             "hold_clock": hold_clock, "release_clock": release_clock,
             "test_modules": [spec.get("test_module") or
                              _os.path.basename(spec.get("test_file", ""))[:-3]],
@@ -910,7 +936,8 @@ def _harness():
         name = spec["test_module"]
         try:
             arm_import()
-            names = split_ctl[0].code_globals(mods[spec["globals_module"]])
+            names = split_ctl[0].code_globals(mods[spec["globals_module"]],
+                                              names_looked_up(test_top))
             module = types.ModuleType(name)
             # Tests write files beside themselves (ClassEval_45: os.path.dirname(__file__))
             # for the code to read: their `__file__` is in the shared scratch directory, where
@@ -918,8 +945,8 @@ def _harness():
             module.__file__ = join(spec.get("scratch") or workdir, _os.path.basename(test_path))
             vars(module).update(names)
             _sys.modules[name] = module
-            exec(compile(test_bytes or b"", test_path, "exec", dont_inherit=True),
-                 vars(module))
+            exec(test_top if test_top is not None else
+                 compile(test_bytes or b"", test_path, "exec", dont_inherit=True), vars(module))
         except BaseException as e:
             disarm()
             report_import(e, "tests")

@@ -645,13 +645,10 @@ def _split_runner(ctx):
                 except BaseException:
                     pass
 
-    def literal_pool(path):
+    def literal_pool(code):
         """The test file's constants (what a decoy is drawn from first), read from its code
         objects: no parser needed."""
-        try:
-            with open(path, "rb") as f:
-                code = compile(f.read(), path, "exec", dont_inherit=True)
-        except BaseException:
+        if code is None:
             return
         stack = [code]
         while stack:
@@ -1348,8 +1345,7 @@ def _split_runner(ctx):
         return peer.request("getattr", obj, name)
 
     peer.getattr = getattr_forward
-    for p in ctx["test_paths"]:
-        literal_pool(p)
+    literal_pool(ctx["test_top"])
 
     # ---- mock.patch of modules both sides have: forwarded to the host ------------------------
     forwarded = {}
@@ -1520,31 +1516,37 @@ def _split_runner(ctx):
         @staticmethod
         def import_code(modules, globals_module=None):
             """Import the code's modules in the host: their proxies (a raised exception is the
-            import failure, as the host reported it). With `globals_module`, that module's
-            top-level names come in the same answer (for `code_globals`)."""
+            import failure, as the host reported it). With `globals_module`, the names of that
+            module's top level come in the same answer (for `code_globals`)."""
             answer = peer.request("import", tuple(modules), globals_module)
             if type_(answer) is not tuple or len_(answer) != 2:
                 die(HostMisbehaved, "a malformed answer to the import")
-            mods, pairs = answer
+            mods, names = answer
             if type_(mods) is not tuple or len_(mods) != len_(modules):
                 die(HostMisbehaved, "a malformed answer to the import")
-            state["globals"] = pairs
+            state["global_names"] = names
             return dict(zip(modules, mods))
 
         @staticmethod
-        def code_globals(module):
-            """The code module's top-level names (ClassEval's one-module layout): modules it
-            imported come back imported here, classes as runner classes, values by value."""
-            pairs = state.pop("globals", None)
-            if pairs is None:
-                pairs = peer.request("globals", module)
+        def code_globals(module, looked_up=None):
+            """The code module's top-level names (ClassEval's one-module layout) that the tests
+            may look up (`looked_up`; None: all): modules it imported come back imported here,
+            classes as runner classes, values by value. Names the tests never look up stay in
+            the host (a module the code imported and the tests never name is not imported
+            here). The host learns only which of its own names the tests look up."""
+            names = state.pop("global_names", None)
+            if type_(names) is not tuple or not all(type_(n) is str for n in names):
+                die(HostMisbehaved, "malformed globals")
+            wanted = tuple(n for n in names if looked_up is None or n in looked_up)
+            pairs = peer.request("globals", module, wanted)
             out = {}
             if type_(pairs) is not tuple:
                 die(HostMisbehaved, "malformed globals")
             shadow = set(dir(builtins))
+            wanted = frozenset(wanted)
             for pair in pairs:
                 if type_(pair) is not tuple or len_(pair) != 2 or type_(pair[0]) is not str \
-                        or not pair[0].isidentifier():
+                        or not pair[0].isidentifier() or pair[0] not in wanted:
                     die(HostMisbehaved, "malformed globals")
                 if pair[0] in shadow:
                     observe("the code's top-level name %s shadows a builtin the tests use"

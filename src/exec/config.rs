@@ -255,6 +255,7 @@ impl Sandbox {
             read_paths: host_read,
             write_paths: config.write_paths.clone(),
             scratch_idmap,
+            cpu: None,
         });
         Ok(SuiteLaunch {
             config,

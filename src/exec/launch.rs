@@ -122,6 +122,9 @@ pub(crate) struct HostConfig {
     /// mount showing the runner's files as its own (see `idmap.rs`).
     #[serde(default)]
     pub scratch_idmap: Option<(PathBuf, u32, u32)>,
+    /// The CPU the suite's processes share (`cpus.rs`); None: wherever the kernel puts them.
+    #[serde(default)]
+    pub cpu: Option<usize>,
 }
 
 impl LaunchConfig {
@@ -405,6 +408,9 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
         Some(_) => Some(sys::socket_pair(libc::SOCK_STREAM)?),
         None => None,
     };
+    if let Some(cpu) = cfg.host.as_ref().and_then(|h| h.cpu) {
+        super::cpus::pin_to(cpu); // the runner and the host inherit it
+    }
     let child = fork()?;
     if child == 0 {
         let e = child::runner_main(cfg, pair.as_ref().map(|(runner, host)| (runner, host)));

@@ -46,6 +46,7 @@
 
 mod cgroup;
 mod config;
+mod cpus;
 mod idmap;
 mod isolation;
 mod launch;
@@ -141,6 +142,8 @@ pub struct Sandbox {
     zygote: Mutex<Option<warm::Zygote>>,
     /// Uids of the suites running now (as root: one pair per suite).
     uids: uids::UidPool,
+    /// The CPU each split suite's two processes share.
+    cpus: cpus::CpuPool,
 }
 
 impl fmt::Debug for Sandbox {
@@ -244,7 +247,11 @@ impl Sandbox {
         };
         let procs = cg.as_ref().map(|c| c.procs_files()).unwrap_or_default();
         let lease = self.lease_uids()?;
-        let launch = self.suite_launch(spec, &workdir.0, procs, probe, lease.as_ref())?;
+        let mut launch = self.suite_launch(spec, &workdir.0, procs, probe, lease.as_ref())?;
+        let cpu = launch.config.host.as_ref().and_then(|_| self.cpus.lease());
+        if let (Some(host), Some(cpu)) = (launch.config.host.as_mut(), &cpu) {
+            host.cpu = Some(cpu.cpu());
+        }
 
         let (out_r, out_w) = sys::pipe()?;
         let (err_r, err_w) = sys::pipe()?;

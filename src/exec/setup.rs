@@ -283,6 +283,7 @@ impl Sandbox {
             seccomp: seccomp_programs,
             zygote: Mutex::new(None),
             uids: Default::default(),
+            cpus: super::cpus::CpuPool::of_this_process(),
         })
     }
 }

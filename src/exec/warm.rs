@@ -64,6 +64,7 @@ pub(crate) fn request_parts(
             "env": env(&h.env),
             "run_as": h.run_as,
             "scratch_idmap": h.scratch_idmap,
+            "cpu": h.cpu,
             "read_paths": h.read_paths,
             "write_paths": h.write_paths,
         })

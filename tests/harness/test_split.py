@@ -109,6 +109,42 @@ class Carried(unittest.TestCase):
             """)
         self.assertAllPass(r)
 
+    def test_only_the_code_s_names_the_tests_look_up_cross(self):
+        # The code imports two modules; the tests name one. The other stays in the host: the
+        # runner never imports it (ClassEval_52's nltk, _44's gensim, _28's pandas).
+        code = """
+            import colorsys
+            from xml.dom import minidom
+            len = 3
+
+            def hls(r, g, b):
+                return colorsys.rgb_to_hls(r, g, b)
+            """
+        r = run_one_module(code, """
+            import sys
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_modules(self):
+                    loaded = getattr(sys, "mod" + "ules")  # by a name the filter does not see
+                    self.assertEqual(hls(1, 0, 0), colorsys.rgb_to_hls(1, 0, 0))
+                    self.assertTrue("colorsys" in loaded)
+                    self.assertFalse("xml.dom.minidom" in loaded, "the runner imported it")
+            """)
+        self.assertAllPass(r)
+        self.assertFalse([d for _, d in r.evidence if "shadows" in d], r.evidence)
+        # Tests that may look their globals up by string get them all.
+        r = run_one_module(code, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_by_string(self):
+                    self.assertIn("minidom", globals())
+                    self.assertEqual(len("ab"), 2)
+            """)
+        self.assertEqual(r.outcome("T.test_by_string"), "pass", r.stderr[-2000:])
+        self.assertTrue([d for _, d in r.evidence if "shadows a builtin" in d], r.evidence)
+
     def test_arguments_are_copied_back_and_identity_kept(self):
         r = run_one_module("""
             class Sorter:
