@@ -13,14 +13,14 @@
 # keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the suite's part,
 # joins the suite's cgroups, makes new mount/network/IPC/UTS namespaces, the namespace's own
 # /proc, a private /tmp, the work dir and /dev/shm, writes the files every process may see
-# (read-only), and, for the split harness, forks the host's init one PID namespace down (before
-# any test is in its memory). Then it reads the runner's part (the tests), writes it, and forks
-# the runner. Each Python applies descriptors, rlimits, securebits and bounding set, its
-# unprivileged user, every capability dropped, no_new_privs, Landlock and seccomp, then runs its
-# harness. The init reaps, writes the runner's end to the status descriptor (`python
-# exit|signal N utime_us stime_us maxrss_kb`, then `leftover` and `tampered` lines, like the cold
-# launcher; the host's init writes `host exit|signal ...`), and exits, which ends whatever the
-# suite left, the host with it.
+# (read-only), and, for the split harness, forks the host as PID 1 of a PID namespace one level
+# down (before any test is in its memory). Then it reads the runner's part (the tests), writes
+# it, and forks the runner. Each Python applies descriptors, rlimits, securebits and bounding
+# set, its unprivileged user, every capability dropped, no_new_privs, Landlock and seccomp, then
+# runs its harness. The init reaps, writes the host's end if it comes first (`host exit|signal
+# ...`) and the runner's to the status descriptor (`python exit|signal N utime_us stime_us
+# maxrss_kb`, then `leftover` and `tampered` lines, like the cold launcher), and exits, which
+# ends whatever the suite left, the host with it.
 
 import ctypes
 import fcntl
@@ -290,7 +290,7 @@ def suite_init(fds):
     out_w, err_w, res_w, tok_r, st_w, suite_fd, runner_fd = fds
     st_w = fcntl.fcntl(st_w, fcntl.F_DUPFD_CLOEXEC, 100)
     os.close(fds[4])
-    host_init, pair, helper = None, None, None
+    host, pair, helper = None, None, None
     try:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.setsid()
@@ -322,8 +322,7 @@ def suite_init(fds):
         written = place_files(wd, req.get("files") or [])
         if req.get("host"):
             pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            host_init = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w,
-                                   helper)
+            host = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w, helper)
         run = read_part(runner_fd)
         written += place_files(wd, run.get("files") or [])
     except BaseException as e:
@@ -343,13 +342,14 @@ def suite_init(fds):
         for end in pair:
             end.close()
     del req, run
-    reap(pid, st_w, written, wd, host_init, helper[0] if helper else None)
+    reap(pid, st_w, written, wd, host, helper[0] if helper else None)
 
 
 def start_host(req, pair, outputs, runner_fds, st_w, helper):
-    """The host's init, PID 1 of a PID namespace nested in the suite's: it mounts that
-    namespace's own /proc in a mount namespace of its own and forks the host. Only the suite's
-    part of the request is in memory here (no test). Returns the host init's pid."""
+    """The host, PID 1 of a PID namespace nested in the suite's: it mounts that namespace's own
+    /proc in a mount namespace of its own, then becomes the host's Python (no init of its own:
+    one fork less per suite; whatever the code forks ends with it). Only the suite's part of the
+    request is in memory here (no test). Returns the host's pid."""
     idmap = req["host"].get("scratch_idmap")
     userns = userns_showing(helper, idmap[1], idmap[2]) if idmap else None
     own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
@@ -376,23 +376,10 @@ def start_host(req, pair, outputs, runner_fds, st_w, helper):
     except BaseException as e:
         report(st_w, "error host setup: %s\n" % e)
         os._exit(125)
-    host = os.fork()
-    if host == 0:
-        h = req["host"]
-        python(req, dict(req, **h), HARNESSES["host"]["_host_entry"], h["spec"],
-               list(outputs) + [pair[1].detach()], st_w)
-        os._exit(124)
-    pair[1].close()
-    for fd in outputs:
-        os.close(fd)
-    while True:
-        try:
-            pid, st, ru = os.wait4(-1, 0)
-        except ChildProcessError:
-            os._exit(0)
-        if pid == host:
-            report(st_w, "host %s\n" % ended(st, ru))
-            os._exit(0)
+    h = req["host"]
+    python(req, dict(req, **h), HARNESSES["host"]["_host_entry"], h["spec"],
+           list(outputs) + [pair[1].detach()], st_w)
+    os._exit(124)
 
 
 SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # x86_64
@@ -477,22 +464,23 @@ def nspids(pid):
     return []
 
 
-def reap(runner_pid, st_w, written, wd, host_init, helper):
+def reap(runner_pid, st_w, written, wd, host, helper):
     while True:
         try:
             pid, st, ru = os.wait4(-1, 0)
         except ChildProcessError:
             os._exit(0)
+        if pid == host:
+            report(st_w, "host %s\n" % ended(st, ru))
         if pid != runner_pid:
             continue
         lines = ["python " + ended(st, ru)]
         for name in os.listdir("/proc"):
-            if not name.isdigit() or name == "1" or int(name) in (host_init, helper):
+            if not name.isdigit() or name == "1" or int(name) in (host, helper):
                 continue
-            ids = nspids(name)
-            # Gone by now (the host ends on its own once the runner closed the socket), or the
-            # host itself (pid 2 one namespace down): not left behind.
-            if ids is None or (host_init is not None and len(ids) == 2 and ids[1] == "2"):
+            # Gone by now (the host ends on its own once the runner closed the socket): not
+            # left behind.
+            if nspids(name) is None:
                 continue
             try:
                 with open("/proc/%s/comm" % name) as f:

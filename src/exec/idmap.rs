@@ -27,7 +27,7 @@ struct MountAttr {
 /// A user namespace whose uid and gid maps show `from` as `to` (what an idmapped mount is
 /// described by): made by a child that unshares one and waits while it is mapped and opened.
 /// Made before the host's PID namespace, so that its child takes no pid there (the host is
-/// pid 2 of its namespace).
+/// PID 1 of its namespace).
 pub(crate) fn userns_showing(from: u32, to: u32) -> io::Result<OwnedFd> {
     let (ready_r, ready_w) = sys::pipe()?;
     let (done_r, done_w) = sys::pipe()?;

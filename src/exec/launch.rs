@@ -11,9 +11,10 @@
 //!          │            (which kills whatever is left in the namespace)
 //!          ├─ python    the runner: setsid, rlimits, capabilities dropped, no_new_privs,
 //!          │            Landlock, seccomp, exec
-//!          └─ host init split harness only: PID 1 of a PID namespace nested in the suite's,
-//!              │        with a mount namespace and /proc of its own; reports the host's end
-//!              └─ host  the code under test's Python, as another uid (see `child.rs`)
+//!          └─ host      split harness only: the code under test's Python, as another uid,
+//!                       PID 1 of a PID namespace nested in the suite's, with a mount namespace
+//!                       and /proc of its own (see `child.rs`); its end is reported if it comes
+//!                       before the runner's
 //! ```
 //! Descriptors received from the parent: 0 `/dev/null`, 1/2 output pipes, 3 result pipe (write),
 //! 4 nonce pipe (read), 5 status pipe (write; never reaches Python), and 6 the configuration
@@ -421,7 +422,7 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
     if !cfg.pidns {
         status(&format!("pid {child}"));
     }
-    let mut host_init = None;
+    let mut host_pid = None;
     if let (Some(host), Some((runner_end, host_end))) = (&cfg.host, pair.as_ref()) {
         // Before the host's PID namespace: its helper process takes no pid there.
         let idmap = match &host.scratch_idmap {
@@ -439,25 +440,25 @@ fn init_main(cfg: &LaunchConfig) -> io::Result<i32> {
         )?;
         let pid = fork()?;
         if pid == 0 {
-            let code = match child::host_init(cfg, host, host_end, runner_end, idmap.as_ref()) {
-                Ok(c) => c,
-                Err(e) => {
-                    status(&format!("error host: {e}"));
-                    125
-                }
+            let e = match child::host(cfg, host, host_end, runner_end, idmap.as_ref()) {
+                Ok(e) | Err(e) => e,
             };
+            status(&format!("error host: {e}"));
             // SAFETY: leave the child.
-            unsafe { libc::_exit(code) }
+            unsafe { libc::_exit(125) }
         }
-        host_init = Some(pid);
+        host_pid = Some(pid);
     }
     drop(pair);
     close_suite_fds();
     while let Some((r, st, ru)) = wait_any() {
+        if Some(r) == host_pid {
+            status(&format!("host {}", child::ended(st, &ru)));
+        }
         if r == child {
             status(&format!("python {}", child::ended(st, &ru)));
             if cfg.pidns && cfg.remount_proc {
-                report_leftovers(host_init);
+                report_leftovers(host_pid);
             }
             // The suite's files are mounted read-only; say so if one changed all the same.
             for (rel, content) in &written {
@@ -494,8 +495,8 @@ pub(super) fn wait_any() -> Option<(libc::pid_t, i32, libc::rusage)> {
 }
 
 /// In the namespace's own /proc: every process but init is something the suite left behind,
-/// except the split harness's host and its init (they end with the suite by design).
-fn report_leftovers(host_init: Option<i32>) {
+/// except the split harness's host (it ends with the suite by design).
+fn report_leftovers(host: Option<i32>) {
     let Ok(rd) = std::fs::read_dir("/proc") else {
         return;
     };
@@ -504,15 +505,12 @@ fn report_leftovers(host_init: Option<i32>) {
         let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
             continue;
         };
-        if pid == 1 || Some(pid) == host_init {
+        if pid == 1 || Some(pid) == host {
             continue;
         }
         // A process that is gone by now is not left behind (the host ends on its own once the
         // runner has closed the socket).
-        let Ok(proc_status) = std::fs::read_to_string(e.path().join("status")) else {
-            continue;
-        };
-        if host_init.is_some() && is_host(&proc_status) {
+        if !e.path().join("status").exists() {
             continue;
         }
         let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
@@ -520,29 +518,5 @@ fn report_leftovers(host_init: Option<i32>) {
             "leftover {pid} ({}) [pid in the sandbox]",
             comm.trim()
         ));
-    }
-}
-
-/// The host itself: pid 2 of the PID namespace nested in the suite's (`NSpid: N 2`).
-fn is_host(proc_status: &str) -> bool {
-    proc_status
-        .lines()
-        .find_map(|l| l.strip_prefix("NSpid:"))
-        .is_some_and(|ids| {
-            let ids: Vec<&str> = ids.split_whitespace().collect();
-            ids.len() == 2 && ids[1] == "2"
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_host_is_pid_2_one_namespace_down() {
-        assert!(is_host("Name:\tpython3\nNSpid:\t17\t2\n"));
-        assert!(!is_host("Name:\tpython3\nNSpid:\t2\n"));
-        assert!(!is_host("NSpid:\t18\t3\n"));
-        assert!(!is_host(""));
     }
 }

@@ -2,8 +2,8 @@
 //! one that runs the tests and writes the verdicts) and the split harness's host (the code under
 //! test), each set up in its own forked child and then replaced by Python.
 //!
-//! The host lives one PID namespace down (its init, [`host_init`], is PID 1 there, with a mount
-//! namespace and `/proc` of its own): it sees no process of the suite but its own, so it cannot
+//! The host lives one PID namespace down (it is PID 1 there, [`host`], with a mount namespace
+//! and `/proc` of its own): it sees no process of the suite but its own, so it cannot
 //! name, signal, trace or read the runner, and `/proc/<runner>/cmdline` does not exist for it.
 //! It runs as another uid, with Landlock rules of its own (the code directory, not the tests'),
 //! and holds one descriptor besides its output: the host socket, as 3.
@@ -18,7 +18,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use super::{HostConfig, LaunchConfig, STATUS_FD, close_suite_fds, fork, status, wait_any};
+use super::{HostConfig, LaunchConfig, STATUS_FD};
 use crate::exec::idmap::idmap_over;
 use crate::exec::seccomp;
 use crate::exec::sys::{self, check};
@@ -95,17 +95,17 @@ pub(super) fn runner_main(cfg: &LaunchConfig, pair: Option<(&OwnedFd, &OwnedFd)>
     )
 }
 
-/// The host's init: PID 1 of the PID namespace the suite's init unshared for it. Mounts the
-/// namespace's own `/proc` in a mount namespace of its own (and the idmapped scratch
-/// directory, with `idmap`'s user namespace), forks the host, reports its end (`host
-/// exit|signal …`) and exits, which ends whatever the host left.
-pub(super) fn host_init(
+/// The host: PID 1 of the PID namespace the suite's init unshared for it (no init of its own:
+/// one fork less per suite; whatever the code forks ends with it). Mounts the namespace's own
+/// `/proc` in a mount namespace of its own (and the idmapped scratch directory, with `idmap`'s
+/// user namespace), then becomes Python: returns only on failure.
+pub(super) fn host(
     cfg: &LaunchConfig,
     host: &HostConfig,
     sock: &OwnedFd,
     runner_end: &OwnedFd,
     idmap: Option<&OwnedFd>,
-) -> io::Result<i32> {
+) -> io::Result<io::Error> {
     // SAFETY: plain prctl/close.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
@@ -134,23 +134,7 @@ pub(super) fn host_init(
         idmap_over(scratch, ns)
             .map_err(|e| io::Error::new(e.kind(), format!("idmapped scratch: {e}")))?;
     }
-    let pid = fork()?;
-    if pid == 0 {
-        let e = host_main(cfg, host, sock);
-        status(&format!("error host: {e}"));
-        // SAFETY: leave the child.
-        unsafe { libc::_exit(127) }
-    }
-    // SAFETY: closing our copy: the runner must see end of file when the host is gone.
-    unsafe { libc::close(sock.as_raw_fd()) };
-    close_suite_fds();
-    while let Some((r, st, ru)) = wait_any() {
-        if r == pid {
-            status(&format!("host {}", ended(st, &ru)));
-            return Ok(0);
-        }
-    }
-    Ok(0)
+    Ok(host_main(cfg, host, sock))
 }
 
 /// The host: descriptors 0-2 and the socket as 3, nothing else; then Python.
