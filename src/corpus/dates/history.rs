@@ -1,10 +1,11 @@
 //! One walk of one repository's history: for every class the store holds in it, the first
 //! commit whose version of the class's file has the class's `class Name` line.
 //!
-//! Commits are visited oldest first (by committer time) from HEAD, each diffed against its
-//! first parent (a root commit against the empty tree): only the trees that changed are
-//! compared, and a blob is read only when it is a new version of a file the store holds
-//! classes in. The first version found to hold a class's line dates the class; the walk ends
+//! Commits are visited oldest first (by committer time, parents before children, as `git log
+//! --date-order --reverse` lists them: commits of one second keep their order) from HEAD, each
+//! diffed against its first parent (a root commit against the empty tree): only the trees that
+//! changed are compared, and a blob is read only when it is a new version of a file the store
+//! holds classes in. The first version found to hold a class's line dates the class; the walk ends
 //! when every class is dated. A side branch's commit is visited too (it is reachable from
 //! HEAD), so a class brought in by a merge is dated by the branch commit that wrote it.
 
@@ -47,7 +48,7 @@ pub fn first_seen(
     let mut pending: usize = files.values().map(Vec::len).sum();
     let mut dated = Vec::with_capacity(pending);
     let mut walk = repo.revwalk()?;
-    walk.set_sorting(Sort::TIME | Sort::REVERSE)?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME | Sort::REVERSE)?;
     walk.push(head)?;
     let mut opts = DiffOptions::new();
     opts.skip_binary_check(true).ignore_submodules(true);
