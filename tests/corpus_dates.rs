@@ -1,7 +1,7 @@
 //! `classlab corpus dates`: a real git repository made here with libgit2 (several commits at
 //! set times, a class added later, a class moved to another file, a class's bases changed, a
 //! merged side branch, an uncommitted class) beside a directory that is no repository; the
-//! exact dates and commits each class gets, in the store and through `corpus export`; a rerun
+//! exact dates and commits each class gets (two commits of one second: the parent's), in the store and through `corpus export`; a rerun
 //! skips the unchanged repository, and a new commit is dated after a rebuild.
 
 use std::collections::BTreeMap;
@@ -104,6 +104,16 @@ fn classes_are_dated_by_the_commit_that_first_holds_their_line() {
         T0 + 10 * DAY,
         &[c1],
     );
+    // Another commit in the same second (a rebase): B was there before it.
+    let c2b = commit(
+        &repo,
+        &[(
+            "pkg/a.py",
+            Some("class A:\n    def f(self):\n        return 1\n\n\nclass B(A):\n    x = 1\n"),
+        )],
+        T0 + 10 * DAY,
+        &[c2],
+    );
     // The class moves to another file, and A's bases change (A is not new for that).
     let c3 = commit(
         &repo,
@@ -118,7 +128,7 @@ fn classes_are_dated_by_the_commit_that_first_holds_their_line() {
             ),
         ],
         T0 + 400 * DAY,
-        &[c2],
+        &[c2b],
     );
     // A side branch writes `Side` on day 500; the main line moves on day 600 and merges it on
     // day 700: `Side` is dated by the branch's commit.
