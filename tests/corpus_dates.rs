@@ -1,8 +1,8 @@
 //! `classlab corpus dates`: a real git repository made here with libgit2 (several commits at
-//! set times, a class added later, a class moved to another file, a class's bases changed, a
-//! merged side branch, an uncommitted class) beside a directory that is no repository; the
-//! exact dates and commits each class gets (two commits of one second: the parent's), in the store and through `corpus export`; a rerun
-//! skips the unchanged repository, and a new commit is dated after a rebuild.
+//! set times, a class added later, a class moved to another file, a class's bases changed, two
+//! commits of one second, a merged side branch, an uncommitted class) beside a directory that is
+//! no repository; the exact dates and commits each class gets, in the store and through `corpus
+//! export`; a rerun skips the unchanged repository, and a new commit is dated after a rebuild.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -62,8 +62,11 @@ fn commit(repo: &Repository, files: &[(&str, Option<&str>)], time: i64, parents:
         .unwrap()
 }
 
-/// Each class's (first_seen, commit, reason) from the store, by qualified name.
-fn dates_of(store: &Path) -> BTreeMap<String, (Option<i64>, Option<String>, Option<String>)> {
+/// A class's row: first_seen, commit, reason.
+type DateRow = (Option<i64>, Option<String>, Option<String>);
+
+/// Each class's row from the store, by qualified name.
+fn dates_of(store: &Path) -> BTreeMap<String, DateRow> {
     let conn = rusqlite::Connection::open(store).unwrap();
     let mut stmt = conn
         .prepare(
