@@ -1,4 +1,4 @@
-//! `classlab corpus build|query|merge|export|funnel`: class corpora in one SQLite store.
+//! `classlab corpus build|query|merge|export|funnel|dates`: class corpora in one SQLite store.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
@@ -104,6 +104,12 @@ pub enum CorpusCommand {
     },
     /// The store's funnel: files and classes at each stage, drops by reason.
     Funnel { file: PathBuf },
+    /// Record each class's first-seen date (the first commit holding its `class` line) where
+    /// its file is in a git repository: one walk of each repository's history (resumable).
+    Dates {
+        /// The store (built by `corpus build`, finished).
+        file: PathBuf,
+    },
 }
 
 pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
@@ -272,6 +278,31 @@ pub(crate) fn run(ctx: &Context, args: &CorpusArgs) -> anyhow::Result<Outcome> {
             }
             Ok(Outcome::clean())
         }
+        CorpusCommand::Dates { file } => {
+            let bar = DatesBar::default();
+            let s = crate::corpus::dates::date_store(file, &bar)?;
+            drop(bar);
+            match ctx.output {
+                Output::Json => println!("{}", serde_json::to_string(&s)?),
+                Output::Human => {
+                    println!(
+                        "{}: {} of {} classes dated; {} git repositories ({} walked, {} unchanged) \
+                         in {:.1} s",
+                        Escaped(&file.display().to_string()),
+                        s.dated,
+                        s.classes,
+                        s.repositories,
+                        s.walked,
+                        s.unchanged,
+                        s.seconds
+                    );
+                    for (reason, n) in &s.undated {
+                        println!("{:>10}  undated: {reason}", n);
+                    }
+                }
+            }
+            Ok(Outcome::clean())
+        }
         CorpusCommand::Funnel { file } => {
             let store = Store::open(file)?;
             warn_unfinished(&store)?;
@@ -327,6 +358,34 @@ fn print_funnel(f: &crate::corpus::funnel::Funnel) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// `corpus dates`' bar (classes/s, ETA), drawn only on a terminal; warnings above it.
+#[derive(Default)]
+struct DatesBar {
+    bar: std::cell::RefCell<Option<super::progress::Progress>>,
+    done: std::cell::Cell<u64>,
+    total: std::cell::Cell<u64>,
+}
+
+impl crate::corpus::dates::DatesProgress for DatesBar {
+    fn start(&self, classes: u64) {
+        self.total.set(classes);
+        *self.bar.borrow_mut() = Some(super::progress::Progress::new(classes as usize, "classes"));
+    }
+    fn done(&self, classes: u64) {
+        self.done.set(self.done.get() + classes);
+        if let Some(bar) = &*self.bar.borrow() {
+            bar.set(self.done.get() as usize, self.total.get() as usize);
+        }
+    }
+    fn warn(&self, message: &str) {
+        let line = format!("classlab: warning: {message}");
+        match &*self.bar.borrow() {
+            Some(bar) => bar.line(&line),
+            None => eprintln!("{}", Escaped(&line)),
+        }
+    }
 }
 
 /// The build's bar on stderr (files/s, classes, ETA), drawn only on a terminal.

@@ -26,10 +26,15 @@ pub struct ReportArgs {
     pub ids: Vec<String>,
     /// Slice the metrics by a task property: methods, loc, dep_edges, dep_depth,
     /// docstring_coverage, branch_coverage, line_coverage, mutation_score (the strength of
-    /// the task's tests, from `classlab rigor`'s store), or an Understand metric of a
-    /// RealClassEval task (e.g. CountLine).
+    /// the task's tests, from `classlab rigor`'s store), an Understand metric of a
+    /// RealClassEval task (e.g. CountLine), or first_seen (by year of the class's first
+    /// commit: `corpus dates`, carried by `corpus export`).
     #[arg(long, value_name = "PROPERTY")]
     pub by: Option<String>,
+    /// With `--by first_seen` (implied): split the results into classes first seen on or
+    /// before DATE (a model's training cut-off, YYYY-MM-DD) and after it.
+    #[arg(long, value_name = "DATE")]
+    pub cutoff: Option<String>,
     /// The rigor store `--by branch_coverage|line_coverage|mutation_score` reads (default:
     /// rigor.db in classlab's data directory, as `classlab rigor` writes it).
     #[arg(long, value_name = "PATH")]

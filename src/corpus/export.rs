@@ -212,8 +212,15 @@ fn to_dataset(
 ) -> anyhow::Result<ExportSummary> {
     let mut tasks = Vec::new();
     let mut summary = ExportSummary::default();
+    let dated = super::dates::has_dates(store.connection())?;
     for_each_class(store, filter, limit, &mut summary, |line, text, module| {
-        tasks.push(task_of(line, &text, module));
+        let mut task = task_of(line, &text, module);
+        // `corpus dates`' provenance: when the class's line was first committed.
+        if dated && let Some(seen) = super::dates::lookup(store.connection(), line.id)? {
+            task["provenance"]["first_seen"] = json!(seen.date);
+            task["provenance"]["first_seen_commit"] = json!(seen.commit);
+        }
+        tasks.push(task);
         Ok(())
     })?;
     let n = tasks.len();

@@ -6,6 +6,7 @@
 pub mod build;
 mod checkpoint;
 pub mod closure;
+pub mod dates;
 pub mod decode;
 pub mod deps;
 pub mod derived;

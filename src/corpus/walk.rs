@@ -265,7 +265,7 @@ fn distinct(roots: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Each PATH's label, the first part of its files' keys when several PATHs are given: its
 /// directory (or file) name, or its whole canonical path where two PATHs share a name.
-fn labels_of(roots: &[PathBuf]) -> Vec<String> {
+pub(crate) fn labels_of(roots: &[PathBuf]) -> Vec<String> {
     let canonical: Vec<PathBuf> = roots
         .iter()
         .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| r.clone()))

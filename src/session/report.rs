@@ -19,6 +19,7 @@ use crate::stats::bootstrap::PassAtK;
 use crate::stats::outcomes::{self, Interval};
 
 mod figures;
+pub mod first_seen;
 pub use figures::{
     RepairIntervals, Shares, cause_table, intervals, repair_intervals, session_data,
     session_outcomes, shares, task_counts,

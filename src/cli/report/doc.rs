@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::ReportArgs;
 use crate::cli::Context;
 use crate::dataset::{self, SAMPLE_NAME};
-use crate::session::report::{RunReport, report, session_data};
+use crate::session::report::{RunReport, first_seen, report, session_data};
 use crate::session::{EvalState, SessionLog};
 use crate::stats::compare::{PairComparison, SessionData, all_pairs};
 use crate::stats::grid::{Grid, grid};
@@ -27,9 +27,13 @@ pub struct ReportDoc {
     /// Every pair of sessions, paired on common tasks, p Holm-adjusted across pairs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pairs: Vec<PairComparison>,
-    /// `--by`: per session, the metrics per quantile bin of the property.
+    /// `--by`: per session, the metrics per quantile bin of the property (per year, or on
+    /// either side of `cutoff`, for `first_seen`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub slices: Vec<Slices>,
+    /// `--cutoff`: the date `first_seen`'s two bins are split at (the first: on or before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cutoff: Option<String>,
     /// Tasks × sessions, fingerprint bucket per cell (several sessions only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grid: Option<Grid>,
@@ -82,7 +86,7 @@ pub fn build(
     let ds = match dataset_for(ctx, loaded) {
         Ok(ds) => {
             // Its problems matter to a slice (a task left out); the causes read only text.
-            if args.by.is_some() {
+            if args.by.is_some() || args.cutoff.is_some() {
                 *problems += crate::cli::warn_all(&ds.problems);
             }
             Some(ds)
@@ -124,7 +128,37 @@ pub fn build(
     } else {
         Vec::new()
     };
-    let slices = match &args.by {
+    // `--cutoff` slices by first_seen; with any other `--by` it means nothing.
+    let by = match (&args.by, &args.cutoff) {
+        (Some(by), Some(_)) if by != first_seen::PROPERTY => {
+            return Err(crate::cli::UsageError(format!(
+                "--cutoff splits by {}, not by {}",
+                first_seen::PROPERTY,
+                crate::text::escape_control(by)
+            ))
+            .into());
+        }
+        (None, Some(_)) => Some(first_seen::PROPERTY.to_string()),
+        (by, _) => by.clone(),
+    };
+    let cutoff = args.cutoff.as_deref().map(first_seen::cutoff).transpose()?;
+    let slices = match &by {
+        Some(by) if by == first_seen::PROPERTY => {
+            let Some(ds) = &ds else {
+                bail!("--by {by} needs the sessions' dataset (give --dataset)");
+            };
+            let values = first_seen::values(&ds.tasks);
+            if values.is_empty() {
+                bail!(
+                    "no task of {} has a first_seen date (a dataset exported by `classlab corpus \
+                     export --format classlab` from a store dated by `classlab corpus dates`)",
+                    ds.origin
+                );
+            }
+            data.iter()
+                .map(|d| first_seen::by_first_seen(&d.outcomes, &values, cutoff))
+                .collect()
+        }
         Some(by) => {
             let Some(ds) = &ds else {
                 bail!("--by needs the sessions' dataset (give --dataset)");
@@ -159,6 +193,7 @@ pub fn build(
         labels,
         pairs,
         slices,
+        cutoff: args.cutoff.clone(),
         grid,
     })
 }

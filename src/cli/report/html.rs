@@ -168,8 +168,8 @@ pub fn html(doc: &ReportDoc) -> String {
     }
     for (i, (label, s)) in doc.labels.iter().zip(&doc.slices).enumerate() {
         let _ = write!(out, "<h2>{} by {}</h2>", esc(label), esc(&s.property));
-        out += &slice_chart(s, series_color(i));
-        out += &table(&slice_table(s));
+        out += &slice_chart(s, series_color(i), doc.cutoff.as_deref());
+        out += &table(&slice_table(s, doc.cutoff.as_deref()));
     }
     out + "</body></html>\n"
 }
@@ -328,7 +328,7 @@ fn grid_chart(g: &crate::stats::grid::Grid) -> String {
     svg.finish()
 }
 
-fn slice_chart(s: &crate::stats::slices::Slices, color: &str) -> String {
+fn slice_chart(s: &crate::stats::slices::Slices, color: &str, cutoff: Option<&str>) -> String {
     let (left, top, height) = (50.0, 10.0, 180.0);
     let step = 110.0;
     let width = step * s.bins.len().max(1) as f64;
@@ -339,7 +339,7 @@ fn slice_chart(s: &crate::stats::slices::Slices, color: &str) -> String {
         svg.text(
             x,
             top + height + 18.0,
-            &format!("{}–{}", super::text::num(b.lo), super::text::num(b.hi)),
+            &super::text::bin_label(s, i, cutoff),
             "middle",
             11.0,
         );

@@ -142,7 +142,7 @@ pub fn print_extras(doc: &ReportDoc) {
             "{label}: by {} ({} tasks without it)",
             s.property, s.missing
         );
-        print!("{}", slice_table(s).render());
+        print!("{}", slice_table(s, doc.cutoff.as_deref()).render());
     }
 }
 
@@ -211,12 +211,27 @@ pub fn pair_table(c: &crate::stats::compare::Comparison, holm: bool) -> Rows {
     t
 }
 
-pub fn slice_table(s: &crate::stats::slices::Slices) -> Rows {
+/// A bin's name: its range, or for `first_seen` its year, or its side of the cut-off.
+pub fn bin_label(s: &crate::stats::slices::Slices, i: usize, cutoff: Option<&str>) -> String {
+    let Some(b) = s.bins.get(i) else {
+        return String::new();
+    };
+    if s.property != crate::session::report::first_seen::PROPERTY {
+        return format!("{}–{}", num(b.lo), num(b.hi));
+    }
+    match cutoff {
+        Some(c) if i == 0 => format!("≤ {}", crate::text::escape_control(c)),
+        Some(c) => format!("> {}", crate::text::escape_control(c)),
+        None => crate::session::report::first_seen::year_of(b.hi).to_string(),
+    }
+}
+
+pub fn slice_table(s: &crate::stats::slices::Slices, cutoff: Option<&str>) -> Rows {
     let mut cols = vec!["bin".to_string(), "tasks".to_string()];
     cols.extend(METRICS.iter().map(|m| m.to_string()));
     let mut t = Rows::new(cols);
-    for b in &s.bins {
-        let mut row = vec![format!("{}–{}", num(b.lo), num(b.hi)), b.tasks.to_string()];
+    for (i, b) in s.bins.iter().enumerate() {
+        let mut row = vec![bin_label(s, i, cutoff), b.tasks.to_string()];
         row.extend(
             METRICS
                 .iter()
@@ -347,7 +362,7 @@ pub fn markdown(doc: &ReportDoc) -> String {
     }
     for (label, s) in doc.labels.iter().zip(&doc.slices) {
         out += &format!("\n## {label} by {}\n\n", s.property);
-        out += &table_md(&slice_table(s));
+        out += &table_md(&slice_table(s, doc.cutoff.as_deref()));
     }
     out
 }
@@ -425,8 +440,16 @@ pub fn csv(doc: &ReportDoc) -> anyhow::Result<String> {
             row(m, "all", iv)?;
         }
         if let Some(sl) = doc.slices.get(i) {
-            for b in &sl.bins {
-                let slice = format!("{} ({}, {}]", sl.property, b.lo, b.hi);
+            for (j, b) in sl.bins.iter().enumerate() {
+                let slice = if sl.property == crate::session::report::first_seen::PROPERTY {
+                    format!(
+                        "{} {}",
+                        sl.property,
+                        bin_label(sl, j, doc.cutoff.as_deref())
+                    )
+                } else {
+                    format!("{} ({}, {}]", sl.property, b.lo, b.hi)
+                };
                 for (m, iv) in &b.metrics {
                     row(m, &slice, iv)?;
                 }
