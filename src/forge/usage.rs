@@ -40,28 +40,31 @@ const LIST_METHODS: &[&str] = &["append", "extend", "insert", "sort", "remove"];
 const DICT_METHODS: &[&str] = &["items", "keys", "values", "get", "setdefault"];
 
 /// `(method, parameter) → type` for the parameters of `class_name`'s methods whose use in the
-/// reference says what they are (`str`, `dict`, `list`, `float`, `int`): used directly, or
+/// reference says what they are (`str`, `dict`, `list`, `float`, `int`; `str | list` when it is
+/// only iterated or measured, `for c in text`, `len(items)`): used directly, or
 /// through the field `__init__` stores a constructor parameter in (`self.weight = weight`,
 /// then `10 * self.weight` anywhere in the class).
 pub fn infer(reference: &str, class_name: &str) -> BTreeMap<(String, String), &'static str> {
     uses_of(reference, class_name)
         .into_iter()
         .filter_map(|(key, kinds)| {
-            ["str", "dict", "list", "float", "int"]
+            ["str", "dict", "list", "float", "int", "iterable"]
                 .into_iter()
                 .find(|k| kinds.contains(k))
-                .map(|k| (key, k))
+                // only iterated or measured: a string or a list
+                .map(|k| (key, if k == "iterable" { "str | list" } else { k }))
         })
         .collect()
 }
 
 /// `(method, parameter)`s the reference uses as a size or a count (`range(n)`, `[x] * n`):
 /// a negative one is outside what the class handles (a board of -1 columns), so such a
-/// parameter is drawn from non-negative ints.
+/// parameter is drawn from non-negative ints — unless the class checks it itself (`if n < 0:
+/// raise …`): then negatives are handled, and tested.
 pub fn sizes(reference: &str, class_name: &str) -> BTreeSet<(String, String)> {
     uses_of(reference, class_name)
         .into_iter()
-        .filter(|(_, kinds)| kinds.contains("size"))
+        .filter(|(_, kinds)| kinds.contains("size") && !kinds.contains("bounded"))
         .map(|(key, _)| key)
         .collect()
 }
@@ -329,7 +332,7 @@ impl<'a> Visitor<'a> for Uses<'_> {
         if let Stmt::For(f) = s
             && let Some(p) = self.param(&f.iter)
         {
-            self.note(p, "list");
+            self.note(p, "iterable");
         }
         visitor::walk_stmt(self, s);
     }
@@ -362,12 +365,12 @@ impl<'a> Visitor<'a> for Uses<'_> {
                                 }
                             }
                         }
-                        // iterated or measured: a collection (a string, when its
-                        // use says so, wins: `infer` prefers `str`)
+                        // iterated or measured: a string or a collection (what else
+                        // its use says wins)
                         "len" | "enumerate" | "sorted" | "zip" | "sum" | "max" | "min" => {
                             let ps: Vec<_> = args.iter().filter_map(|a| self.param(a)).collect();
                             for p in ps {
-                                self.note(p, "list");
+                                self.note(p, "iterable");
                             }
                         }
                         _ => {}
@@ -413,7 +416,8 @@ impl<'a> Visitor<'a> for Uses<'_> {
                     for (x, y) in [(w[0], w[1]), (w[1], w[0])] {
                         if let (true, Some(p), Some(k)) = (ordered, self.param(x), Uses::number(y))
                         {
-                            self.note(p, k);
+                            self.note(p.clone(), k);
+                            self.note(p, "bounded"); // `n <= 0`: the class checks its range
                         }
                         // `sex == "male"`: compared with a string, it is one.
                         if let (Some(p), Expr::StringLiteral(_)) = (self.param(x), y)
@@ -491,9 +495,14 @@ mod tests {
             !s.contains(&key("f", "lo")),
             "a range's start is not a size"
         );
+        let checked = "class H:\n    def __init__(self, n):\n        if n < 0:\n            raise ValueError()\n        self.rows = [0] * n\n";
+        assert!(
+            sizes(checked, "H").is_empty(),
+            "a size the class checks itself"
+        );
         let m = infer(src, "G");
-        assert_eq!(m.get(&key("f", "xs")), Some(&"list"));
-        assert_eq!(m.get(&key("f", "k")), Some(&"list"));
+        assert_eq!(m.get(&key("f", "xs")), Some(&"str | list"));
+        assert_eq!(m.get(&key("f", "k")), Some(&"str | list"));
         assert_eq!(m.get(&key("f", "lo")), Some(&"int"));
         assert_eq!(m.get(&key("__init__", "w")), Some(&"int"));
     }
