@@ -148,6 +148,12 @@ class Explorer:
             return [{"lit": a} for a in ex.get("args", [])], {k: {"lit": v} for k, v in ex.get("kwargs", {}).items()}
         args, kwargs = [], {}
         positional = [p for p in params if p.get("kind", "pos") == "pos"]
+        # A defaulted parameter nobody documents keeps its default (and so do those after it):
+        # what another value does is nowhere specified.
+        for k, p in enumerate(positional):
+            if p.get("undocumented") and p.get("default") is not None:
+                positional = positional[:k]
+                break
         # trailing defaulted parameters may be left out (their defaults are values too)
         required = len(positional)
         while required and positional[required - 1].get("default") is not None:
@@ -160,7 +166,8 @@ class Explorer:
             if kind == "varpos":
                 for _ in range(rng.randint(0, 2)):
                     args.append(self.value(self.types[(name, p["name"])], results, depth))
-            elif kind == "kwonly" and (p.get("default") is None or rng.random() < 0.5):
+            elif kind == "kwonly" and (p.get("default") is None or rng.random() < 0.5
+                                       and not p.get("undocumented")):
                 kwargs[p["name"]] = self.value(self.types[(name, p["name"])], results, depth)
         return args, kwargs
 

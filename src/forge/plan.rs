@@ -26,6 +26,10 @@ pub struct Param {
     /// Used as a size or count (`range(n)`): drawn from non-negative ints.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub size: bool,
+    /// Neither annotated nor described by the docstring: with a default, the parameter keeps
+    /// it (what another value does is nowhere specified: ClassEval_86's `N=3` of a "3x3 board").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub undocumented: bool,
 }
 
 /// One public method of the skeleton (or `__init__`).
@@ -336,8 +340,14 @@ fn params(
             .map(|e| text(e))
             .or_else(|| documented_type(doc, &name))
             .unwrap_or_default();
+        let described = description(doc, &name).unwrap_or_default().to_string();
         out.push(Param {
-            described: description(doc, &name).unwrap_or_default().to_string(),
+            undocumented: ty.is_empty()
+                && described.is_empty()
+                && !doc
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == name),
+            described,
             name,
             kind: k,
             ty,
@@ -354,6 +364,7 @@ fn params(
             kind: "varpos",
             default: None,
             size: false,
+            undocumented: false,
         });
     }
     out
@@ -664,6 +675,11 @@ mod tests {
         assert_eq!(p.init.params[0].ty, "Literal['male', 'female']");
         assert!(!p.init.params[0].size);
         assert!(p.init.params[1].size, "n is a size");
+        // `n` is documented nowhere: it keeps its default (ClassEval_86's `N=3`).
+        assert!(p.init.params[1].undocumented);
+        let named =
+            "class F:\n    def __init__(self, n=3):\n        \"\"\"A board of n columns.\"\"\"\n";
+        assert!(!plan(named, reference, "F").unwrap().init.params[0].undocumented);
         // Not named in the skeleton: no domain is invented.
         let bare = "class F:\n    def __init__(self, sex, n=3):\n        pass\n";
         assert_eq!(plan(bare, reference, "F").unwrap().init.params[0].ty, "str");
