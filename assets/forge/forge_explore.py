@@ -10,6 +10,7 @@ Deterministic for a plan (its `seed`): the random generator is seeded, work is b
 counts, not time (a `deadline` only cuts a runaway exploration short, and says so).
 """
 
+import ast
 import json
 import os
 import random
@@ -38,11 +39,19 @@ class Explorer:
                 t = parse_type(p.get("type") or "")
                 if t == ("any",) and p.get("default") not in (None, "None"):
                     t = type_of_default(p["default"])
+                if p.get("size") and t in (("any",), ("int",)):
+                    t = ("size",)  # used as a size (`range(n)`): never negative
                 self.types[(m["name"], p["name"])] = t
         self.examples = plan.get("examples", {})
         self.max_calls = plan.get("max_calls", 6)
         self.instances = 0
         self.keys = plan.get("keys", [])
+        self.key_values = set()  # the keys as values (`keys` holds their source)
+        for k in self.keys:
+            try:
+                self.key_values.add(ast.literal_eval(k))
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                pass
         self.strings = []  # strings the sequence being built uses
         self.corpus = []  # kept sequences: (seq, trace, goals)
         self.covered = set()
@@ -60,6 +69,9 @@ class Explorer:
                 return {"ref": rng.choice(fits)}
         if kind == "union":
             return self.value(rng.choice(t[1:]), results, depth)
+        if kind == "size":
+            sizes = [v for v in self.pool.by_kind["int"] if 0 <= v <= 1000]
+            return {"lit": repr(rng.choice(sizes) if sizes and rng.random() < 0.7 else rng.randint(0, 12))}
         if kind == "choice":  # one of the strings the reference compares it with
             v = rng.choice(t[1:])
             self.strings.append(v)
@@ -111,9 +123,12 @@ class Explorer:
         the value type, nested mappings of looked-up keys now and then."""
         rng = self.rng
         items = []
-        for _ in range(rng.randint(0, 3) if not self.keys else rng.randint(1, 4)):
-            if t[1] == ("any",) and self.keys and rng.random() < 0.75:
-                k = {"lit": rng.choice(self.keys)}
+        # keys: those the reference looks up, and strings the sequence already used (a
+        # table keyed by the city the constructor was given)
+        known = self.keys + [repr(x) for x in self.strings[-4:]]
+        for _ in range(rng.randint(0, 3) if not known else rng.randint(1, 4)):
+            if t[1] in (("any",), ("str",)) and known and rng.random() < 0.75:
+                k = {"lit": rng.choice(known)}
             else:
                 k = self.value(t[1] if t[1] != ("any",) else ("str",), [], depth + 1)
             if t[2] == ("any",) and self.keys and depth < 3 and rng.random() < 0.25:
@@ -133,6 +148,12 @@ class Explorer:
             return [{"lit": a} for a in ex.get("args", [])], {k: {"lit": v} for k, v in ex.get("kwargs", {}).items()}
         args, kwargs = [], {}
         positional = [p for p in params if p.get("kind", "pos") == "pos"]
+        # A defaulted parameter nobody documents keeps its default (and so do those after it):
+        # what another value does is nowhere specified.
+        for k, p in enumerate(positional):
+            if p.get("undocumented") and p.get("default") is not None:
+                positional = positional[:k]
+                break
         # trailing defaulted parameters may be left out (their defaults are values too)
         required = len(positional)
         while required and positional[required - 1].get("default") is not None:
@@ -145,7 +166,8 @@ class Explorer:
             if kind == "varpos":
                 for _ in range(rng.randint(0, 2)):
                     args.append(self.value(self.types[(name, p["name"])], results, depth))
-            elif kind == "kwonly" and (p.get("default") is None or rng.random() < 0.5):
+            elif kind == "kwonly" and (p.get("default") is None or rng.random() < 0.5
+                                       and not p.get("undocumented")):
                 kwargs[p["name"]] = self.value(self.types[(name, p["name"])], results, depth)
         return args, kwargs
 
@@ -199,6 +221,13 @@ class Explorer:
 
     def consider(self, seq):
         res = self.runner.run(seq)
+        for _ in range(MAX_REPAIRS):
+            if usable(res, self.runner.documented):
+                break
+            repaired = repair(self, seq, res)
+            if repaired is None:
+                break
+            seq, res = repaired
         if not usable(res, self.runner.documented):
             self.note_discarded(res)
             return
@@ -214,6 +243,89 @@ class Explorer:
                 self.witness[last] = entry
 
 
+MAX_REPAIRS = 8
+
+
+def missing_key(res):
+    """(step, key) when the run left the contract on a `KeyError` for a string key: the
+    reference looked up a key our dict argument lacks."""
+    for i, r in enumerate((res or {}).get("trace", [])):
+        if r.get("incidental"):
+            if r.get("exc") != "KeyError":
+                return None
+            try:
+                key = ast.literal_eval(r.get("message", ""))
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                return None
+            return (i, key) if isinstance(key, str) else None
+    return None
+
+
+def dict_paths(node, path=()):
+    """Paths to the dict specs inside an argument spec, shallowest first."""
+    found, queue = [], [(node, path)]
+    while queue:
+        n, p = queue.pop(0)
+        if isinstance(n, dict):
+            if "dict" in n:
+                found.append(p)
+            for k, v in n.items():
+                if isinstance(v, (dict, list)):
+                    queue.append((v, p + (k,)))
+        elif isinstance(n, list):
+            queue.extend((v, p + (j,)) for j, v in enumerate(n))
+    return found
+
+
+def _lit_value(spec):
+    try:
+        return ast.literal_eval(spec["lit"]) if "lit" in spec else None
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _at(node, path):
+    for k in path:
+        node = node[k]
+    return node
+
+
+def repair(ex, seq, res):
+    """Dict inputs completed by feedback: when the reference looked up a key a dict argument
+    lacks (`KeyError: 'headers'` from `request['headers']`), the same sequence with the key
+    added to a dict argument of that step or an earlier one (shallowest first), its value an
+    empty dict (so a nested lookup can be repaired next), a pooled string or a pooled int —
+    the first variant that gets past the lookup. Only for keys the reference spells out.
+    Returns (seq, res) or None."""
+    miss = missing_key(res)
+    if miss is None or miss[1] not in ex.key_values and miss[1] not in strings_in(seq):
+        return None
+    step, key = miss
+    want = {"lit": repr(key)}
+    tried = 0
+    for i in range(min(step, len(seq["calls"])), -1, -1):
+        args = ({"a": seq["init"], "k": seq.get("init_kwargs", {})} if i == 0 else
+                {"a": seq["calls"][i - 1]["args"], "k": seq["calls"][i - 1].get("kwargs", {})})
+        for path in dict_paths(args):
+            items = _at(args, path)["dict"]
+            if any(_lit_value(k) == key for k, _ in items):
+                continue
+            for value in ({"dict": []}, {"lit": _src(ex.pool.pick(ex.rng, "str"))},
+                          {"lit": _src(ex.pool.pick(ex.rng, "int"))}):
+                cand = json.loads(json.dumps(seq))
+                target = cand["init"] if i == 0 else cand["calls"][i - 1]["args"]
+                target_kw = cand.get("init_kwargs", {}) if i == 0 else cand["calls"][i - 1].get("kwargs", {})
+                _at({"a": target, "k": target_kw}, path)["dict"].append([want, value])
+                out = ex.runner.run(cand)
+                tried += 1
+                if usable(out, ex.runner.documented) or missing_key(out) not in (None, miss):
+                    return cand, out
+                if tried >= 12:
+                    return None
+    return None
+
+
+
 def _fits(v, t):
     kind = t[0]
     if kind == "any":
@@ -222,6 +334,8 @@ def _fits(v, t):
         return any(_fits(v, a) for a in t[1:])
     if kind == "choice":
         return isinstance(v, str) and v in t[1:]
+    if kind == "size":
+        return type(v) is int and v >= 0
     mapping = {"int": int, "float": (int, float), "str": str, "bool": bool, "bytes": bytes,
                "list": list, "dict": dict, "tuple": tuple, "set": set}
     want = mapping.get(kind)

@@ -9,11 +9,13 @@ assertions against another trace (a mutant's, a rerun's), so what the explorer c
 or an unstable value is what the written test would see.
 """
 
+import ast
 import builtins
 import contextlib
 import importlib.util
 import io
 import os
+import random
 import shutil
 import signal
 import sys
@@ -47,7 +49,12 @@ class Runner:
         path = os.path.abspath(plan["module_file"])
         self.ref_file = path
         with open(path, encoding="utf-8", errors="replace") as f:
-            self.ref_lines = f.read().splitlines()
+            text = f.read()
+        self.ref_lines = text.splitlines()
+        self.valued = valued_methods(text, plan["class"])
+        # Every run starts from this seed of `random` (and NumPy's): exploration is
+        # reproducible, and replays under other seeds show what depends on luck.
+        self.random_seed = 0
         try:
             with self.quiet(), self.timer(plan.get("import_timeout_s", 60.0)):
                 spec = importlib.util.spec_from_file_location(plan.get("module_name", "reference"), path)
@@ -120,6 +127,7 @@ class Runner:
         tracer = self._global_tracer(arcs) if traced else None
         insts, results, trace, plain = {}, {}, [], []
         stopped, timeout = None, False
+        before = _seed_random(self.random_seed)
         try:
             steps = [("__init__", seq["init"], seq.get("init_kwargs", {}))]
             steps += [(c["method"], c["args"], c.get("kwargs", {})) for c in seq["calls"]]
@@ -159,6 +167,8 @@ class Runner:
                         insts[0] = value
                     else:
                         rec["value"] = list(observe(value))
+                        if name in self.valued:
+                            rec["valued"] = True
                         results[i] = value
                         if value is not None:
                             plain.append((i, value))
@@ -173,7 +183,7 @@ class Runner:
             os.chdir(self.base)
             _empty(work)
         return {"trace": trace, "arcs": arcs, "plain": plain, "stopped": stopped,
-                "timeout": timeout}
+                "timeout": timeout, "random": _random_state() != before}
 
     def raised_by_reference(self, e):
         """Whether a `raise` statement of the reference module raised `e` (an exception from an
@@ -244,6 +254,81 @@ class Runner:
         return out
 
 
+def valued_methods(source, class_name):
+    """The methods of `class_name` whose `None` is an answer, and asserted: those that return
+    a value somewhere (`return X`, X not `None`) and say `return None` somewhere (`get_gpa`
+    of an unknown student). A `None` from a procedure, or from falling off the end of a
+    method that returns values elsewhere (`create_order` returns False on failure and
+    nothing on success), is not asserted: a candidate may report success otherwise."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    out = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ClassDef) and node.name == class_name):
+            continue
+        for f in node.body:
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                kinds = _returns(f.body)
+                if kinds == {"value", "none"}:
+                    out.add(f.name)
+    return out
+
+
+def _returns(body):
+    """What the `return` statements of a function body (not of nested functions) give:
+    "value", "none" (`return None`), "bare" (`return`); empty for a generator."""
+    kinds, stack = set(), list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue  # a nested function's returns are its own
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return set()  # a generator: its value is an iterator, never plain data
+        if isinstance(n, ast.Return):
+            if n.value is None:
+                kinds.add("bare")
+            elif _is_none(n.value):
+                kinds.add("none")
+            elif isinstance(n.value, ast.IfExp) and (_is_none(n.value.body) or _is_none(n.value.orelse)):
+                kinds |= {"none", "value"}  # `return total / count if count else None`
+            else:
+                kinds.add("value")
+        stack.extend(ast.iter_child_nodes(n))
+    kinds.discard("bare")
+    return kinds
+
+
+def _is_none(e):
+    return isinstance(e, ast.Constant) and e.value is None
+
+
+def _random_state():
+    """A fingerprint of the global random generators' states (`random`, NumPy's legacy one)."""
+    state = [random.getstate()]
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            st = np.random.get_state()
+            state.append((st[2], st[1][:8].tobytes()))
+        except Exception:  # noqa: BLE001 - a NumPy without the legacy generator
+            pass
+    return state
+
+
+def _seed_random(seed):
+    """Seed the global random generators; returns their state after seeding."""
+    random.seed(seed)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            np.random.seed(seed % (1 << 32))
+        except Exception:  # noqa: BLE001
+            pass
+    return _random_state()
+
+
 @contextlib.contextmanager
 def _tracing(tracer):
     """Our arc tracer around a call (none: leave whatever tracer is installed, e.g. coverage's)."""
@@ -277,7 +362,8 @@ class _Unbuildable(Exception):
 def assertions(trace):
     """What a generated test asserts about a trace, in order: per step, the exception type
     (the nearest builtin class: a candidate need not define the reference's own exception
-    classes), or the return value when it is plain data other than None, or else only that
+    classes), or the return value when it is plain data (None only from a method that says
+    `return None` and returns values elsewhere: `valued_methods`), or else only that
     the call returned (`ok`: a test errors when a call raises); then each instance
     field whose value changed since the previous step (all of them after the constructor).
     Opaque values and missing fields are recorded, never asserted."""
@@ -289,7 +375,7 @@ def assertions(trace):
             out.append({"step": i, "kind": "raises", "exc": base})
         elif rec.get("out") == "ret" and i > 0:
             v = rec.get("value") or []
-            if v and v[0] == "value" and v[1] != "None":
+            if v and v[0] == "value" and (v[1] != "None" or rec.get("valued")):
                 out.append({"step": i, "kind": "returns", "src": v[1], "norm": v[2]})
             else:
                 out.append({"step": i, "kind": "ok"})

@@ -202,10 +202,15 @@ def clock_texts():
     return {time.strftime(f, now) for f in fmts}
 
 
+RANDOM_REPLAYS = 16
+RANDOM_DEPENDENT = "value depends on `random`"  # (src/forge/task.rs counts these)
+
+
 def stabilise(tests, runner):
-    """Replay every test twice more (fresh directories; the second round after the clock's
-    second has turned); an assertion that does not hold on a replay is dropped with its
-    reason. A value holding the current date or time is compared with its timestamps masked
+    """Replay every test twice more (fresh directories, other seeds of `random`; the second
+    round after the clock's second has turned), and a test whose runs draw from `random` (the
+    generator's state moved) RANDOM_REPLAYS times more under further seeds; an assertion that
+    does not hold on a replay is dropped with its reason. A value holding the current date or time is compared with its timestamps masked
     (`noclock`), or dropped when masking does not remove the clock from it. A test whose calls all stopped holding
     is dropped."""
     clock = clock_texts()
@@ -223,21 +228,35 @@ def stabilise(tests, runner):
                 expected.remove(a)
                 dropped.append(dict(a, reason="holds the current date or time"))
         state.append((t, expected, dropped))
-    for round_ in range(2):
+    drew = set()  # tests whose runs draw from `random`: replayed under more seeds
+    for round_ in range(2 + RANDOM_REPLAYS):
         if round_ == 1:
             time.sleep(1.05 - (time.time() % 1.0))
-        for t, expected, dropped in state:
-            if not expected:
+        runner.random_seed = round_ + 1  # the exploration ran with seed 0
+        for k, (t, expected, dropped) in enumerate(state):
+            if not expected or round_ >= 2 and k not in drew:
                 continue
             res = runner.run(t["seq"], traced=False)
             if res is None or res["timeout"]:
                 expected.clear()
                 dropped.append({"reason": "the replay did not complete"})
                 continue
+            if res["random"]:
+                drew.add(k)
+            outcomes = [r.get("out") for r in res["trace"]]
+            if outcomes != [r.get("out") for r in t["trace"]]:
+                # a call raised (or returned) where it did not before: the test itself
+                # depends on luck, not only a value it asserts
+                dropped.append({"reason": RANDOM_DEPENDENT if k in drew else
+                                "a call's outcome differs between runs"})
+                expected.clear()
+                continue
             for a in list(expected):
                 if not holds(a, res["trace"]):
                     expected.remove(a)
-                    dropped.append(dict(a, reason="value differs between runs"))
+                    dropped.append(dict(a, reason="value differs between runs"
+                                        if k not in drew else RANDOM_DEPENDENT))
+    runner.random_seed = 0
     kept, unstable = [], []
     for t, expected, dropped in state:
         if any(r.get("unstable") for r in t["trace"]):

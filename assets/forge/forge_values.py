@@ -274,8 +274,7 @@ def observe(v):
     (recorded, not asserted)."""
     norm = ""
     name = type(v).__name__
-    if type(v).__module__ == "numpy" and hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
-        v = v.item()  # a NumPy scalar compares equal to its Python value
+    v = unnumpy(v)  # a NumPy scalar compares equal to its Python value, in containers too
     if name in ("dict_keys", "dict_items"):
         v, norm = set(v), "set"
     elif name == "dict_values":
@@ -292,6 +291,19 @@ def observe(v):
     if src is None:
         return ("opaque", name)
     return ("value", src, norm)
+
+
+def unnumpy(v, depth=0):
+    """`v` with NumPy scalars (`np.float64(0.5)`, `np.int64(3)`) as their Python values, through
+    lists, tuples, dicts and sets; anything else as it is."""
+    t = type(v)
+    if t.__module__ == "numpy" and hasattr(v, "item") and getattr(v, "ndim", 1) == 0:
+        return v.item()
+    if depth > 6 or t not in (list, tuple, dict, set, frozenset) or len(v) > MAX_ITEMS:
+        return v  # (too big to be asserted anyway)
+    if t is dict:
+        return {unnumpy(k, depth + 1): unnumpy(x, depth + 1) for k, x in v.items()}
+    return t(unnumpy(x, depth + 1) for x in v)
 
 
 def max_instance(seq):

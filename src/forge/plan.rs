@@ -23,6 +23,13 @@ pub struct Param {
     /// The docstring's description of it (`str, male or female`), when it has one.
     #[serde(skip)]
     pub described: String,
+    /// Used as a size or count (`range(n)`): drawn from non-negative ints.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub size: bool,
+    /// Neither annotated nor described by the docstring: with a default, the parameter keeps
+    /// it (what another value does is nowhere specified: ClassEval_86's `N=3` of a "3x3 board").
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub undocumented: bool,
 }
 
 /// One public method of the skeleton (or `__init__`).
@@ -120,6 +127,12 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
             }
         }
     }
+    let sizes = super::usage::sizes(reference, class_name);
+    for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+        for p in m.params.iter_mut() {
+            p.size = sizes.contains(&(m.name.clone(), p.name.clone()));
+        }
+    }
     let compared = super::usage::choices(reference, class_name);
     for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
         for p in m.params.iter_mut() {
@@ -131,6 +144,11 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
                 if !domain.contains(&w) {
                     domain.push(w);
                 }
+            }
+            if let [only] = domain.as_slice() {
+                domain.extend(super::usage::documented_alternatives(
+                    skeleton, reference, only,
+                ));
             }
             if let Some(t) = choice_type(&p.ty, &domain) {
                 p.ty = t;
@@ -322,12 +340,19 @@ fn params(
             .map(|e| text(e))
             .or_else(|| documented_type(doc, &name))
             .unwrap_or_default();
+        let described = description(doc, &name).unwrap_or_default().to_string();
         out.push(Param {
-            described: description(doc, &name).unwrap_or_default().to_string(),
+            undocumented: ty.is_empty()
+                && described.is_empty()
+                && !doc
+                    .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .any(|w| w == name),
+            described,
             name,
             kind: k,
             ty,
             default: a.default.as_deref().map(|e| text(e)),
+            size: false,
         });
     }
     if let Some(v) = &p.vararg {
@@ -338,6 +363,8 @@ fn params(
             name,
             kind: "varpos",
             default: None,
+            size: false,
+            undocumented: false,
         });
     }
     out
@@ -637,6 +664,25 @@ mod tests {
             description(":param sex: str, male or female\n", "sex"),
             Some("str, male or female")
         );
+    }
+
+    #[test]
+    fn a_string_compared_with_one_value_takes_the_values_the_skeleton_names() {
+        // ClassEval_40: `self.sex == "male"`, else female; `sex=''` is outside the spec.
+        let skeleton = "class F:\n    def __init__(self, sex, n=3):\n        \"\"\"BMI standard: male is 20-25, female is 19-24.\"\"\"\n";
+        let reference = "class F:\n    def __init__(self, sex, n=3):\n        self.sex = sex\n        self.std = {'male': 20, 'female': 19, 'x': 0}\n        self.board = [[' '] * n for _ in range(3)]\n\n    def low(self):\n        if self.sex == 'male':\n            return 20\n        return 19\n";
+        let p = plan(skeleton, reference, "F").unwrap();
+        assert_eq!(p.init.params[0].ty, "Literal['male', 'female']");
+        assert!(!p.init.params[0].size);
+        assert!(p.init.params[1].size, "n is a size");
+        // `n` is documented nowhere: it keeps its default (ClassEval_86's `N=3`).
+        assert!(p.init.params[1].undocumented);
+        let named =
+            "class F:\n    def __init__(self, n=3):\n        \"\"\"A board of n columns.\"\"\"\n";
+        assert!(!plan(named, reference, "F").unwrap().init.params[0].undocumented);
+        // Not named in the skeleton: no domain is invented.
+        let bare = "class F:\n    def __init__(self, sex, n=3):\n        pass\n";
+        assert_eq!(plan(bare, reference, "F").unwrap().init.params[0].ty, "str");
     }
 
     #[test]

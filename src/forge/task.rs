@@ -146,6 +146,10 @@ pub struct Evidence {
     pub dropped_tests: Vec<String>,
     /// Assertions dropped or sequences discarded because values varied.
     pub unstable: usize,
+    /// Assertions dropped because their value depends on `random` (it varied when the
+    /// sequence was replayed under other seeds).
+    #[serde(default)]
+    pub random_dependent: usize,
     pub explored: u64,
     pub deadline_hit: bool,
     /// Where the plan came from when not the skeleton.
@@ -154,6 +158,10 @@ pub struct Evidence {
     #[serde(skip)]
     pub explore_s: f64,
 }
+
+/// The explorer's reason for an assertion whose value varied under other seeds of `random`
+/// (`stabilise` in `assets/forge/forge_select.py`).
+const RANDOM_DEPENDENT: &str = "value depends on `random`";
 
 fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
@@ -208,6 +216,16 @@ pub fn forge_task(
     ev.coverage_error = report.coverage.error.clone();
     ev.methods_without_test = report.methods_without_test.clone();
     ev.unstable = report.unstable.len();
+    let kept_drops = report.tests.iter().flat_map(|t| t.dropped.iter());
+    let unstable_drops = report
+        .unstable
+        .iter()
+        .filter_map(|u| u.get("dropped")?.as_array())
+        .flatten();
+    ev.random_dependent = kept_drops
+        .chain(unstable_drops)
+        .filter(|d| d.get("reason").and_then(Value::as_str) == Some(RANDOM_DEPENDENT))
+        .count();
     ev.explored = report.explored;
     ev.deadline_hit = report.deadline_hit;
     ev.explore_s = report.seconds;

@@ -40,10 +40,40 @@ const LIST_METHODS: &[&str] = &["append", "extend", "insert", "sort", "remove"];
 const DICT_METHODS: &[&str] = &["items", "keys", "values", "get", "setdefault"];
 
 /// `(method, parameter) → type` for the parameters of `class_name`'s methods whose use in the
-/// reference says what they are (`str`, `dict`, `list`, `float`, `int`): used directly, or
+/// reference says what they are (`str`, `dict`, `list`, `float`, `int`; `str | list` when it is
+/// only iterated or measured, `for c in text`, `len(items)`): used directly, or
 /// through the field `__init__` stores a constructor parameter in (`self.weight = weight`,
 /// then `10 * self.weight` anywhere in the class).
 pub fn infer(reference: &str, class_name: &str) -> BTreeMap<(String, String), &'static str> {
+    uses_of(reference, class_name)
+        .into_iter()
+        .filter_map(|(key, kinds)| {
+            ["str", "dict", "list", "float", "int", "iterable"]
+                .into_iter()
+                .find(|k| kinds.contains(k))
+                // only iterated or measured: a string or a list
+                .map(|k| (key, if k == "iterable" { "str | list" } else { k }))
+        })
+        .collect()
+}
+
+/// `(method, parameter)`s the reference uses as a size or a count (`range(n)`, `[x] * n`):
+/// a negative one is outside what the class handles (a board of -1 columns), so such a
+/// parameter is drawn from non-negative ints — unless the class checks it itself (`if n < 0:
+/// raise …`): then negatives are handled, and tested.
+pub fn sizes(reference: &str, class_name: &str) -> BTreeSet<(String, String)> {
+    uses_of(reference, class_name)
+        .into_iter()
+        .filter(|(_, kinds)| kinds.contains("size") && !kinds.contains("bounded"))
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// What each parameter is used as (`str`, `dict`, `list`, `float`, `int`, `size`).
+fn uses_of(
+    reference: &str,
+    class_name: &str,
+) -> BTreeMap<(String, String), BTreeSet<&'static str>> {
     let Some(class) = ClassSource::parse(reference, class_name) else {
         return BTreeMap::new();
     };
@@ -61,13 +91,45 @@ pub fn infer(reference: &str, class_name: &str) -> BTreeMap<(String, String), &'
         }
     }
     uses.seen
+}
+
+/// The other strings a parameter compared with a single string (`sex == "male"`) may take:
+/// the reference's string literals (words) that the skeleton's text names too, when it names
+/// the compared one (`male is 20-25, female is 19-24`). The class handles them in its `else`;
+/// any other string (`''`) is outside what it documents.
+pub fn documented_alternatives(skeleton: &str, reference: &str, compared: &str) -> Vec<String> {
+    let words: BTreeSet<&str> = skeleton
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let is_word =
+        |w: &str| w.chars().count() >= 2 && w.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if !is_word(compared) || !words.contains(compared) {
+        return Vec::new();
+    }
+    struct Strings(Vec<String>);
+    impl<'a> Visitor<'a> for Strings {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::StringLiteral(s) = e {
+                let v = s.value.to_str().to_string();
+                if !self.0.contains(&v) && self.0.len() < 500 {
+                    self.0.push(v);
+                }
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let Ok(parsed) = parse_module(reference) else {
+        return Vec::new();
+    };
+    let mut found = Strings(Vec::new());
+    for st in &parsed.syntax().body {
+        found.visit_stmt(st);
+    }
+    found
+        .0
         .into_iter()
-        .filter_map(|(key, kinds)| {
-            ["str", "dict", "list", "float", "int"]
-                .into_iter()
-                .find(|k| kinds.contains(k))
-                .map(|k| (key, k))
-        })
+        .filter(|v| v != compared && is_word(v) && words.contains(v.as_str()))
         .collect()
 }
 
@@ -266,6 +328,15 @@ impl Uses<'_> {
 }
 
 impl<'a> Visitor<'a> for Uses<'_> {
+    fn visit_stmt(&mut self, s: &'a Stmt) {
+        if let Stmt::For(f) = s
+            && let Some(p) = self.param(&f.iter)
+        {
+            self.note(p, "iterable");
+        }
+        visitor::walk_stmt(self, s);
+    }
+
     fn visit_expr(&mut self, e: &'a Expr) {
         match e {
             Expr::Call(c) => {
@@ -281,13 +352,42 @@ impl<'a> Visitor<'a> for Uses<'_> {
                         self.note(p, "dict");
                     }
                 }
-                if let Expr::Name(f) = c.func.as_ref()
-                    && f.id.as_str() == "range"
-                {
-                    for a in &c.arguments.args {
-                        if let Some(p) = self.param(a) {
-                            self.note(p, "int");
+                if let Expr::Name(f) = c.func.as_ref() {
+                    let args = &c.arguments.args;
+                    match f.id.as_str() {
+                        "range" => {
+                            let sized = args.len() == 1;
+                            let ps: Vec<_> = args.iter().filter_map(|a| self.param(a)).collect();
+                            for p in ps {
+                                self.note(p.clone(), "int");
+                                if sized {
+                                    self.note(p, "size");
+                                }
+                            }
                         }
+                        // iterated or measured: a string or a collection (what else
+                        // its use says wins)
+                        "len" | "enumerate" | "sorted" | "zip" | "sum" | "max" | "min" => {
+                            let ps: Vec<_> = args.iter().filter_map(|a| self.param(a)).collect();
+                            for p in ps {
+                                self.note(p, "iterable");
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // `[' '] * n`, `'-' * n`: a size
+            Expr::BinOp(b)
+                if matches!(b.op, ast::Operator::Mult)
+                    && [&b.left, &b.right]
+                        .iter()
+                        .any(|x| matches!(x.as_ref(), Expr::List(_) | Expr::StringLiteral(_))) =>
+            {
+                for x in [&b.left, &b.right] {
+                    if let Some(p) = self.param(x) {
+                        self.note(p.clone(), "int");
+                        self.note(p, "size");
                     }
                 }
             }
@@ -316,7 +416,8 @@ impl<'a> Visitor<'a> for Uses<'_> {
                     for (x, y) in [(w[0], w[1]), (w[1], w[0])] {
                         if let (true, Some(p), Some(k)) = (ordered, self.param(x), Uses::number(y))
                         {
-                            self.note(p, k);
+                            self.note(p.clone(), k);
+                            self.note(p, "bounded"); // `n <= 0`: the class checks its range
                         }
                         // `sex == "male"`: compared with a string, it is one.
                         if let (Some(p), Expr::StringLiteral(_)) = (self.param(x), y)
@@ -381,6 +482,42 @@ mod tests {
             infer(compared, "C").get(&("__init__".to_string(), "sex".to_string())),
             Some(&"str")
         );
+    }
+
+    #[test]
+    fn sizes_and_collections_are_read_from_their_use() {
+        let src = "class G:\n    def __init__(self, n, w):\n        self.rows = [[' '] * w for _ in range(n)]\n\n    def f(self, xs, k, lo):\n        for x in xs:\n            pass\n        return len(k), range(lo, 10)\n";
+        let s = sizes(src, "G");
+        let key = |m: &str, p: &str| (m.to_string(), p.to_string());
+        assert!(s.contains(&key("__init__", "n")));
+        assert!(s.contains(&key("__init__", "w")));
+        assert!(
+            !s.contains(&key("f", "lo")),
+            "a range's start is not a size"
+        );
+        let checked = "class H:\n    def __init__(self, n):\n        if n < 0:\n            raise ValueError()\n        self.rows = [0] * n\n";
+        assert!(
+            sizes(checked, "H").is_empty(),
+            "a size the class checks itself"
+        );
+        let m = infer(src, "G");
+        assert_eq!(m.get(&key("f", "xs")), Some(&"str | list"));
+        assert_eq!(m.get(&key("f", "k")), Some(&"str | list"));
+        assert_eq!(m.get(&key("f", "lo")), Some(&"int"));
+        assert_eq!(m.get(&key("__init__", "w")), Some(&"int"));
+    }
+
+    #[test]
+    fn documented_alternatives_are_reference_words_the_skeleton_names() {
+        let reference =
+            "class F:\n    def f(self):\n        return {'male': 1, 'female': 2, 'other': 3}, ''\n";
+        let skeleton = "male is 20-25, female is 19-24";
+        assert_eq!(
+            documented_alternatives(skeleton, reference, "male"),
+            ["female"]
+        );
+        assert!(documented_alternatives("female only", reference, "male").is_empty());
+        assert!(documented_alternatives(skeleton, reference, "").is_empty());
     }
 
     #[test]

@@ -1,0 +1,267 @@
+//! The forge's rules for strong and fair tests, each on a small class forged in the real
+//! sandbox: a `None` that is an answer is asserted, NumPy scalars inside containers are
+//! compared, dict arguments are completed from the keys the reference looks up, values that
+//! depend on `random` are not asserted, and a size parameter is never negative. Needs Linux
+//! and the project's `.python/classeval` (NumPy included).
+
+mod common;
+
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+
+use classlab::dataset;
+use classlab::exec::{Sandbox, SandboxOptions};
+use classlab::forge::task::{Forged, Settings, forge_task};
+use classlab::model::Task;
+
+fn sandbox() -> &'static Sandbox {
+    static SB: OnceLock<Sandbox> = OnceLock::new();
+    SB.get_or_init(|| {
+        Sandbox::with_options(SandboxOptions {
+            python: Some(common::project_python("classeval")),
+            warm: true,
+            ..Default::default()
+        })
+        .expect("sandbox available")
+    })
+}
+
+/// A task whose skeleton and reference are `source` (a ClassEval task's other fields).
+fn forge(class_name: &str, source: &str) -> Forged {
+    let ds = dataset::load(Some(&common::classeval_json())).expect("ClassEval loads");
+    let mut t: Task = ds
+        .tasks
+        .into_iter()
+        .find(|t| t.id == "ClassEval_8")
+        .expect("task present");
+    t.id = format!("Rules_{class_name}");
+    t.class_name = class_name.to_string();
+    t.skeleton = source.to_string();
+    t.solution = source.to_string();
+    t.imports = Vec::new();
+    let settings = Settings {
+        iterations: 300,
+        mutant_iterations: 0,
+        validation_runs: 3,
+        ..Settings::default()
+    };
+    let f = forge_task(sandbox(), &t, &settings, &AtomicBool::new(false));
+    assert_eq!(f.dropped, None, "{:?}", f.evidence);
+    f
+}
+
+fn module(f: &Forged) -> &str {
+    &f.task.as_ref().expect("forged").test_module
+}
+
+/// The assertions right after each call to `method` (up to the next call), per call.
+fn asserted_after<'m>(module: &'m str, method: &str) -> Vec<Vec<&'m str>> {
+    let call = format!(".{method}(");
+    let mut out: Vec<Vec<&str>> = Vec::new();
+    let mut open = false;
+    for line in module.lines().map(str::trim) {
+        if line.contains(&call) && !line.starts_with("self.assert") {
+            out.push(Vec::new());
+            open = true;
+        } else if line.starts_with("self.assert") {
+            if open && let Some(last) = out.last_mut() {
+                last.push(line);
+            }
+        } else {
+            open = false;
+        }
+    }
+    out
+}
+
+const LEDGER: &str = r#"class Ledger:
+    """Named amounts."""
+
+    def __init__(self):
+        self.amounts = {}
+
+    def add(self, name, amount):
+        """Record an amount.
+        :param name: str
+        :param amount: int
+        """
+        self.amounts[name] = amount
+
+    def get(self, name):
+        """The amount recorded for a name.
+        :param name: str
+        :return: int, or None when the name is unknown
+        """
+        if name in self.amounts:
+            return self.amounts[name]
+        return None
+"#;
+
+#[test]
+fn a_none_that_is_an_answer_is_asserted_and_a_procedures_is_not() {
+    let f = forge("Ledger", LEDGER);
+    let m = module(&f);
+    let gets = asserted_after(m, "get");
+    assert!(
+        gets.iter()
+            .flatten()
+            .any(|a| a.starts_with("self.assertEqual(r") && a.ends_with(", None)")),
+        "get's None is asserted:\n{m}"
+    );
+    assert!(
+        !m.lines().any(|l| l.contains("= obj.add(")),
+        "add's None is not:\n{m}"
+    );
+}
+
+const STATS: &str = r#"import numpy as np
+
+
+class Stats:
+    """Running statistics."""
+
+    def __init__(self):
+        self.values = []
+
+    def add(self, x):
+        """Add a value.
+        :param x: int
+        """
+        self.values.append(x)
+
+    def summary(self):
+        """The mean and the count.
+        :return: tuple
+        """
+        if not self.values:
+            return (0.0, [0])
+        return np.mean(self.values), [np.int64(len(self.values))]
+"#;
+
+#[test]
+fn numpy_scalars_inside_containers_are_compared() {
+    let f = forge("Stats", STATS);
+    let m = module(&f);
+    let counted = asserted_after(m, "summary")
+        .into_iter()
+        .flatten()
+        .filter(|a| a.contains("_approx(r") && !a.ends_with("(0.0, [0]))"))
+        .count();
+    assert!(
+        counted > 0,
+        "a summary after add is compared by value:\n{m}"
+    );
+}
+
+const GATEWAY: &str = r#"class Gateway:
+    """Reads a user's level from a request."""
+
+    def __init__(self):
+        self.seen = 0
+
+    def level(self, request):
+        """The level of the request's user, doubled.
+        :param request: dict, the request
+        :return: int
+        """
+        user = request['headers']['auth']['user']
+        self.seen += 1
+        return user['level'] * 2
+"#;
+
+#[test]
+fn dict_arguments_are_completed_from_the_keys_the_reference_looks_up() {
+    // Four levels of keys: random dicts never nest that deep; feedback from each KeyError does.
+    let f = forge("Gateway", GATEWAY);
+    assert!(
+        !f.evidence
+            .methods_without_test
+            .contains(&"level".to_string()),
+        "{:?}",
+        f.evidence
+    );
+    let m = module(&f);
+    assert!(m.contains("'auth': {'user': {"), "{m}");
+    assert!(
+        asserted_after(m, "level")
+            .into_iter()
+            .flatten()
+            .any(|a| a.starts_with("self.assertEqual(r")),
+        "a level is read and compared:\n{m}"
+    );
+}
+
+const DICE: &str = r#"import random
+
+
+class Dice:
+    """A twenty-sided die that counts its rolls."""
+
+    def __init__(self):
+        self.rolls = 0
+
+    def roll(self):
+        """Roll once.
+        :return: int, 1 to 20
+        """
+        self.rolls += 1
+        return random.randint(1, 20)
+
+    def total(self, times):
+        """Roll `times` times.
+        :param times: int
+        :return: int, the sum
+        """
+        return sum(self.roll() for _ in range(times))
+
+    def pick(self):
+        """A letter.
+        :return: str
+        """
+        return 'abcd'[random.randint(0, 4)]
+"#;
+
+#[test]
+fn values_that_depend_on_random_are_not_asserted() {
+    let f = forge("Dice", DICE);
+    assert!(f.evidence.random_dependent > 0, "{:?}", f.evidence);
+    let m = module(&f);
+    for method in ["roll", "total"] {
+        for a in asserted_after(m, method).into_iter().flatten() {
+            assert!(
+                a.contains(".rolls,") || a.ends_with(", 0)"),
+                "only the count (and an empty total) is asserted after {method}: {a}\n{m}"
+            );
+        }
+    }
+    assert!(m.contains("obj.rolls, 1)"), "{m}");
+    // `pick` raises on one draw in five: no test calls it, asserted or not.
+    assert!(!m.contains(".pick("), "{m}");
+}
+
+const BOARD: &str = r#"class Board:
+    """A square board of empty cells."""
+
+    def __init__(self, n=3):
+        self.cells = [[' '] * n for _ in range(n)]
+
+    def put(self, row, col):
+        """Mark a cell.
+        :param row: int
+        :param col: int
+        :return: bool, whether the cell was empty
+        """
+        if self.cells[row][col] == ' ':
+            self.cells[row][col] = 'X'
+            return True
+        return False
+"#;
+
+#[test]
+fn a_size_parameter_is_never_negative() {
+    let f = forge("Board", BOARD);
+    let m = module(&f);
+    assert!(m.contains("Board("), "{m}");
+    assert!(!m.contains("Board(-"), "{m}");
+    assert!(!m.contains("Board(n=-"), "{m}");
+}
