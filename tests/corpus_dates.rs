@@ -4,10 +4,13 @@
 //! no repository; the exact dates and commits each class gets, in the store and through `corpus
 //! export`; a rerun skips the unchanged repository, and a new commit is dated after a rebuild.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use assert_cmd::Command;
+use common::ok_json;
 use git2::{Oid, Repository, Signature, Time};
 use serde_json::Value;
 
@@ -19,16 +22,6 @@ fn classlab() -> Command {
     let mut c = Command::cargo_bin("classlab").unwrap();
     c.env("NO_COLOR", "1");
     c
-}
-
-fn ok_json(out: std::process::Output) -> Value {
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
 /// Commit the work tree's `files` (path → text; `None` removes it) at `time` on HEAD's
