@@ -24,6 +24,30 @@ fn classlab() -> Command {
     c
 }
 
+/// `corpus build ROOT --out STORE`, checked to succeed.
+fn build(root: &Path, store: &Path) -> Value {
+    ok_json(
+        classlab()
+            .args(["--json", "corpus", "build"])
+            .arg(root)
+            .arg("--out")
+            .arg(store)
+            .output()
+            .unwrap(),
+    )
+}
+
+/// `corpus dates STORE`: its JSON summary.
+fn date(store: &Path) -> Value {
+    ok_json(
+        classlab()
+            .args(["--json", "corpus", "dates"])
+            .arg(store)
+            .output()
+            .unwrap(),
+    )
+}
+
 /// Commit the work tree's `files` (path → text; `None` removes it) at `time` on HEAD's
 /// branch, with `extra_parent` for a merge.
 fn commit(repo: &Repository, files: &[(&str, Option<&str>)], time: i64, parents: &[Oid]) -> Oid {
@@ -160,22 +184,8 @@ fn classes_are_dated_by_the_commit_that_first_holds_their_line() {
     std::fs::write(repos.join("plain/p.py"), "class Plain:\n    pass\n").unwrap();
 
     let store = dir.path().join("store.db");
-    ok_json(
-        classlab()
-            .args(["--json", "corpus", "build"])
-            .arg(&repos)
-            .arg("--out")
-            .arg(&store)
-            .output()
-            .unwrap(),
-    );
-    let summary = ok_json(
-        classlab()
-            .args(["--json", "corpus", "dates"])
-            .arg(&store)
-            .output()
-            .unwrap(),
-    );
+    build(&repos, &store);
+    let summary = date(&store);
     assert_eq!(summary["repositories"], 1, "{summary}");
     assert_eq!(summary["walked"], 1);
     assert_eq!(summary["classes"], 7);
@@ -232,13 +242,7 @@ fn classes_are_dated_by_the_commit_that_first_holds_their_line() {
     assert!(prov["Plain"].get("first_seen").is_none());
 
     // A rerun walks nothing and reports the same classes.
-    let again = ok_json(
-        classlab()
-            .args(["--json", "corpus", "dates"])
-            .arg(&store)
-            .output()
-            .unwrap(),
-    );
+    let again = date(&store);
     assert_eq!(
         (again["walked"].clone(), again["unchanged"].clone()),
         (0.into(), 1.into())
@@ -252,22 +256,8 @@ fn classes_are_dated_by_the_commit_that_first_holds_their_line() {
         T0 + 800 * DAY,
         &[merge],
     );
-    ok_json(
-        classlab()
-            .args(["--json", "corpus", "build"])
-            .arg(&repos)
-            .arg("--out")
-            .arg(&store)
-            .output()
-            .unwrap(),
-    );
-    let third = ok_json(
-        classlab()
-            .args(["--json", "corpus", "dates"])
-            .arg(&store)
-            .output()
-            .unwrap(),
-    );
+    build(&repos, &store);
+    let third = date(&store);
     assert_eq!(third["walked"], 1);
     assert_eq!(third["dated"], 6);
     assert_eq!(dates_of(&store)["Draft"], dated(T0 + 800 * DAY, c6));

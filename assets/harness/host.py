@@ -904,15 +904,11 @@ def _host_main():
         return out, tuple(k for k in list(vars(_sys.modules[globals_module]))
                           if type(k) is str and not (k.startswith("__") and k.endswith("__")))
 
-    def op_globals(module, names=None):
-        """The module's top-level names (those in `names`, when given) and their values."""
-        wanted = None if names is None else frozenset(names)
-        out = []
-        for k, v in list(vars(module).items()):
-            if type(k) is str and not (k.startswith("__") and k.endswith("__")) and \
-                    (wanted is None or k in wanted):
-                out.append((k, v))
-        return tuple(out)
+    def op_globals(module, names):
+        """The module's top-level names in `names`, with their values."""
+        wanted = frozenset(names)
+        return tuple((k, v) for k, v in list(vars(module).items())
+                     if type(k) is str and k in wanted)
 
     def op_getattr(obj, name):
         return getattr(obj, name)

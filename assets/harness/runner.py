@@ -703,7 +703,7 @@ def _harness():
         except BaseException:
             return None
 
-    def compiled_tests(top, from_line):
+    def defined_tests(top, from_line):
         """(class name, function name) -> code object (class "" for module-level functions)
         of what the test file defines from `from_line` on."""
         if top is None:
@@ -864,7 +864,7 @@ def _harness():
             tests_from = max(tests_from, last + 1)
     test_bytes = read_bytes(test_path)
     test_top = compile_tests(test_path, test_bytes) if test_bytes is not None else None
-    test_code = compiled_tests(test_top, tests_from)
+    test_code = defined_tests(test_top, tests_from)
     source_text = (test_bytes or b"").decode("utf-8", "replace")
 
     def file_intact():
