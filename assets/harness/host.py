@@ -1048,6 +1048,18 @@ def _host_main():
         os.environ.clear()
         os.environ.update({k: v for k, v in pairs})
 
+    def op_imports(modules):
+        """Modules of values the runner is about to send, imported before the message that
+        carries them (the runner stops the test's clock meanwhile). A module that fails to
+        import fails again, and is reported, where the value is rebuilt."""
+        import importlib
+        for name in modules:
+            if type(name) is str:
+                try:
+                    importlib.import_module(name)
+                except Exception:
+                    pass
+
     def op_evidence():
         check_tampering()
         return tuple(notes)
@@ -1057,6 +1069,7 @@ def _host_main():
         "setattr": op_setattr, "delattr": op_delattr, "call": op_call, "callm": op_callm,
         "op": op_op, "snap": op_snap, "eq2": op_eq2, "patch": op_patch,
         "unpatch": op_unpatch, "environ": op_environ, "evidence": op_evidence,
+        "imports": op_imports,
     }
 
     watch_all()

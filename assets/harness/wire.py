@@ -177,7 +177,11 @@ class Codec:
         """(module, qualname) of a class the peer can import itself, or None (each side's)."""
         return None
 
+    def uses_module(self, module):
+        """The peer will import `module` to rebuild what is being encoded."""
+
     def enc_path(self, kind, module, qualname, out, depth):
+        self.uses_module(module)
         out.append(T_PATH)
         out.append(ord(kind))
         self.enc(module, out, depth)
@@ -188,6 +192,7 @@ class Codec:
         v = value_of(x, self.type_path)
         if v is None:
             return False
+        self.uses_module(v[0])
         out.append(T_VALUE)
         self.enc(v[0], out, depth)
         self.enc(v[1], out, depth)

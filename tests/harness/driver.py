@@ -137,12 +137,21 @@ def run_suite(suite, python=sys.executable, inproc=False, wall=60.0):
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
+        # `site_files`: modules both processes can import, standing in for installed packages.
+        site = os.path.join(root, "site")
+        for rel, text in suite.get("site_files", []):
+            path = os.path.join(site, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
         spec = base_spec(suite)
         env = {"PATH": os.environ.get("PATH", ""), "LANG": "C.UTF-8",
                "PYTHONHASHSEED": str(suite.get("hash_seed") or 0),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
                "HOME": dirs["scratch"], "TMPDIR": dirs["scratch"], "MPLBACKEND": "Agg",
                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+        if suite.get("site_files"):
+            env["PYTHONPATH"] = site
         res_r, res_w = os.pipe()
         tok_parent, tok_child = socket.socketpair()
         t0 = time.perf_counter()

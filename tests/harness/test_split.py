@@ -39,11 +39,13 @@ def run_one_module(code, tests, class_timeout=5.0):
     return records(suite)
 
 
-def run_pytest(code, tests, test_timeout=5.0):
-    """RealClassEval's layout: tests/test_snippet_1.py imports snippet_1."""
+def run_pytest(code, tests, test_timeout=5.0, site=()):
+    """RealClassEval's layout: tests/test_snippet_1.py imports snippet_1. `site`: modules
+    (name, text) both sides can import, as installed packages."""
     code, tests = textwrap.dedent(code), textwrap.dedent(tests)
     suite = {
         "files": [["snippet_1.py", code], ["tests/test_snippet_1.py", tests]],
+        "site_files": [[name, textwrap.dedent(text)] for name, text in site],
         "kind": {"kind": "pytest", "file": "tests/test_snippet_1.py"},
         "code_modules": ["snippet_1"],
         "code": [{"file": "snippet_1.py", "first": 1, "last": None}],
@@ -246,6 +248,34 @@ class Carried(unittest.TestCase):
             """)
         self.assertEqual(r.outcome("test_names"), "pass", r.tests)
         self.assertEqual(r.outcome("test_expected_failure"), "xfail", r.tests)
+
+    def test_a_slow_import_for_a_value_is_not_the_test_s_time(self):
+        # The tests import a package that takes long to import, and hand one of its values to
+        # the code, which never imported it: the host imports it first, off the test's clock,
+        # as the tests' own import was in one process (RealClassEval snippet_143: deepteam).
+        r = run_pytest("""
+            class Template:
+                def name_of(self, kind):
+                    return kind.name.lower()
+            """, """
+            import slowpkg
+            import snippet_1 as module_0
+
+            def test_value_of_a_slow_package():
+                assert module_0.Template().name_of(slowpkg.Kind.HIJACKING) == "hijacking"
+
+            def test_again():
+                assert module_0.Template().name_of(slowpkg.Kind.OTHER) == "other"
+            """, test_timeout=1.0, site=[("slowpkg.py", """
+            import enum
+            import time
+            time.sleep(2.5)
+
+            class Kind(enum.Enum):
+                HIJACKING = 1
+                OTHER = 2
+            """)])
+        self.assertAllPass(r)
 
     def test_patches_reach_the_code(self):
         r = run_pytest("""
