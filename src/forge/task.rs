@@ -431,9 +431,13 @@ fn reversed(suite: &Suite) -> String {
     out
 }
 
+/// The task with the forged suite as its tests. A forged module is written for ClassEval's
+/// layout (the class is one of its globals), whatever the source's layout was: RealClassEval's
+/// tests import the code as a module, and would not see the class.
 fn with_tests(task: &Task, module: &str, suite: &Suite) -> Task {
     let mut t = task.clone();
     t.test_module = module.to_string();
+    t.test_layout = crate::model::TestLayout::Concatenated;
     t.test_classes = suite.classes.iter().map(|c| c.0.clone()).collect();
     t
 }
