@@ -85,8 +85,8 @@ pub struct HarnessArg {
     /// Which harness judges the code: `split` runs the tests and writes the verdicts in a
     /// process of their own, out of the code's reach; `inproc` runs tests and code in one
     /// process (as ClassEval's evaluator does), whose verdicts code written against the
-    /// harness can forge. Default: inproc (split becomes the default once its agreement
-    /// holds on every shared dataset: README); with --resume, the session's (another is refused).
+    /// harness can forge. Default: split (validate: inproc, whose probe of the trusted reference
+    /// needs tests and code in one process); with --resume, the session's (another is refused).
     #[arg(long, value_name = "split|inproc")]
     pub harness: Option<Harness>,
 }
