@@ -602,9 +602,13 @@ def _host_main():
             rid, op, left, depth = msg[1], msg[2], msg[3], msg[4]
             operands = msg[5:]
             outer = deadline[0]
+            # Importing the modules of values to come is off the clock of the call it may
+            # interrupt (a callback's answer): that call's deadline moves by its time.
+            aside = op == "imports"
+            t0 = monotonic()
             if type(left) in (int, float):
-                mine = monotonic() + left
-                deadline[0] = mine if outer is None else min(outer, mine)
+                mine = t0 + left
+                deadline[0] = mine if outer is None or aside else min(outer, mine)
                 arm()
             self.copies.append(self.pending_copies)
             self.pending_copies = {}
@@ -639,7 +643,7 @@ def _host_main():
                 payload = self.error_message(rid, e, "raise")
             finally:
                 self.copies.pop()
-                deadline[0] = outer
+                deadline[0] = outer + (monotonic() - t0) if aside and outer is not None else outer
                 arm()
             self.send_payload(payload)
 

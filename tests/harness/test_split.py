@@ -257,8 +257,12 @@ class Carried(unittest.TestCase):
             class Template:
                 def name_of(self, kind):
                     return kind.name.lower()
+
+                def name_from(self, source):
+                    return source().name.lower()
             """, """
             import slowpkg
+            import slowpkg2
             import snippet_1 as module_0
 
             def test_value_of_a_slow_package():
@@ -266,7 +270,10 @@ class Carried(unittest.TestCase):
 
             def test_again():
                 assert module_0.Template().name_of(slowpkg.Kind.OTHER) == "other"
-            """, test_timeout=1.0, site=[("slowpkg.py", """
+
+            def test_a_callback_answers_with_one():
+                assert module_0.Template().name_from(lambda: slowpkg2.Kind.OTHER) == "other"
+            """, test_timeout=1.0, site=[(name, """
             import enum
             import time
             time.sleep(2.5)
@@ -274,7 +281,7 @@ class Carried(unittest.TestCase):
             class Kind(enum.Enum):
                 HIJACKING = 1
                 OTHER = 2
-            """)])
+            """) for name in ("slowpkg.py", "slowpkg2.py")])
         self.assertAllPass(r)
 
     def test_patches_reach_the_code(self):
