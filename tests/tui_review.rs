@@ -142,6 +142,54 @@ fn a_task_with_findings() {
     assert_eq!(codes, ["D4", "I1", "T1"]);
 }
 
+/// Sample_5 as `classlab forge` writes a task it kept below its gates (provenance `forge`).
+fn forged_below_gate(size: (u16, u16), dir: &Path) -> App {
+    let mut app = queue_app(size, dir);
+    let task = app
+        .sh
+        .data
+        .dataset
+        .tasks
+        .iter_mut()
+        .find(|t| t.id == "Sample_5")
+        .expect("Sample_5");
+    task.provenance.extra.insert(
+        "forge".into(),
+        serde_json::json!({
+            "generator": "classlab 0.1.0 forge test", "seed": 1,
+            "evidence": {"tests": 8, "sequences": 9, "line": 96.7, "branch": 83.3,
+                         "branches": [10, 12], "mutation": 0.707,
+                         "mutants": {"score": 0.707, "mutants": 41, "killed": 29, "survived": [
+                             {"op": "comparison", "line": 12, "before": "n < 0", "after": "n <= 0"},
+                             {"op": "constant", "line": 14, "before": "'x'", "after": "'XXxXX'"},
+                             {"op": "boolean", "line": 15, "before": "a or b", "after": "a and b"}]}},
+            "gate": {"branch": 0.9, "mutation": 0.8, "passed": false,
+                     "below": ["branch coverage 83.3% < 90%", "mutation score 70.7% < 80%"]}
+        }),
+    );
+    select(&mut app, "Sample_5");
+    app
+}
+
+#[test]
+fn a_forged_task_shows_its_gates_and_evidence() {
+    snap("forged_below_gate", forged_below_gate);
+    let dir = tempfile::tempdir().unwrap();
+    let text = screen(&forged_below_gate((160, 48), dir.path()));
+    assert!(
+        text.contains(
+            "forge: below gate · branch coverage 83.3% < 90% · mutation score 70.7% < 80%"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("mutation 70.7% (29 of 41 killed)"), "{text}");
+    assert!(
+        text.contains("survives l.12 comparison: n < 0 → n <= 0"),
+        "{text}"
+    );
+    assert!(text.contains("… 1 more surviving mutants"), "{text}");
+}
+
 #[test]
 fn approval_refused_while_a_gate_fails() {
     snap("approve_refused", |size, dir| {

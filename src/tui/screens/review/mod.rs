@@ -2,6 +2,7 @@
 //! (approve, reject, needs work, notes), edits in `$EDITOR`, promoted tests.
 
 mod edit;
+mod forge_view;
 pub mod keys;
 pub mod promote_view;
 pub mod state;

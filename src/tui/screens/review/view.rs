@@ -273,6 +273,7 @@ fn render_detail(sh: &Shared, st: &ReviewUi, area: Rect, buf: &mut Buffer) {
     }
     lines.push(Line::from(head));
     lines.extend(validation_lines(sh, st, idx, &task.id));
+    lines.extend(super::forge_view::forge_lines(sh, task));
     if let Some(note) = review.notes.last() {
         lines.push(Line::styled(format!("note: {}", note.text), theme.muted()));
     }
