@@ -23,7 +23,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, usable  # noqa: E402
-from forge_values import Pool, max_instance, parse_type, strings_in, type_of_default  # noqa: E402
+from forge_values import (Pool, markers, max_instance, parse_type, strings_in,  # noqa: E402
+                          type_of_default)
 
 
 class Explorer:
@@ -31,7 +32,7 @@ class Explorer:
         self.plan = plan
         self.runner = runner
         self.rng = random.Random(plan.get("seed", 0))
-        self.pool = Pool(plan.get("literals", []))
+        self.pool = Pool(plan.get("literals", []), markers("\n".join(runner.ref_lines)))
         self.methods = plan["methods"]  # the skeleton's targets (classlab left out private ones)
         self.types = {}
         for m in [plan["init"]] + self.methods:
@@ -64,7 +65,7 @@ class Explorer:
         rng = self.rng
         kind = t[0]
         if results and rng.random() < 0.15:
-            fits = [i for i, v in results if _fits(v, t)]
+            fits = [i for i, v in results if _fits(v, t) and not self.pool.marked(v)]
             if fits:
                 return {"ref": rng.choice(fits)}
         if kind == "union":
@@ -72,6 +73,8 @@ class Explorer:
         if kind == "size":
             sizes = [v for v in self.pool.by_kind["int"] if 0 <= v <= 1000]
             return {"lit": repr(rng.choice(sizes) if sizes and rng.random() < 0.7 else rng.randint(0, 12))}
+        if kind == "record":  # the keys an example shows, values of their types
+            return {"dict": [[{"lit": repr(k)}, self.value(vt, [], depth + 1)] for k, vt in t[1:]]}
         if kind == "choice":  # one of the strings the reference compares it with
             v = rng.choice(t[1:])
             self.strings.append(v)
@@ -82,7 +85,11 @@ class Explorer:
             v = self.pool.pick(rng, kind)
             if kind == "int" and rng.random() < 0.2:
                 v = rng.randint(-3, 12)
-            if kind == "str" and rng.random() < 0.2:
+            if kind == "str" and self.strings and rng.random() < 0.2:
+                # a string the sequence already used as it is: the key an earlier call stored
+                # under (delete or look up the student just inserted)
+                v = rng.choice(self.strings)
+            elif kind == "str" and rng.random() < 0.2:
                 v = self.composed()
             if kind == "str":
                 self.strings.append(v)
@@ -116,7 +123,9 @@ class Explorer:
         parts = [rng.choice(self.strings) if self.strings and rng.random() < 0.6
                  else self.pool.pick(rng, "str") for _ in range(rng.randint(2, 4))]
         sep = rng.choice([" ", " ", ", ", ". ", "", "/", "\n"])
-        return sep.join(p for p in parts if isinstance(p, str))
+        text = sep.join(p for p in parts if isinstance(p, str))
+        # (an earlier string may be a documented example holding a marker: `'a|b|a'`)
+        return self.pool.pick(rng, "str") if self.pool.marked(text) else text
 
     def mapping(self, t, depth):
         """A dict: keys the reference looks up (most of the time, when it has any), values of
@@ -180,6 +189,9 @@ class Explorer:
 
     def note_discarded(self, res):
         """Count why runs were discarded (the first broken contract), for the report."""
+        for q in (res or {}).get("quirks", [])[:1]:
+            self.discarded[q] = self.discarded.get(q, 0) + 1
+            return
         for r in (res or {}).get("trace", []):
             if r.get("incidental"):
                 key = "%s: %s" % (r["exc"], r.get("message", ""))
@@ -336,6 +348,8 @@ def _fits(v, t):
         return isinstance(v, str) and v in t[1:]
     if kind == "size":
         return type(v) is int and v >= 0
+    if kind == "record":
+        return isinstance(v, dict) and set(v) == {k for k, _ in t[1:]}
     mapping = {"int": int, "float": (int, float), "str": str, "bool": bool, "bytes": bytes,
                "list": list, "dict": dict, "tuple": tuple, "set": set}
     want = mapping.get(kind)
