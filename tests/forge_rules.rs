@@ -372,3 +372,38 @@ fn the_references_own_marker_is_never_in_an_argument() {
         assert!(!l.contains('|'), "{l}\n{m}");
     }
 }
+
+const INBOX: &str = r#"class Inbox:
+    """Messages from known senders."""
+
+    def __init__(self):
+        self.last = {}
+
+    def recv(self, info):
+        """Receive a message.
+        :return: the content, or -1 if the structure of info is not correct
+        >>> inbox.recv({"addr": 88, "content": "abc"})
+        """
+        if "addr" not in info or "content" not in info:
+            return -1
+        self.last = {"addr": info["addr"], "content": info["content"]}
+        return info["content"]
+"#;
+
+#[test]
+fn an_examples_shape_gives_way_where_the_reference_checks_it() {
+    // `info` is shown as `{"addr": …, "content": …}`: its dicts take that shape, except that
+    // the reference checks the keys itself (ClassEval_74), so other dicts are tested too.
+    let f = forge("Inbox", INBOX);
+    let m = module(&f);
+    let answers: Vec<&str> = asserted_after(m, "recv").into_iter().flatten().collect();
+    assert!(
+        answers.iter().any(|a| a.ends_with(", -1)")),
+        "a malformed message is answered -1:\n{m}"
+    );
+    assert!(
+        m.lines()
+            .any(|l| l.contains(".recv({'addr': ") && l.contains("'content': ")),
+        "well-formed ones are built from the example's shape:\n{m}"
+    );
+}

@@ -161,6 +161,32 @@ def markers(source):
     return sorted(put & taken)
 
 
+def shape_checked(source):
+    """(function, parameter)s whose shape the reference checks itself (`"addr" not in info`,
+    `isinstance(info, dict)`): a dict without the documented keys is then specified input
+    (ClassEval_74's `recv` answers -1), so such a parameter also gets dicts of other shapes."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    out = set()
+    for f in ast.walk(tree):
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = {a.arg for a in f.args.posonlyargs + f.args.args + f.args.kwonlyargs}
+        for node in ast.walk(f):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+                    and isinstance(node.left.value, str) and len(node.ops) == 1 \
+                    and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                    and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in params:
+                out.add((f.name, node.comparators[0].id))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "isinstance" and node.args \
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id in params:
+                out.add((f.name, node.args[0].id))
+    return out
+
+
 class Pool:
     """The constant pool: literals of the reference and the skeleton's examples, by kind,
     with boundary values added, in a fixed order (determinism); no string holding one of the
