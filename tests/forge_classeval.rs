@@ -85,3 +85,54 @@ fn a_reference_that_does_not_import_is_dropped_with_its_reason() {
     assert_eq!(code, "import");
     assert!(why.contains("no_such_module_anywhere"), "{why}");
 }
+
+#[test]
+fn a_skeleton_that_does_not_parse_keeps_its_docstrings_and_examples_give_shapes() {
+    // ClassEval_22's skeleton leaves a docstring open; its `student` is shown only by a
+    // doctest's variable (`student1 = {"name": …, "major": …}`): students are such dicts.
+    let f = forge_task(
+        sandbox(),
+        &task("ClassEval_22"),
+        &quick(),
+        &AtomicBool::new(false),
+    );
+    assert!(
+        f.evidence
+            .plan_note
+            .as_deref()
+            .is_some_and(|n| n.contains("the skeleton's docstrings")),
+        "{:?}",
+        f.evidence
+    );
+    let module = f.task.expect("forged").test_module;
+    let calls: Vec<&str> = module
+        .lines()
+        .filter(|l| l.contains(".register_student("))
+        .collect();
+    assert!(!calls.is_empty(), "{module}");
+    for c in calls {
+        let arg = c.split(".register_student(").nth(1).unwrap_or_default();
+        assert!(
+            arg.starts_with('{') && (arg.contains("name\": ") || arg.contains("name': ")),
+            "{c}"
+        );
+        assert_eq!(arg.matches(": ").count(), 2, "exactly name and major: {c}");
+    }
+}
+
+#[test]
+fn a_parameter_read_as_the_class_itself_gets_an_instance() {
+    // ClassEval_33's static promotions take "object, the order" and read `order.cart`,
+    // `order.total()`: they are called with an instance of the class.
+    let f = forge_task(
+        sandbox(),
+        &task("ClassEval_33"),
+        &quick(),
+        &AtomicBool::new(false),
+    );
+    let module = f.task.expect("forged").test_module;
+    assert!(
+        module.contains("Promo(other"),
+        "a promotion applied to an order:\n{module}"
+    );
+}

@@ -23,7 +23,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, usable  # noqa: E402
-from forge_values import Pool, max_instance, parse_type, strings_in, type_of_default  # noqa: E402
+from forge_values import (Pool, markers, max_instance, parse_type, shape_checked,  # noqa: E402
+                          strings_in, type_of_default)
 
 
 class Explorer:
@@ -31,7 +32,7 @@ class Explorer:
         self.plan = plan
         self.runner = runner
         self.rng = random.Random(plan.get("seed", 0))
-        self.pool = Pool(plan.get("literals", []))
+        self.pool = Pool(plan.get("literals", []), markers("\n".join(runner.ref_lines)))
         self.methods = plan["methods"]  # the skeleton's targets (classlab left out private ones)
         self.types = {}
         for m in [plan["init"]] + self.methods:
@@ -42,6 +43,7 @@ class Explorer:
                 if p.get("size") and t in (("any",), ("int",)):
                     t = ("size",)  # used as a size (`range(n)`): never negative
                 self.types[(m["name"], p["name"])] = t
+        self.checked = shape_checked("\n".join(runner.ref_lines))
         self.examples = plan.get("examples", {})
         self.max_calls = plan.get("max_calls", 6)
         self.instances = 0
@@ -64,7 +66,7 @@ class Explorer:
         rng = self.rng
         kind = t[0]
         if results and rng.random() < 0.15:
-            fits = [i for i, v in results if _fits(v, t)]
+            fits = [i for i, v in results if _fits(v, t) and not self.pool.marked(v)]
             if fits:
                 return {"ref": rng.choice(fits)}
         if kind == "union":
@@ -72,6 +74,8 @@ class Explorer:
         if kind == "size":
             sizes = [v for v in self.pool.by_kind["int"] if 0 <= v <= 1000]
             return {"lit": repr(rng.choice(sizes) if sizes and rng.random() < 0.7 else rng.randint(0, 12))}
+        if kind == "record":  # the keys an example shows, values of their types
+            return {"dict": [[{"lit": repr(k)}, self.value(vt, [], depth + 1)] for k, vt in t[1:]]}
         if kind == "choice":  # one of the strings the reference compares it with
             v = rng.choice(t[1:])
             self.strings.append(v)
@@ -82,7 +86,11 @@ class Explorer:
             v = self.pool.pick(rng, kind)
             if kind == "int" and rng.random() < 0.2:
                 v = rng.randint(-3, 12)
-            if kind == "str" and rng.random() < 0.2:
+            if kind == "str" and self.strings and rng.random() < 0.2:
+                # a string the sequence already used as it is: the key an earlier call stored
+                # under (delete or look up the student just inserted)
+                v = rng.choice(self.strings)
+            elif kind == "str" and rng.random() < 0.2:
                 v = self.composed()
             if kind == "str":
                 self.strings.append(v)
@@ -109,6 +117,15 @@ class Explorer:
         v = self.pool.pick(rng, rng.choices(kinds, weights)[0])
         return {"lit": _src(v)}
 
+    def type_of(self, method, param):
+        """The type a parameter's arguments are drawn from: a record shape (an example's keys)
+        gives way to any dict a fifth of the time where the reference checks the shape
+        itself."""
+        t = self.types[(method, param)]
+        if t[0] == "record" and (method, param) in self.checked and self.rng.random() < 0.2:
+            return ("dict", ("any",), ("any",))
+        return t
+
     def composed(self):
         """A text made of strings the sequence already used and pooled ones (a sentence of
         words an earlier call added, a path of known parts)."""
@@ -116,7 +133,9 @@ class Explorer:
         parts = [rng.choice(self.strings) if self.strings and rng.random() < 0.6
                  else self.pool.pick(rng, "str") for _ in range(rng.randint(2, 4))]
         sep = rng.choice([" ", " ", ", ", ". ", "", "/", "\n"])
-        return sep.join(p for p in parts if isinstance(p, str))
+        text = sep.join(p for p in parts if isinstance(p, str))
+        # (an earlier string may be a documented example holding a marker: `'a|b|a'`)
+        return self.pool.pick(rng, "str") if self.pool.marked(text) else text
 
     def mapping(self, t, depth):
         """A dict: keys the reference looks up (most of the time, when it has any), values of
@@ -160,15 +179,15 @@ class Explorer:
             required -= 1
         n = rng.randint(required, len(positional)) if rng.random() < 0.5 else len(positional)
         for p in positional[:n]:
-            args.append(self.value(self.types[(name, p["name"])], results, depth))
+            args.append(self.value(self.type_of(name, p["name"]), results, depth))
         for p in params:
             kind = p.get("kind")
             if kind == "varpos":
                 for _ in range(rng.randint(0, 2)):
-                    args.append(self.value(self.types[(name, p["name"])], results, depth))
+                    args.append(self.value(self.type_of(name, p["name"]), results, depth))
             elif kind == "kwonly" and (p.get("default") is None or rng.random() < 0.5
                                        and not p.get("undocumented")):
-                kwargs[p["name"]] = self.value(self.types[(name, p["name"])], results, depth)
+                kwargs[p["name"]] = self.value(self.type_of(name, p["name"]), results, depth)
         return args, kwargs
 
     def new_call(self, results):
@@ -180,6 +199,9 @@ class Explorer:
 
     def note_discarded(self, res):
         """Count why runs were discarded (the first broken contract), for the report."""
+        for q in (res or {}).get("quirks", [])[:1]:
+            self.discarded[q] = self.discarded.get(q, 0) + 1
+            return
         for r in (res or {}).get("trace", []):
             if r.get("incidental"):
                 key = "%s: %s" % (r["exc"], r.get("message", ""))
@@ -336,6 +358,8 @@ def _fits(v, t):
         return isinstance(v, str) and v in t[1:]
     if kind == "size":
         return type(v) is int and v >= 0
+    if kind == "record":
+        return isinstance(v, dict) and set(v) == {k for k, _ in t[1:]}
     mapping = {"int": int, "float": (int, float), "str": str, "bool": bool, "bytes": bytes,
                "list": list, "dict": dict, "tuple": tuple, "set": set}
     want = mapping.get(kind)

@@ -52,6 +52,7 @@ class Runner:
             text = f.read()
         self.ref_lines = text.splitlines()
         self.valued = valued_methods(text, plan["class"])
+        self.ordered = ordered_calls(text)
         # Every run starts from this seed of `random` (and NumPy's): exploration is
         # reproducible, and replays under other seeds show what depends on luck.
         self.random_seed = 0
@@ -94,8 +95,9 @@ class Runner:
 
     # -- tracing ---------------------------------------------------------------------------
 
-    def _global_tracer(self, arcs):
+    def _global_tracer(self, arcs, quirks):
         ref = self.ref_file
+        ordered = self.ordered
 
         def tracer(frame, event, arg):
             if event != "call" or frame.f_code.co_filename != ref:
@@ -108,6 +110,12 @@ class Runner:
                     state[0] = frame.f_lineno
                 elif event == "return":
                     arcs.add((state[0], -frame.f_code.co_firstlineno))
+                    if type(arg) is bool and ordered:
+                        caller = frame.f_back
+                        if caller is not None and caller.f_code.co_filename == ref and \
+                                (caller.f_lineno, frame.f_code.co_name) in ordered:
+                            quirks.append("%s() returned %r, ordered against a number on line %d"
+                                          % (frame.f_code.co_name, arg, caller.f_lineno))
                 return local
 
             return local
@@ -121,10 +129,10 @@ class Runner:
         {"trace", "arcs", "plain", "stopped", "timeout", "exc_types"} or None when the
         sequence cannot be set up (an argument object failed to build)."""
         cls = cls or self.cls
-        arcs = set()
+        arcs, quirks = set(), []
         work = self.base
         os.chdir(work)
-        tracer = self._global_tracer(arcs) if traced else None
+        tracer = self._global_tracer(arcs, quirks) if traced else None
         insts, results, trace, plain = {}, {}, [], []
         stopped, timeout = None, False
         before = _seed_random(self.random_seed)
@@ -183,7 +191,7 @@ class Runner:
             os.chdir(self.base)
             _empty(work)
         return {"trace": trace, "arcs": arcs, "plain": plain, "stopped": stopped,
-                "timeout": timeout, "random": _random_state() != before}
+                "timeout": timeout, "random": _random_state() != before, "quirks": quirks}
 
     def raised_by_reference(self, e):
         """Whether a `raise` statement of the reference module raised `e` (an exception from an
@@ -300,6 +308,29 @@ def _returns(body):
     return kinds
 
 
+def ordered_calls(source):
+    """(line, callee name) of every call that is an operand of an ordering comparison
+    (`self.quantity(p) >= n`): where such a callee returns a bool (a `False` that means "not
+    found"), the reference orders it against a number (`False >= 0` holds) — a quirk no
+    specification asks a candidate to repeat."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    ordering = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+    out = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare) or not any(isinstance(o, ordering) for o in node.ops):
+            continue
+        for operand in [node.left] + node.comparators:
+            if isinstance(operand, ast.Call):
+                f = operand.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+                if name:
+                    out.add((operand.lineno, name))
+    return out
+
+
 def _is_none(e):
     return isinstance(e, ast.Constant) and e.value is None
 
@@ -394,9 +425,10 @@ def assertions(trace):
 def usable(res, documented=None):
     """A run that can become a test: it completed, and every exception the reference did not
     `raise` itself (an `IndexError` popping an empty list, a `TypeError` from our argument) is
-    of a type the method's docstring names. Anything else is outside the specified contract:
+    of a type the method's docstring names, and the reference ordered no bool its own code
+    returned against a number (`ordered_calls`). Anything else is outside the specified contract:
     asserting it would fail candidates that handle the case otherwise."""
-    if res is None or res["timeout"]:
+    if res is None or res["timeout"] or res.get("quirks"):
         return False
     documented = documented or {}
     for r in res["trace"]:

@@ -25,7 +25,7 @@ MAX_TEXT = 2000
 def parse_type(text):
     """A type description (annotation source or docstring words) -> a small tree:
     ("int",), ("list", elem), ("dict", key, value), ("tuple", elems...), ("union", alts...),
-    ("class", name) or ("any",)."""
+    ("record", (key, type)...), ("class", name) or ("any",)."""
     if not text:
         return ("any",)
     text = text.strip()
@@ -70,6 +70,10 @@ def _named(name):
 
 
 def _type_of(node):
+    if isinstance(node, ast.Dict) and node.keys and all(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+        # `{'name': str, 'major': str}`: a dict of exactly these keys (an example's shape)
+        return ("record",) + tuple((k.value, _type_of(v)) for k, v in zip(node.keys, node.values))
     if isinstance(node, ast.Constant):
         if node.value is None:
             return ("none",)
@@ -123,11 +127,73 @@ def type_of_default(src):
     return ("any",)
 
 
+def markers(source):
+    """The reference's own markers: one-character punctuation strings it both adds to a piece
+    of a string it builds (`c + '|'`) and takes out or tests for again (`c != '|'`,
+    `.replace('|', '')`, `.strip('|')`) — Manacher's `'|'` between the letters (a separator
+    it only `join`s is not one: a calculator's `'*'.join(factors)`). An argument
+    holding one is outside the class's domain (the reference cannot tell ours from its own),
+    so argument strings never contain them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+
+    def mark(node):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) == 1 \
+                and not node.value.isalnum() and not node.value.isspace():
+            return node.value
+        return None
+
+    put, taken = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if mark(a) and not (isinstance(b, ast.Constant) and isinstance(b.value, str)):
+                    put.add(mark(a))
+        elif isinstance(node, ast.Compare) and any(isinstance(o, (ast.Eq, ast.NotEq))
+                                                   for o in node.ops):
+            taken.update(m for m in map(mark, [node.left] + node.comparators) if m)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            name = node.func.attr
+            if name in ("replace", "strip", "lstrip", "rstrip") and node.args and mark(node.args[0]):
+                taken.add(mark(node.args[0]))
+    return sorted(put & taken)
+
+
+def shape_checked(source):
+    """(function, parameter)s whose shape the reference checks itself (`"addr" not in info`,
+    `isinstance(info, dict)`): a dict without the documented keys is then specified input
+    (ClassEval_74's `recv` answers -1), so such a parameter also gets dicts of other shapes."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    out = set()
+    for f in ast.walk(tree):
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = {a.arg for a in f.args.posonlyargs + f.args.args + f.args.kwonlyargs}
+        for node in ast.walk(f):
+            if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+                    and isinstance(node.left.value, str) and len(node.ops) == 1 \
+                    and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                    and isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in params:
+                out.add((f.name, node.comparators[0].id))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id == "isinstance" and node.args \
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id in params:
+                out.add((f.name, node.args[0].id))
+    return out
+
+
 class Pool:
     """The constant pool: literals of the reference and the skeleton's examples, by kind,
-    with boundary values added, in a fixed order (determinism)."""
+    with boundary values added, in a fixed order (determinism); no string holding one of the
+    reference's `markers`."""
 
-    def __init__(self, literals):
+    def __init__(self, literals, marks=()):
+        self.marks = tuple(marks)
         self.by_kind = {k: [] for k in ("int", "float", "str", "bytes", "bool", "none",
                                         "list", "dict", "tuple", "set")}
         for src in literals:
@@ -157,9 +223,13 @@ class Pool:
         for existing in bucket:
             if type(existing) is type(v) and existing == v:
                 return
-        if isinstance(v, str) and len(v) > 200:
+        if isinstance(v, str) and (len(v) > 200 or self.marked(v)):
             return
         bucket.append(v)
+
+    def marked(self, v):
+        """Whether `v` is a string holding one of the reference's markers."""
+        return isinstance(v, str) and any(m in v for m in self.marks)
 
     def pick(self, rng, kind):
         bucket = self.by_kind.get(kind) or []

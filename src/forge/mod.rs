@@ -10,6 +10,7 @@
 pub mod counterexample;
 pub mod explored;
 pub mod gate;
+pub mod graft;
 pub mod mutation;
 pub mod plan;
 pub mod run;

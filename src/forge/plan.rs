@@ -155,6 +155,46 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
             }
         }
     }
+    // A parameter whose members the reference reads as the class's own (`order.cart`) and
+    // that no type word documents is an instance of the class.
+    let members: std::collections::BTreeSet<String> = fields
+        .iter()
+        .cloned()
+        .chain(methods.iter().map(|m| m.name.clone()))
+        .collect();
+    let own = super::usage::own_instances(reference, class_name, &members);
+    for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+        for p in m.params.iter_mut() {
+            if !names_a_type(&p.ty) && own.contains(&(m.name.clone(), p.name.clone())) {
+                p.ty = class_name.to_string();
+            }
+        }
+    }
+    // A dict parameter shown by an example takes the example's shape (keys and value types).
+    for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+        let shown = examples.get(&m.name);
+        for (k, p) in m.params.iter_mut().filter(|p| p.kind == "pos").enumerate() {
+            // (no type, or only `dict`/`list`: `dict, customer information`)
+            let first_word =
+                p.ty.split(|c: char| !c.is_ascii_alphabetic())
+                    .find(|w| !w.is_empty())
+                    .map(str::to_ascii_lowercase);
+            let dictish = p.ty.is_empty()
+                || !p.ty.contains('[')
+                    && matches!(
+                        first_word.as_deref(),
+                        Some("dict" | "dictionary" | "list" | "array")
+                    );
+            if let Some(shape) = shown
+                .into_iter()
+                .flatten()
+                .find_map(|e| e.args.get(k).and_then(|a| record_type(a)))
+                && dictish
+            {
+                p.ty = shape;
+            }
+        }
+    }
     let kinds = methods.iter().map(|m| (m.name.clone(), m.kind)).collect();
     Ok(Plan {
         class_name: class_name.to_string(),
@@ -501,21 +541,30 @@ pub fn python_str(s: &str) -> String {
 }
 
 /// Calls in doctest lines (`>>> obj.method(1, 'a')`, `>>> Class(3)`) whose arguments are all
-/// literals: examples for that method (`__init__` for the class).
+/// literals, or names an earlier line of the same docstring bound to one (`>>> s = {"name":
+/// "John"}` then `>>> r.register(s)`): examples for that method (`__init__` for the class).
 fn collect_examples(
     doc: &str,
     class_name: &str,
     out: &mut std::collections::BTreeMap<String, Vec<Example>>,
 ) {
+    let mut bound: std::collections::HashMap<String, String> = Default::default();
     for d in crate::analysis::parse::doctests_of(doc, 0) {
         // `x = Class(...)` or a bare call.
-        let src = d
+        let (target, src) = d
             .source
             .split_once(" = ")
-            .map_or(d.source.as_str(), |(_, r)| r);
+            .map_or((None, d.source.as_str()), |(l, r)| (Some(l.trim()), r));
         let Ok(parsed) = parse_expression(src) else {
             continue;
         };
+        if let Some(name) = target
+            && is_literal(parsed.expr())
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            bound.insert(name.to_string(), src.trim().to_string());
+            continue;
+        }
         let Expr::Call(call) = parsed.expr() else {
             continue;
         };
@@ -531,7 +580,10 @@ fn collect_examples(
             .arguments
             .args
             .iter()
-            .map(|a| is_literal(a).then(|| src[a.range()].to_string()))
+            .map(|a| match a {
+                Expr::Name(n) => bound.get(n.id.as_str()).cloned(),
+                a => is_literal(a).then(|| src[a.range()].to_string()),
+            })
             .collect();
         if let Some(args) = args {
             let list = out.entry(name).or_default();
@@ -540,6 +592,45 @@ fn collect_examples(
             }
         }
     }
+}
+
+/// `{'name': str, 'major': str}` for an example dict literal whose keys are strings (the
+/// value types as the example's values have them, `any` for `None`): the shape the explorer
+/// builds that parameter's dicts in (`forge_values.parse_type` reads it as a record).
+/// A list of such dicts gives `list[{...}]` (ClassEval_33's cart of items).
+fn record_type(example: &str) -> Option<String> {
+    let parsed = parse_expression(example).ok()?;
+    match parsed.expr() {
+        Expr::Dict(d) => record_of(d),
+        Expr::List(l) => match l.elts.first() {
+            Some(Expr::Dict(d)) => record_of(d).map(|r| format!("list[{r}]")),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn record_of(d: &ast::ExprDict) -> Option<String> {
+    let mut fields = Vec::new();
+    for item in &d.items {
+        let Some(Expr::StringLiteral(k)) = &item.key else {
+            return None;
+        };
+        let ty = match &item.value {
+            Expr::StringLiteral(_) => "str",
+            Expr::NumberLiteral(n) => match n.value {
+                ast::Number::Int(_) => "int",
+                _ => "float",
+            },
+            Expr::BooleanLiteral(_) => "bool",
+            Expr::List(_) => "list",
+            Expr::Dict(_) => "dict",
+            Expr::Tuple(_) => "tuple",
+            _ => "any",
+        };
+        fields.push(format!("{}: {ty}", python_str(k.value.to_str())));
+    }
+    (!fields.is_empty()).then(|| format!("{{{}}}", fields.join(", ")))
 }
 
 /// A literal, or a container of literals (what `ast.literal_eval` reads).
@@ -683,6 +774,27 @@ mod tests {
         // Not named in the skeleton: no domain is invented.
         let bare = "class F:\n    def __init__(self, sex, n=3):\n        pass\n";
         assert_eq!(plan(bare, reference, "F").unwrap().init.params[0].ty, "str");
+    }
+
+    #[test]
+    fn a_dict_parameter_shown_by_a_bound_example_takes_its_shape() {
+        // ClassEval_22: `student` is documented only by a doctest's variable.
+        let skeleton = "class R:\n    def __init__(self):\n        self.students = []\n\n    def add(self, student):\n        \"\"\"Add a student.\n        >>> r = R()\n        >>> s1 = {\"name\": \"John\", \"age\": 3, \"gpa\": 3.5}\n        >>> r.add(s1)\n        \"\"\"\n\n    def size(self, n: int):\n        pass\n";
+        let p = plan(skeleton, skeleton, "R").unwrap();
+        assert_eq!(
+            p.examples["add"][0].args,
+            ["{\"name\": \"John\", \"age\": 3, \"gpa\": 3.5}"]
+        );
+        assert_eq!(
+            p.methods[0].params[0].ty,
+            "{'name': str, 'age': int, 'gpa': float}"
+        );
+        assert_eq!(
+            record_type("[{'p': 'x', 'n': 14}]").as_deref(),
+            Some("list[{'p': str, 'n': int}]")
+        );
+        assert_eq!(record_type("[1]"), None);
+        assert_eq!(record_type("{1: 'a'}"), None);
     }
 
     #[test]

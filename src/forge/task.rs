@@ -189,18 +189,31 @@ pub fn forge_task(
 ) -> Forged {
     let mut ev = Evidence::default();
     // A skeleton that does not parse (ClassEval_5's opens an unterminated string) leaves the
-    // reference's own signatures: the plan is read from it instead, and says so.
+    // reference's own signatures, led by the docstrings cut out of the skeleton's text: the
+    // plan is read from them instead, and says so.
     let p = match plan(&task.skeleton, &task.solution, &task.class_name) {
         Ok(p) => p,
-        Err(first) => match plan(&task.solution, &task.solution, &task.class_name) {
-            Ok(p) => {
-                ev.plan_note = Some(format!("{first}; planned from the reference"));
-                p
+        Err(first) => {
+            match super::graft::graft_docstrings(&task.skeleton, &task.solution, &task.class_name)
+                .and_then(|g| plan(&g, &task.solution, &task.class_name).ok())
+            {
+                Some(p) => {
+                    ev.plan_note = Some(format!(
+                        "{first}; planned from the reference with the skeleton's docstrings"
+                    ));
+                    p
+                }
+                None => match plan(&task.solution, &task.solution, &task.class_name) {
+                    Ok(p) => {
+                        ev.plan_note = Some(format!("{first}; planned from the reference"));
+                        p
+                    }
+                    Err(e @ (PlanError::Skeleton(_) | PlanError::NoClass(_))) => {
+                        return dropped("skeleton", format!("{first}; reference: {e}"), ev);
+                    }
+                },
             }
-            Err(e @ (PlanError::Skeleton(_) | PlanError::NoClass(_))) => {
-                return dropped("skeleton", format!("{first}; reference: {e}"), ev);
-            }
-        },
+        }
     };
     let (mutants, mutant_error) = mutation::mutants_of(&task.solution, &task.class_name);
     let hunted = json!({"mutants": mutation::explorer_input(&mutants)});

@@ -69,6 +69,49 @@ pub fn sizes(reference: &str, class_name: &str) -> BTreeSet<(String, String)> {
         .collect()
 }
 
+/// `(method, parameter)`s the reference reads members of the class itself from (`order.cart`,
+/// `order.total()`, where `cart` and `total` are the class's): an instance of the class (a
+/// static promotion rule that takes the order).
+pub fn own_instances(
+    reference: &str,
+    class_name: &str,
+    members: &BTreeSet<String>,
+) -> BTreeSet<(String, String)> {
+    struct Own<'m> {
+        names: BTreeSet<String>,
+        members: &'m BTreeSet<String>,
+        found: BTreeSet<String>,
+    }
+    impl<'a> Visitor<'a> for Own<'_> {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            if let Expr::Attribute(a) = e
+                && let Expr::Name(n) = a.value.as_ref()
+                && self.names.contains(n.id.as_str())
+                && self.members.contains(a.attr.as_str())
+            {
+                self.found.insert(n.id.to_string());
+            }
+            visitor::walk_expr(self, e);
+        }
+    }
+    let Some(class) = ClassSource::parse(reference, class_name) else {
+        return BTreeSet::new();
+    };
+    let mut out = BTreeSet::new();
+    for f in class.functions() {
+        let mut v = Own {
+            names: params_of(f),
+            members,
+            found: BTreeSet::new(),
+        };
+        for s in &f.body {
+            v.visit_stmt(s);
+        }
+        out.extend(v.found.into_iter().map(|p| (f.name.to_string(), p)));
+    }
+    out
+}
+
 /// What each parameter is used as (`str`, `dict`, `list`, `float`, `int`, `size`).
 fn uses_of(
     reference: &str,
