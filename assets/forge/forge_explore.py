@@ -14,6 +14,7 @@ import ast
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import sys
@@ -22,9 +23,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from forge_runner import Runner, usable  # noqa: E402
-from forge_values import (Pool, markers, max_instance, parse_type, shape_checked,  # noqa: E402
-                          strings_in, type_of_default)
+from forge_runner import Runner, broken, usable  # noqa: E402
+from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, markers,  # noqa: E402
+                          max_instance, parse_type, shape_checked, strings_in, type_of_default)
 
 
 class Explorer:
@@ -44,6 +45,7 @@ class Explorer:
                     t = ("size",)  # used as a size (`range(n)`): never negative
                 self.types[(m["name"], p["name"])] = t
         self.checked = shape_checked("\n".join(runner.ref_lines))
+        self.attr_uses = attr_uses("\n".join(runner.ref_lines))
         self.examples = plan.get("examples", {})
         self.max_calls = plan.get("max_calls", 6)
         self.instances = 0
@@ -98,6 +100,12 @@ class Explorer:
         if kind == "class" and t[1] == self.plan["class"] and depth < 1:
             self.instances += 1
             return {"new": self.instances, "args": self.args(self.plan["init"], results, depth + 1)[0]}
+        if kind == "class" and t[1] == "Callable":
+            return {"fn": self.value(("any",), [], depth + 1)}
+        if kind == "class" and t[1] != self.plan["class"] and t[1] not in NOT_OBJECTS:
+            # another class (`screen: Screen`): an object whose attributes the reference's
+            # feedback fills in (`repair`)
+            return {"obj": []}
         if depth >= 2:
             kind = "any"
         if kind in ("list", "set"):
@@ -241,7 +249,9 @@ class Explorer:
             self.consider(seq)
         return done, False
 
-    def consider(self, seq):
+    def run_repaired(self, seq):
+        """Run `seq`, completing its arguments from the reference's feedback (`repair`) while
+        that gets further; returns the last (seq, res)."""
         res = self.runner.run(seq)
         for _ in range(MAX_REPAIRS):
             if usable(res, self.runner.documented):
@@ -250,6 +260,10 @@ class Explorer:
             if repaired is None:
                 break
             seq, res = repaired
+        return seq, res
+
+    def consider(self, seq):
+        seq, res = self.run_repaired(seq)
         if not usable(res, self.runner.documented):
             self.note_discarded(res)
             return
@@ -265,32 +279,51 @@ class Explorer:
                 self.witness[last] = entry
 
 
-MAX_REPAIRS = 8
+MAX_REPAIRS = 12
 
 
-def missing_key(res):
-    """(step, key) when the run left the contract on a `KeyError` for a string key: the
-    reference looked up a key our dict argument lacks."""
+def failure(res, documented):
+    """(step, exception type, message) of the first call that broke the contract, or None."""
     for i, r in enumerate((res or {}).get("trace", [])):
-        if r.get("incidental"):
-            if r.get("exc") != "KeyError":
-                return None
-            try:
-                key = ast.literal_eval(r.get("message", ""))
-            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-                return None
-            return (i, key) if isinstance(key, str) else None
+        if broken(r, documented):
+            return i, r.get("exc"), r.get("message", "")
     return None
 
 
-def dict_paths(node, path=()):
-    """Paths to the dict specs inside an argument spec, shallowest first."""
+NO_ATTRIBUTE = re.compile(r"'([\w.]+)' object has no attribute '(\w+)'$")
+NOT_CALLABLE = re.compile(r"'([\w.]+)' object is not callable$")
+
+
+def missing_key(fail):
+    """The string key a `KeyError` failure names (the reference looked up a key our dict
+    argument lacks), or None."""
+    if fail is None or fail[1] != "KeyError":
+        return None
+    try:
+        key = ast.literal_eval(fail[2])
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return key if isinstance(key, str) else None
+
+
+def repairable(fail):
+    """Whether feedback can complete an argument for this failure: a missing dict key, a
+    missing attribute (on a value we made), a value called that is not callable."""
+    if fail is None:
+        return False
+    return missing_key(fail) is not None or \
+        fail[1] == "AttributeError" and NO_ATTRIBUTE.match(fail[2]) is not None or \
+        fail[1] == "TypeError" and NOT_CALLABLE.match(fail[2]) is not None
+
+
+def specs(node, path=()):
+    """(path, spec) of every argument spec inside a step's arguments, shallowest first."""
     found, queue = [], [(node, path)]
     while queue:
         n, p = queue.pop(0)
         if isinstance(n, dict):
-            if "dict" in n:
-                found.append(p)
+            if any(k in n for k in ("lit", "obj", "fn", "dict", "list", "set", "tuple", "new", "ref")):
+                found.append((p, n))
             for k, v in n.items():
                 if isinstance(v, (dict, list)):
                     queue.append((v, p + (k,)))
@@ -306,46 +339,136 @@ def _lit_value(spec):
         return None
 
 
+def _type_name(spec):
+    """The type name the reference's error message gives for the value a spec builds."""
+    if "lit" in spec:
+        try:
+            return type(ast.literal_eval(spec["lit"])).__name__
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            return None
+    if "obj" in spec:
+        return "_Obj"
+    if "fn" in spec:
+        return "function"
+    for kind in ("dict", "list", "set", "tuple"):
+        if kind in spec:
+            return kind
+    return None
+
+
 def _at(node, path):
     for k in path:
         node = node[k]
     return node
 
 
-def repair(ex, seq, res):
-    """Dict inputs completed by feedback: when the reference looked up a key a dict argument
-    lacks (`KeyError: 'headers'` from `request['headers']`), the same sequence with the key
-    added to a dict argument of that step or an earlier one (shallowest first), its value an
-    empty dict (so a nested lookup can be repaired next), a pooled string or a pooled int —
-    the first variant that gets past the lookup. Only for keys the reference spells out.
-    Returns (seq, res) or None."""
-    miss = missing_key(res)
-    if miss is None or miss[1] not in ex.key_values and miss[1] not in strings_in(seq):
-        return None
-    step, key = miss
-    want = {"lit": repr(key)}
-    tried = 0
-    for i in range(min(step, len(seq["calls"])), -1, -1):
-        args = ({"a": seq["init"], "k": seq.get("init_kwargs", {})} if i == 0 else
-                {"a": seq["calls"][i - 1]["args"], "k": seq["calls"][i - 1].get("kwargs", {})})
-        for path in dict_paths(args):
-            items = _at(args, path)["dict"]
-            if any(_lit_value(k) == key for k, _ in items):
+def _step_args(seq, i):
+    """The arguments of step `i` (0 the constructor) as one tree: {"a": [...], "k": {...}}."""
+    if i == 0:
+        return {"a": seq["init"], "k": seq.setdefault("init_kwargs", {})}
+    call = seq["calls"][i - 1]
+    return {"a": call["args"], "k": call.setdefault("kwargs", {})}
+
+
+def _edits(ex, seq, fail):
+    """Candidate fixes of `fail`, most likely first: (step, path, how) where `how` maps the
+    spec found at `path` to its replacement (None: not applicable)."""
+    step = min(fail[0], len(seq["calls"]))
+    places = []
+    for i in range(step, -1, -1):
+        places.extend((i, p, n) for p, n in specs(_step_args(seq, i)))
+    key = missing_key(fail)
+    if key is not None:
+        if key not in ex.key_values and key not in strings_in(seq):
+            return
+        want = {"lit": repr(key)}
+        for i, p, n in places:
+            if "dict" not in n or any(_lit_value(k) == key for k, _ in n["dict"]):
                 continue
             for value in ({"dict": []}, {"lit": _src(ex.pool.pick(ex.rng, "str"))},
                           {"lit": _src(ex.pool.pick(ex.rng, "int"))}):
-                cand = json.loads(json.dumps(seq))
-                target = cand["init"] if i == 0 else cand["calls"][i - 1]["args"]
-                target_kw = cand.get("init_kwargs", {}) if i == 0 else cand["calls"][i - 1].get("kwargs", {})
-                _at({"a": target, "k": target_kw}, path)["dict"].append([want, value])
-                out = ex.runner.run(cand)
-                tried += 1
-                if usable(out, ex.runner.documented) or missing_key(out) not in (None, miss):
-                    return cand, out
-                if tried >= 12:
-                    return None
+                yield i, p, lambda n, value=value: dict(n, dict=n["dict"] + [[want, value]])
+        return
+    m = NO_ATTRIBUTE.match(fail[2]) if fail[1] == "AttributeError" else None
+    if m is not None:
+        owner, name = m.group(1), m.group(2)
+        if not attr_name_ok(name):
+            return
+        for i, p, n in places:
+            if _type_name(n) != owner:
+                continue
+            for value in attribute_values(ex, name):
+                if "obj" in n:
+                    yield i, p, lambda n, value=value: dict(n, obj=n["obj"] + [[name, value]])
+                else:
+                    yield i, p, lambda n, value=value: {"obj": [[name, value]]}
+        return
+    m = NOT_CALLABLE.match(fail[2]) if fail[1] == "TypeError" else None
+    if m is not None:
+        for i, p, n in places:
+            if _type_name(n) != m.group(1) or "fn" in n:
+                continue
+            for value in ({"lit": _src(ex.pool.pick(ex.rng, "int"))},
+                          {"lit": _src(ex.pool.pick(ex.rng, "str"))}, {"obj": []}):
+                yield i, p, lambda n, value=value: {"fn": value}
+
+
+def attribute_values(ex, name):
+    """The values an argument object's attribute `name` is tried with, in order: a function
+    first where the reference calls `x.name(...)`, a dict first where it subscripts it, else
+    an int, a string, a list, an object (whose own attributes feedback fills in next)."""
+    pick = ex.pool.pick
+    plain = [{"lit": _src(pick(ex.rng, "int"))}, {"lit": _src(pick(ex.rng, "str"))},
+             {"list": []}, {"obj": []}]
+    uses = ex.attr_uses.get(name, set())
+    if "call" in uses:
+        return [{"fn": plain[0]}, {"fn": plain[1]}, {"fn": {"obj": []}}] + plain
+    if "index" in uses:
+        return [{"dict": []}, {"list": [plain[0]]}] + plain
+    return plain
+
+
+MAX_TRIES = 16
+
+
+def repair(ex, seq, res):
+    """Arguments completed by feedback, generally: when a call broke on a value the explorer
+    made — a dict lacking a key the reference looks up (`KeyError: 'headers'`), a value
+    lacking an attribute (`'str' object has no attribute 'height'`), a value called that is
+    not callable — the same sequence with that value completed: the key added (its value an
+    empty dict, a pooled string or int), the value replaced by an object with the attribute
+    (`_Obj(height=3)`; an int, a string, a list, a nested object, or a function where the
+    reference calls it), or by a function returning a value. Places are tried from the
+    failing step back to the constructor, shallowest first; the first variant that runs
+    usably, gets further, or breaks on another completable value wins. Returns (seq, res)
+    or None."""
+    fail = failure(res, ex.runner.documented)
+    if not repairable(fail):
+        return None
+    tried = 0
+    for i, path, how in _edits(ex, seq, fail):
+        cand = json.loads(json.dumps(seq))
+        root = _step_args(cand, i)
+        new = how(_at(root, path))
+        if new is None:
+            continue
+        _at(root, path[:-1])[path[-1]] = new
+        out = ex.runner.run(cand)
+        tried += 1
+        if out is not None and (usable(out, ex.runner.documented) or progressed(fail, out, ex)):
+            return cand, out
+        if tried >= MAX_TRIES:
+            return None
     return None
 
+
+def progressed(fail, out, ex):
+    """Whether a variant got past `fail`: it broke only at a later call, or at the same call
+    on another value feedback can complete."""
+    again = failure(out, ex.runner.documented)
+    if again is None:
+        return False  # (a timeout or a quirk, not a completable value)
+    return again[0] > fail[0] or again[0] == fail[0] and again != fail and repairable(again)
 
 
 def _fits(v, t):

@@ -5,7 +5,13 @@ import os as _os
 import re as _re
 import shutil as _shutil
 import tempfile as _tempfile
+import types as _types
 import unittest
+
+
+class _Obj(_types.SimpleNamespace):
+    """An argument object with the attributes the forge found the class reads (compared by
+    its attributes, never by identity)."""
 
 
 def _approx(value):

@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 
-from forge_values import observe, unclock
+from forge_values import _Obj, observe, unclock
 
 BUILTIN_EXC = {name for name, v in vars(builtins).items()
                if isinstance(v, type) and issubclass(v, BaseException)}
@@ -242,6 +242,12 @@ class Runner:
                         self.resolve(v, cls, insts, results, tracer) for k, v in spec["dict"]}
             except TypeError:
                 raise _Unbuildable()
+        if "obj" in spec:  # `_Obj(height=3)`: an object with the attributes feedback asked for
+            return _Obj(**{n: self.resolve(v, cls, insts, results, tracer) for n, v in spec["obj"]})
+        if "fn" in spec:
+            # `(lambda *a, **k: 3)`: a fresh value per call, as the written lambda builds it
+            made = spec["fn"]
+            return lambda *a, **k: self.resolve(made, cls, insts, results, None)
         raise _Unbuildable()
 
     def state(self, insts):
@@ -430,13 +436,16 @@ def usable(res, documented=None):
     asserting it would fail candidates that handle the case otherwise."""
     if res is None or res["timeout"] or res.get("quirks"):
         return False
-    documented = documented or {}
-    for r in res["trace"]:
-        if r.get("incidental"):
-            named = documented.get(r.get("method"), ())
-            if not set(r["bases"]) & set(named) or "TypeError" in r["bases"] and "TypeError" not in named:
-                return False
-    return True
+    return not any(broken(r, documented) for r in res["trace"])
+
+
+def broken(rec, documented=None):
+    """Whether a step's record breaks the contract: an exception the reference did not
+    `raise` itself, of a type its method's docstring does not name."""
+    if not rec.get("incidental"):
+        return False
+    named = (documented or {}).get(rec.get("method"), ())
+    return not set(rec["bases"]) & set(named) or "TypeError" in rec["bases"] and "TypeError" not in named
 
 
 def holds(assertion, trace):

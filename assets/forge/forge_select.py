@@ -55,8 +55,7 @@ def hunt_more(plan, ex, runner, hunt, goals, deadline, batch_size=16):
             break
         if time.monotonic() > deadline:
             return True
-        seq = variant(ex, hunt, ex.rng.choice(targets))
-        res = runner.run(seq)
+        seq, res = ex.run_repaired(variant(ex, hunt, ex.rng.choice(targets)))
         if usable(res, runner.documented):
             batch.append((seq, res["trace"], set(res["arcs"])))
         if batch and (len(batch) >= batch_size or n == rounds):

@@ -36,6 +36,16 @@ pub enum Arg {
     Dict {
         dict: Vec<(Arg, Arg)>,
     },
+    /// An object with these attributes (`_Obj(height=3)`), built from the reference's
+    /// feedback (`'str' object has no attribute 'height'`).
+    Obj {
+        obj: Vec<(String, Arg)>,
+    },
+    /// A function returning this value, whatever it is called with.
+    Fn {
+        #[serde(rename = "fn")]
+        returns: Box<Arg>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

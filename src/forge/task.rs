@@ -113,8 +113,8 @@ pub struct Forged {
     /// The task with its generated tests (`None`: dropped, see `dropped`).
     #[serde(skip)]
     pub task: Option<Task>,
-    /// Funnel reason code when dropped (`skeleton`, `import`, `explorer`, `no_tests`,
-    /// `unstable`).
+    /// Funnel reason code when dropped (`skeleton`, `import`, `explorer`, `undefined_name`,
+    /// `no_tests`, `unstable`).
     pub dropped: Option<(&'static str, String)>,
     pub evidence: Evidence,
 }
@@ -285,6 +285,15 @@ pub fn forge_task(
             }
             None => "no sequence became a test".into(),
         };
+        if let Some(name) = discarded.first().and_then(|(r, _)| undefined_name(r)) {
+            // A name the class uses that its module never defines (RealClassEval's snippets
+            // come without their module): no input can help, and the funnel says so.
+            return dropped(
+                "undefined_name",
+                format!("the class uses `{name}`, which its module does not define; {why}"),
+                ev,
+            );
+        }
         return dropped("no_tests", why, ev);
     }
     // Rigor scores the suite as written: coverage.py's figures and the mutation score.
@@ -338,6 +347,14 @@ pub fn forge_task(
         dropped: None,
         evidence: ev,
     }
+}
+
+/// The name a discard reason `NameError: name 'X' is not defined` names.
+fn undefined_name(reason: &str) -> Option<&str> {
+    reason
+        .strip_prefix("NameError: name '")?
+        .strip_suffix("' is not defined")
+        .filter(|n| !n.is_empty())
 }
 
 fn explore(

@@ -168,6 +168,14 @@ impl Render<'_> {
                     .collect();
                 format!("{{{}}}", items.join(", "))
             }
+            Arg::Obj { obj } => {
+                let attrs: Vec<String> = obj
+                    .iter()
+                    .map(|(k, v)| format!("{k}={}", self.arg(v)))
+                    .collect();
+                format!("_Obj({})", attrs.join(", "))
+            }
+            Arg::Fn { returns } => format!("(lambda *a, **k: {})", self.arg(returns)),
         }
     }
 
@@ -217,6 +225,8 @@ fn referenced(seq: &Sequence) -> Vec<usize> {
                 walk(k, out);
                 walk(v, out)
             }),
+            Arg::Obj { obj } => obj.iter().for_each(|(_, v)| walk(v, out)),
+            Arg::Fn { returns } => walk(returns, out),
             Arg::Lit { .. } => {}
         }
     }
