@@ -5,42 +5,12 @@
 
 mod common;
 
-use std::sync::OnceLock;
+mod forge_support;
+
 use std::sync::atomic::AtomicBool;
 
-use classlab::dataset;
-use classlab::exec::{Sandbox, SandboxOptions};
-use classlab::forge::task::{Settings, forge_task};
-use classlab::model::Task;
-
-fn sandbox() -> &'static Sandbox {
-    static SB: OnceLock<Sandbox> = OnceLock::new();
-    SB.get_or_init(|| {
-        Sandbox::with_options(SandboxOptions {
-            python: Some(common::project_python("classeval")),
-            warm: true,
-            ..Default::default()
-        })
-        .expect("sandbox available")
-    })
-}
-
-fn task(id: &str) -> Task {
-    let ds = dataset::load(Some(&common::classeval_json())).expect("ClassEval loads");
-    ds.tasks
-        .into_iter()
-        .find(|t| t.id == id)
-        .expect("task present")
-}
-
-fn quick() -> Settings {
-    Settings {
-        iterations: 300,
-        mutant_iterations: 0,
-        validation_runs: 3,
-        ..Settings::default()
-    }
-}
+use classlab::forge::task::forge_task;
+use forge_support::{quick, sandbox, task};
 
 #[test]
 fn bank_account_gets_a_passing_classeval_shaped_suite() {

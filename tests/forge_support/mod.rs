@@ -1,5 +1,6 @@
-//! Forging a small class of a test's own in the real sandbox (ClassEval's environment,
-//! validated under the default harness), for the forge's rule tests.
+//! Forging in the real sandbox for the forge's tests (ClassEval's environment, validated under
+//! the default harness): ClassEval tasks, and small classes of a test's own.
+#![allow(dead_code)]
 
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
@@ -11,7 +12,7 @@ use classlab::model::Task;
 
 use super::common;
 
-fn sandbox() -> &'static Sandbox {
+pub fn sandbox() -> &'static Sandbox {
     static SB: OnceLock<Sandbox> = OnceLock::new();
     SB.get_or_init(|| {
         Sandbox::with_options(SandboxOptions {
@@ -23,25 +24,33 @@ fn sandbox() -> &'static Sandbox {
     })
 }
 
+/// A ClassEval task by id.
+pub fn task(id: &str) -> Task {
+    let ds = dataset::load(Some(&common::classeval_json())).expect("ClassEval loads");
+    ds.tasks
+        .into_iter()
+        .find(|t| t.id == id)
+        .expect("task present")
+}
+
+/// Settings small enough for a test: a short exploration, no mutant hunt, three validations.
+pub fn quick() -> Settings {
+    Settings {
+        iterations: 300,
+        mutant_iterations: 0,
+        validation_runs: 3,
+        ..Settings::default()
+    }
+}
+
 /// Forge a task whose skeleton and reference are `source` (a ClassEval task's other fields);
 /// kept or dropped.
 pub fn forge_source(class_name: &str, source: &str) -> Forged {
-    let ds = dataset::load(Some(&common::classeval_json())).expect("ClassEval loads");
-    let mut t: Task = ds
-        .tasks
-        .into_iter()
-        .find(|t| t.id == "ClassEval_8")
-        .expect("task present");
+    let mut t = task("ClassEval_8");
     t.id = format!("Rules_{class_name}");
     t.class_name = class_name.to_string();
     t.skeleton = source.to_string();
     t.solution = source.to_string();
     t.imports = Vec::new();
-    let settings = Settings {
-        iterations: 300,
-        mutant_iterations: 0,
-        validation_runs: 3,
-        ..Settings::default()
-    };
-    forge_task(sandbox(), &t, &settings, &AtomicBool::new(false))
+    forge_task(sandbox(), &t, &quick(), &AtomicBool::new(false))
 }
