@@ -1069,13 +1069,14 @@ def _split_runner(ctx):
         def send(self, msg):
             fresh, log = self.fresh_modules, self.export_log = [], []
             try:
-                payload = self.dumps(msg)
-                self.fresh_modules = self.export_log = None
+                try:
+                    payload = self.dumps(msg)
+                finally:
+                    self.fresh_modules = self.export_log = None
                 if fresh:
                     self.host_imports(fresh)
             except BaseException:
                 # Nothing was sent: what this message would have handed over was not.
-                self.fresh_modules = self.export_log = None
                 handles.release(tuple((hid, 1) for hid in log))
                 raise
             rel = handles.take_released()
@@ -1098,7 +1099,7 @@ def _split_runner(ctx):
             limit = ctx["spec"].get("import_timeout")
             left = ctx["hold_clock"]()
             t0 = monotonic()
-            if d is not None:
+            if d is not None:  # a spec without an import limit: a minute
                 state["deadline"] = t0 + (float(limit) if limit else 60.0)
             try:
                 self.request("imports", tuple(modules))
