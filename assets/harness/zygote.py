@@ -520,12 +520,8 @@ def python(req, own, main, spec, fds, st_w):
         hi = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 100) for fd in [null] + list(fds)]
         for target, fd in enumerate(hi):
             os.dup2(fd, target, inheritable=True)
-        for fd in range(len(hi), 1024):
-            if fd != st_w:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+        os.closerange(len(hi), st_w)
+        os.closerange(st_w + 1, 1024)
         for res, soft, hard in req["rlimits"]:
             cur_soft, cur_hard = resource.getrlimit(res)
             hard = min(hard, cur_hard) if cur_hard != resource.RLIM_INFINITY else hard
