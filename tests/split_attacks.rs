@@ -454,3 +454,78 @@ fn pytest_asserts_meet_the_decoys_too() {
     );
     assert!(forged.evidence_mentions("runner", "compares equal to both"));
 }
+
+/// The code plants a module in the scratch directory it shares with the runner, overrules the
+/// host's own judgement of what the runner may import (a closure cell found through `gc`), and
+/// hands over a value of that module. Tests that put their own directory on sys.path (their
+/// `__file__` is in scratch, a common idiom) must still never make the runner import it: there
+/// it would run among the tests (here it would leave at once, with every test unreported).
+const PLANTED_MODULE: &str = r#"
+import os
+import sys
+
+with open("planted_mod.py", "w") as f:
+    f.write("import enum, os\n"
+            "if os.getuid() != %d:\n"
+            "    os._exit(0)\n"
+            "class Kind(enum.Enum):\n"
+            "    A = 1\n" % os.getuid())
+sys.path.insert(0, os.getcwd())
+import planted_mod
+
+
+def _overrule():
+    import gc
+    for f in gc.get_objects():
+        if type(f).__name__ == "function" and f.__name__ == "module_trusted":
+            cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+            if "path_cache" in cells:
+                cells["path_cache"].cell_contents["planted_mod"] = True
+
+
+class BalancedBrackets:
+    def __init__(self, expr):
+        self.expr = expr
+
+    def clear_expr(self):
+        _overrule()
+        return planted_mod.Kind.A
+
+    def check_balanced_brackets(self):
+        _overrule()
+        return planted_mod.Kind.A
+"#;
+
+#[test]
+fn a_module_the_code_plants_is_never_imported_by_the_runner() {
+    let mut task = classeval_task("ClassEval_7");
+    // A first test class that puts the tests' directory on sys.path, as many suites do.
+    task.test_module = task.test_module.replacen(
+        "import unittest\n",
+        "import unittest\n\n\nclass AAAPathTest(unittest.TestCase):\n    def test_path(self):\n        \
+         import os, sys\n        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n\n",
+        1,
+    );
+    task.test_classes.insert(0, "AAAPathTest".into());
+    let honest = run_split(&suite(&task, &task.skeleton));
+    let forged = run_split(&suite(&task, PLANTED_MODULE));
+    assert!(
+        forged.passes() <= honest.passes(),
+        "{:#?} vs {:#?}",
+        forged.outcomes,
+        honest.outcomes
+    );
+    let spec = suite(&task, PLANTED_MODULE);
+    for id in &spec.expected {
+        assert!(forged.outcomes.contains_key(id), "{id} missing");
+    }
+    assert!(
+        forged
+            .result
+            .tests
+            .iter()
+            .any(|t| t.exc_type.as_deref() == Some("Unjudged")),
+        "{:#?}",
+        forged.result.tests
+    );
+}

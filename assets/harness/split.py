@@ -45,6 +45,24 @@ def _split_runner(ctx):
     getattr_, setattr_, isinstance_, type_, len_ = getattr, setattr, isinstance, type, len
     object_getattribute = object.__getattribute__
     tests_dir = os.path.realpath(spec.get("tests_dir") or ".")
+    scratch_dir = os.path.realpath(spec.get("scratch") or tests_dir)
+
+    def under(path, root):
+        return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+    # Where a module the host names may be imported from: the trees on sys.path before any test
+    # ran (the standard library, site-packages), never the tests' directory or the scratch
+    # directory the host writes, whatever the tests add to sys.path later (a test that puts
+    # `os.path.dirname(__file__)`, the scratch directory, on it would otherwise let the host
+    # plant a module and name it).
+    trusted_roots = tuple(
+        r for r in (os.path.realpath(p) for p in sys.path if p)
+        if not under(r, tests_dir) and not under(r, scratch_dir))
+
+    def trusted_path(p):
+        r = os.path.realpath(p)
+        return (not under(r, tests_dir) and not under(r, scratch_dir)
+                and any(under(r, root) for root in trusted_roots))
     test_module_names = set(ctx["test_modules"])
     code_module_names = set(spec.get("code_modules") or [])
     if spec.get("globals_module"):
@@ -527,20 +545,42 @@ def _split_runner(ctx):
         module_cache[name] = m
         return m
 
+    def trusted_spec(found):
+        if found is None:
+            return False
+        origin = getattr_(found, "origin", None)
+        if origin in ("built-in", "frozen"):
+            return True
+        paths = [origin] if origin else list(
+            getattr_(found, "submodule_search_locations", None) or ())
+        return bool(paths) and all(type_(p) is str and trusted_path(p) for p in paths)
+
     def import_trusted(name):
+        """Import `name` from the trusted trees only: sys.path narrowed to them meanwhile (so
+        neither the module nor anything it imports comes from where the host writes), each
+        package on the way checked before it runs."""
+        cannot = ("the code under test hands over its module %r, which the tests' side "
+                  "cannot import" % name)
+        saved = list(sys.path)
+        sys.path[:] = [p for p in saved if p and trusted_path(p)]
         try:
-            found = importlib.util.find_spec(name)  # imports the parents
-        except BaseException:
-            found = None
-        origin = getattr_(found, "origin", None) or ""
-        if found is None or os.path.realpath(origin).startswith(tests_dir + os.sep):
-            raise Unjudged("the code under test hands over its module %r, which the tests' "
-                           "side cannot import" % name)
-        try:
-            return importlib.import_module(name)
-        except BaseException as e:
-            raise Unjudged("the code under test hands over its module %r, which the tests' "
-                           "side cannot import (%s)" % (name, type_(e).__name__))
+            parts = name.split(".")
+            for i in range(1, len_(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in sys.modules:
+                    continue
+                try:
+                    found = importlib.util.find_spec(prefix)  # its parent is imported already
+                except BaseException:
+                    found = None
+                if not trusted_spec(found):
+                    raise Unjudged(cannot)
+            try:
+                return importlib.import_module(name)
+            except BaseException as e:
+                raise Unjudged("%s (%s)" % (cannot, type_(e).__name__))
+        finally:
+            sys.path[:] = saved
 
     def resolve_class(mod, qual):
         m = import_named(mod)

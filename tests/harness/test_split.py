@@ -284,6 +284,51 @@ class Carried(unittest.TestCase):
             """) for name in ("slowpkg.py", "slowpkg2.py")])
         self.assertAllPass(r)
 
+    def test_a_module_the_host_plants_is_never_imported_by_the_runner(self):
+        # The code writes a module into the shared scratch directory and hands over a value
+        # of it; the tests put their own directory (their `__file__` is in scratch) on
+        # sys.path, a common idiom. Importing it would run the host's code among the tests.
+        r = run_one_module("""
+            import os
+            import sys
+            with open("planted_mod.py", "w") as f:
+                f.write("import builtins, enum, unittest\\n"
+                        "builtins.planted_ran = True\\n"
+                        "unittest.TestCase.assertEqual = lambda *a, **k: None\\n"
+                        "class Kind(enum.Enum):\\n    A = 1\\n")
+            sys.path.insert(0, os.getcwd())
+            import planted_mod
+
+            class Thing:
+                def kind(self):
+                    # The host's own judgement of what the runner may import, overruled.
+                    import gc
+                    for f in gc.get_objects():
+                        if type(f).__name__ == "function" and f.__name__ == "module_trusted":
+                            cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+                            if "path_cache" in cells:
+                                cells["path_cache"].cell_contents["planted_mod"] = True
+                    return planted_mod.Kind.A
+            """, """
+            import os
+            import sys
+            import unittest
+
+            class T(unittest.TestCase):
+                def setUp(self):
+                    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+                def test_kind(self):
+                    self.assertEqual(Thing().kind().value, 2)
+
+                def test_planted_module_never_ran_here(self):
+                    import builtins
+                    self.assertFalse(hasattr(builtins, "planted_ran"))
+            """)
+        self.assertEqual(r.outcome("T.test_kind"), "error", r.tests)
+        self.assertEqual(r.tests["T.test_kind"].get("et"), "Unjudged", r.tests)
+        self.assertEqual(r.outcome("T.test_planted_module_never_ran_here"), "pass", r.tests)
+
     def test_patches_reach_the_code(self):
         r = run_pytest("""
             import os
