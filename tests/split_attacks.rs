@@ -529,3 +529,77 @@ fn a_module_the_code_plants_is_never_imported_by_the_runner() {
         forged.result.tests
     );
 }
+
+/// An object that says "equal" to the first value it is compared with, whatever it is: with
+/// one decoy asked in random order it passed half of the equality checks it met (ClassEval:
+/// 590 tests passed by an object that knows nothing, 88 by a plain object). Each value is now
+/// asked twice in two random orders, among up to seven decoys.
+const FIRST_WINS: &str = r#"
+class _First:
+    def __init__(self):
+        self.n = 0
+
+    def __eq__(self, other):
+        self.n += 1
+        return self.n == 1
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+
+class SQLGenerator:
+    def __init__(self, *a, **k):
+        pass
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: _First()
+"#;
+
+#[test]
+fn an_object_equal_to_whatever_it_meets_first_is_tampered() {
+    let r = no_better("ClassEval_79", FIRST_WINS);
+    assert_eq!(r.passes(), 0, "{:#?}", r.outcomes);
+    assert!(r.evidence_mentions("runner", "answers differently"));
+}
+
+/// `==` answers with an object whose truth is False when the host takes it (with the decoys)
+/// and True when the test asks later: the test gets the truth the host gave at once.
+const LATE_TRUTH: &str = r#"
+class _Late:
+    def __init__(self):
+        self.n = 0
+
+    def __bool__(self):
+        self.n += 1
+        return self.n > 1
+
+
+class _Any:
+    def __eq__(self, other):
+        return _Late()
+
+    def __ne__(self, other):
+        return _Late()
+
+    __hash__ = object.__hash__
+
+
+class SQLGenerator:
+    def __init__(self, *a, **k):
+        pass
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *a, **k: _Any()
+"#;
+
+#[test]
+fn a_comparison_whose_truth_changes_later_counts_as_it_was() {
+    let r = no_better("ClassEval_79", LATE_TRUTH);
+    assert_eq!(r.passes(), 0, "{:#?}", r.outcomes);
+}

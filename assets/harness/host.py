@@ -1004,16 +1004,19 @@ def _host_main():
 
     Peer.enc_other = enc_other2
 
-    def op_eq2(obj, a, b, negate):
+    def op_eqn(obj, values, negate):
+        """obj == v (or !=) for each value, in the order given, with the truth of each result
+        taken at once (the runner judges by it; the exception when it has none)."""
         out = []
-        for v in (a, b):
+        for v in values:
             try:
                 r = (obj != v) if negate else (obj == v)
                 try:
-                    truth = bool(r)
-                except BaseException:
-                    truth = None
-                out.append(("ok", r, truth))
+                    out.append(("ok", r, bool(r)))
+                except HostTimeout:
+                    raise
+                except BaseException as e:
+                    out.append(("ok", r, None, _Raised(e)))
             except HostTimeout:
                 raise
             except BaseException as e:
@@ -1071,7 +1074,7 @@ def _host_main():
     ops = {
         "import": op_import, "globals": op_globals, "getattr": op_getattr,
         "setattr": op_setattr, "delattr": op_delattr, "call": op_call, "callm": op_callm,
-        "op": op_op, "snap": op_snap, "eq2": op_eq2, "patch": op_patch,
+        "op": op_op, "snap": op_snap, "eqn": op_eqn, "patch": op_patch,
         "unpatch": op_unpatch, "environ": op_environ, "evidence": op_evidence,
         "imports": op_imports,
     }

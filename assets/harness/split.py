@@ -103,6 +103,7 @@ def _split_runner(ctx):
         "forged": [],
     }
     evidence = []  # (test id or None, text): what the runner itself saw
+    ambiguous = {}  # id(result) -> (result, its exception): comparison results without a truth
 
     def observe(text):
         evidence.append((state.get("test"), text))
@@ -176,6 +177,14 @@ def _split_runner(ctx):
                                  not is_held(ev) else (type_(ev), None, None))
                 # The code may not swallow an assertion or a harness error of the test's.
                 return False if ev is not None and is_held(ev) else r
+        elif name == "__bool__":
+            def fn(self):
+                # The truth of a comparison's result is the one it had when compared.
+                amb = ambiguous.get(id(self))
+                if amb is not None and amb[0] is self:
+                    raise amb[1] if amb[1] is not None else ValueError(
+                        "the truth value of this comparison's result is ambiguous")
+                return peer.request("op", self, name, ())
         elif name in ("__iter__", "__next__", "__reversed__"):
             def fn(self):
                 return peer.request("op", self, name, ())
@@ -713,6 +722,43 @@ def _split_runner(ctx):
             return all(plain_deep(k, depth + 1) and plain_deep(e, depth + 1)
                        for k, e in v.items())
         return t.__module__ in ("datetime", "decimal", "fractions")
+
+    MAX_DECOYS = 7
+
+    def decoys_for(v):
+        """The decoys an equality with v is asked with: other values of v's type from the
+        suite (up to MAX_DECOYS; two for a large value), so that an answer by position ("equal
+        to the first value asked") passes one time in as many; where the suite has none, one
+        value made like v (one only: several made around v would give v away as their
+        centre)."""
+        t = type_(v)
+        if t is bool:
+            return [not v]
+        if v is None:
+            cands = [x for k in (str, int, float) for x in pool.get(k, ())]
+        elif not plain_deep(v):
+            return []
+        else:
+            cands = []
+            for x in pool.get(t, ()):
+                try:
+                    if t is float:
+                        if abs(x - v) > 1e-6 * max(1.0, abs(v)) and x == x:
+                            cands.append(x)
+                    elif x != v:
+                        cands.append(x)
+                except BaseException:
+                    pass
+        if cands:
+            try:
+                big = t in (str, bytes, list, tuple, dict, set, frozenset) and len_(v) > 200
+            except BaseException:
+                big = True
+            return rng.sample(cands, min(2 if big else MAX_DECOYS, len_(cands)))
+        if v is None:
+            return [False]
+        d = made_decoy(v, t)
+        return [] if d is NO_DECOY else [d]
 
     def decoy(v):
         """A value of v's type that an honest object equal to v does not equal, which the host
@@ -1344,38 +1390,67 @@ def _split_runner(ctx):
 
         # -- comparisons with decoys --
         def compare(self, h, other, negate):
+            """h == other (h != other with `negate`), asked of the host together with decoys in
+            random order. The answer is the truth the host gave at once, as a runner bool: a
+            result object whose truth could change later never reaches the test."""
             if type_(other) in proxy_info or type_(other) is LazyMethod:
                 return self.request("op", h, "__ne__" if negate else "__eq__", (other,))
-            d = decoy(other)
+            decoys = decoys_for(other)
             add_pool(other)
-            if d is NO_DECOY:
+            if not decoys:
                 return self.request("op", h, "__ne__" if negate else "__eq__", (other,))
-            first = rng.random() < 0.5
-            pair = (other, d) if first else (d, other)
-            r = self.request("eq2", h, pair[0], pair[1], negate)
-            if type_(r) is not tuple or len_(r) != 2:
+            values = [other] + decoys
+            # Each value twice, in two independent random orders: an honest object answers
+            # alike for the same value; one that answers by position ("equal to the first
+            # value asked") does not.
+            first, again = list(range(len_(values))), list(range(len_(values)))
+            rng.shuffle(first)
+            rng.shuffle(again)
+            order = first + again
+            r = self.request("eqn", h, tuple(values[i] for i in order), negate)
+            if type_(r) is not tuple or len_(r) != len_(order):
                 die(HostMisbehaved, "a malformed comparison answer")
-            real, fake = (r[0], r[1]) if first else (r[1], r[0])
-            for x in (real, fake):
-                if type_(x) is not tuple or not x or x[0] not in ("ok", "err"):
+            answers = [None] * len_(values)
+            mixed = None
+            for pos, i in enumerate(order):
+                a = r[pos]
+                if type_(a) is not tuple or len_(a) not in (2, 3, 4) or a[0] not in ("ok", "err") \
+                        or (a[0] == "err") != (len_(a) == 2) \
+                        or (len_(a) >= 3 and a[2] not in (True, False, None)) \
+                        or (len_(a) == 4 and not isinstance_(a[3], BaseException)) \
+                        or (a[0] == "err" and not isinstance_(a[1], BaseException)):
                     die(HostMisbehaved, "a malformed comparison answer")
+                if answers[i] is None:
+                    answers[i] = a
+                elif (answers[i][0], answers[i][2] if a[0] == "ok" else None) != \
+                        (a[0], a[2] if a[0] == "ok" else None) and mixed is None:
+                    mixed = values[i]
+            real = answers[0]
+            want = not negate
+            fooled = [values[i] for i in range(1, len_(values))
+                      if answers[i][0] == "ok" and answers[i][2] is want]
+            t = type_(h)
+            text = None
+            if mixed is not None:
+                text = ("an object of type %s.%s answers differently when compared with %s "
+                        "again" % (t.__module__, t.__qualname__, short(mixed)))
+            elif real[0] == "ok" and real[2] is want and fooled:
+                text = ("an object of type %s.%s compares %s both %s and a decoy %s"
+                        % (t.__module__, t.__qualname__,
+                           "unequal to neither" if negate else "equal to",
+                           short(other), short(fooled[0])))
+            if text is not None:
+                state["forged"].append(text)
+                observe(text)
+                raise Forged(text)
             if real[0] == "err":
-                if not isinstance_(real[1], BaseException):
-                    die(HostMisbehaved, "a malformed comparison answer")
                 raise real[1]
-            if fake[0] == "ok" and len_(fake) == 3 and len_(real) == 3:
-                same = (real[2] is True and fake[2] is True) if not negate else \
-                    (real[2] is False and fake[2] is False)
-                if same:
-                    t = type_(h)
-                    text = ("an object of type %s.%s compares %s both %s and a decoy %s"
-                            % (t.__module__, t.__qualname__,
-                               "unequal to neither" if negate else "equal to",
-                               short(other), short(d)))
-                    state["forged"].append(text)
-                    observe(text)
-                    raise Forged(text)
-            return real[1] if len_(real) == 3 else None
+            if real[2] is None:
+                # No truth (a NumPy array compared element-wise): the result for what tests do
+                # with it (`.all()`), its truth the error it gave then.
+                ambiguous[id(real[1])] = (real[1], real[3] if len_(real) == 4 else None)
+                return real[1]
+            return real[2]
 
     own_file = sys._getframe().f_code.co_filename
     getframe = sys._getframe
@@ -1496,40 +1571,45 @@ def _split_runner(ctx):
         info = proxy_info.get(type_(x))
         return info is not None and info["kind"] in ("class", "trusted")
 
-    def near_decoy(v, tol):
-        """A number no honest value within `tol` of v is also within `tol` of."""
+    def near_decoys(v, tol):
+        """Numbers no honest value within `tol` of v is also within `tol` of: the suite's
+        (up to MAX_DECOYS), else one made."""
         if type_(v) not in (int, float) or v != v:
-            return NO_DECOY
+            return []
         cands = [x for x in pool.get(float, ()) + pool.get(int, ())
                  if type_(x) in (int, float) and abs(x - v) > 4 * tol]
         if cands:
-            return rng.choice(cands)
-        return v + (abs(v) + 1.0 + 10 * tol) * rng.uniform(0.37, 3.1) * rng.choice((-1, 1))
+            return rng.sample(cands, min(MAX_DECOYS, len_(cands)))
+        return [v + (abs(v) + 1.0 + 10 * tol) * rng.uniform(0.37, 3.1) * rng.choice((-1, 1))]
 
     def paired(check, h, v, tol):
-        """check(value) for the test's value and for a decoy, in random order: a host object
-        that passes both is a forgery."""
-        d = near_decoy(v, tol)
-        if d is NO_DECOY:
+        """check(value) for the test's value and for decoys, in random order: a host object
+        that passes with a decoy too is a forgery."""
+        ds = near_decoys(v, tol)
+        if not ds:
             return check(v)
-        order = [(True, v), (False, d)]
+        order = [(True, v)] + [(False, d) for d in ds]
         rng.shuffle(order)
         got = {}
+        fooled = []
         for real, x in order:
             try:
-                got[real] = (True, check(x))
+                r = (True, check(x))
             except BaseException as e:
                 if isinstance_(e, (HostDied, HostMisbehaved, Unjudged, Forged)):
                     raise
-                got[real] = (False, e)
+                r = (False, e)
+            if real:
+                got[True] = r
+            elif r[0] and r[1] in (None, True):
+                fooled.append(x)
         ok, r = got[True]
         if not ok:
             raise r
-        decoy_ok, decoy_r = got[False]
-        if decoy_ok and decoy_r in (None, True) and r in (None, True):
+        if fooled and r in (None, True):
             t = type_(h)
             text = ("an object of type %s.%s is close to both %s and a decoy %s"
-                    % (t.__module__, t.__qualname__, short(v), short(d)))
+                    % (t.__module__, t.__qualname__, short(v), short(fooled[0])))
             state["forged"].append(text)
             observe(text)
             raise Forged(text)
