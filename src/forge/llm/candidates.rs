@@ -124,8 +124,8 @@ fn method_source(code: &str, start: usize, end: usize) -> Option<String> {
 /// The model-written class holding `tests`.
 pub fn class_source(class_name: &str, tests: &[&Candidate]) -> String {
     let mut src = format!(
-        "class {class_name}TestLLM(_FreshDir):\n    \"\"\"Model-written tests (forge --llm): each passes on the reference every time and \
-         adds coverage or kills a mutant the forged tests left alive.\"\"\"\n"
+        "class {class_name}TestLLM(_FreshDir):\n    \"\"\"Model-written tests (forge --llm): each passes on the reference every time\n    \
+         and adds coverage or kills a mutant the forged tests left alive.\"\"\"\n"
     );
     for t in tests {
         src.push('\n');

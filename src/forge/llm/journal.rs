@@ -137,7 +137,7 @@ impl Journal {
                     config: info.config,
                 })?;
                 let dir = std::fs::canonicalize(w.dir())?;
-                std::fs::write(&marker, format!("{}\n", dir.display()))?;
+                store::write_atomic(&marker, format!("{}\n", dir.display()).as_bytes())?;
                 w
             }
         };
@@ -326,5 +326,111 @@ fn read_exchanges(
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// Stands in for the model (the real client is exercised by tests/llm_client.rs and
+    /// tests/forge_llm.rs): answers `reply N` and counts the calls.
+    struct Counting(AtomicUsize);
+
+    impl Provider for Counting {
+        fn kind(&self) -> &'static str {
+            "openai"
+        }
+        fn model(&self) -> String {
+            "m".into()
+        }
+        fn complete(
+            &self,
+            _: &Call,
+            _: &mut dyn FnMut(&str),
+            _: &AtomicBool,
+        ) -> Result<Completion, Failure> {
+            let n = self.0.fetch_add(1, Ordering::SeqCst);
+            Ok(Completion {
+                text: format!("reply {n}"),
+                usage: None,
+                finish_reason: None,
+                latency_s: 0.0,
+                retries: 0,
+                retry_log: Vec::new(),
+            })
+        }
+    }
+
+    fn open(root: &Path, out: &Path, answerer: Answerer) -> Journal {
+        let info = SessionInfo {
+            sessions_root: root,
+            out,
+            dataset: DatasetRef {
+                origin: "d".into(),
+                name: "d".into(),
+                tasks: 1,
+                digest: "0".into(),
+            },
+            config: serde_json::Value::Null,
+            tasks: vec!["T".into()],
+        };
+        Journal::open(answerer, Params::default(), info).unwrap()
+    }
+
+    fn text(j: &Journal, prompt: &str) -> String {
+        let stop = AtomicBool::new(false);
+        j.ask("T", 1, vec![Message::user(prompt)], &stop)
+            .unwrap()
+            .unwrap()
+            .unwrap()
+            .text
+    }
+
+    #[test]
+    fn a_resumed_or_replayed_forge_gets_the_recorded_answers_without_asking() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (root, out) = (tmp.path().join("sessions"), tmp.path().join("out"));
+        std::fs::create_dir_all(&out).unwrap();
+        let model = Arc::new(Counting(AtomicUsize::new(0)));
+        let j = open(&root, &out, Answerer::Model(model.clone()));
+        assert_eq!(text(&j, "a"), "reply 0");
+        assert_eq!(text(&j, "b"), "reply 1");
+        let dir = j.dir();
+        drop(j);
+        // Resumed in the same --out: the same prompts are answered from the log, in order;
+        // a new one is asked.
+        let j = open(&root, &out, Answerer::Model(model.clone()));
+        assert_eq!(j.dir(), dir);
+        assert_eq!(text(&j, "b"), "reply 1");
+        assert_eq!(text(&j, "a"), "reply 0");
+        assert_eq!(text(&j, "c"), "reply 2");
+        assert_eq!(model.0.load(Ordering::SeqCst), 3);
+        drop(j);
+        let log = SessionLog::open(&dir).unwrap();
+        let calls: Vec<u32> = log
+            .events
+            .iter()
+            .filter_map(|e| match &e.body {
+                EventBody::LlmRequest { call, .. } => Some(*call),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls, [0, 1, 2], "nothing recorded twice");
+        // Replayed into another --out: no model at all; an unrecorded prompt has no answer.
+        let other = tmp.path().join("other");
+        std::fs::create_dir_all(&other).unwrap();
+        let r = open(&root, &other, Answerer::Replay(dir.clone()));
+        assert_ne!(r.dir(), dir);
+        assert_eq!(text(&r, "c"), "reply 2");
+        let stop = AtomicBool::new(false);
+        let missing = r
+            .ask("T", 1, vec![Message::user("z")], &stop)
+            .unwrap()
+            .unwrap();
+        assert_eq!(missing.unwrap_err().kind, FailureKind::Unavailable);
+        assert_eq!(r.model(), "m");
     }
 }

@@ -186,6 +186,13 @@ pub fn improve(
         .as_ref()
         .map(|s| s.survived.clone())
         .unwrap_or_default();
+    let complete = forged.evidence.missing_arcs.is_empty()
+        && survived.is_empty()
+        && forged.evidence.line == Some(100.0);
+    if complete {
+        out.note = Some("nothing left uncovered or alive".into());
+        return Ok(Some(out));
+    }
     let mut living = alive(&mutants, &task.solution, &survived);
     // The figures a candidate must beat, measured on the suite as it is (survivors only).
     let (base_score, base_cov) = mutation::score(sandbox, &task, &living, cancel);
