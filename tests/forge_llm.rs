@@ -2,9 +2,10 @@
 //! reached through the config's endpoint profile and the project's client) is asked for tests
 //! of what each forged suite misses. A test that reaches the hidden branch and kills its
 //! surviving mutants is kept and raises the mutation score; one that fails on the reference,
-//! one that adds nothing, and a reply without code are dropped with their reasons. Every
-//! prompt and reply is a `forge` session; a resumed forge asks nothing again, and a forge
-//! replayed from the session (`--llm-replay`) writes the same dataset without a model.
+//! one that passes under one hash seed only, one that adds nothing, and a reply without code
+//! are dropped with their reasons. Every prompt and reply is a `forge` session; a resumed
+//! forge asks nothing again, and a forge replayed from the session (`--llm-replay`) writes the
+//! same dataset without a model.
 //! Needs Linux and the project's `.python/classeval`.
 
 mod common;
@@ -47,11 +48,13 @@ const GATE: &str = r#"class Gate:
         return self.state
 "#;
 
+// `test_seeded` holds under validation run 1's hash seed (1) and not under run 2's: flaky.
 const VAULT_REPLY: &str = "Here are tests for the missing branch:\n\n```python\nimport unittest\n\n\
 class VaultTestLLM(unittest.TestCase):\n    def test_opens(self):\n        v = Vault()\n        \
 self.assertTrue(v.try_code(\"a\" * 21 + \"zq\"))\n        self.assertEqual(v.count(), 1)\n\n    \
 def test_wrong_claim(self):\n        self.assertTrue(Vault().try_code(\"nope\"))\n\n    \
-def test_nothing_new(self):\n        self.assertFalse(Vault().try_code(\"nope\"))\n```\n";
+def test_nothing_new(self):\n        self.assertFalse(Vault().try_code(\"nope\"))\n\n    \
+def test_seeded(self):\n        self.assertEqual(hash(\"abc\") % 2, 1)\n```\n";
 
 fn store(dir: &Path) -> std::path::PathBuf {
     let repo = dir.join("repo/pkg");
@@ -161,12 +164,12 @@ fn model_written_tests_are_kept_only_when_they_pass_and_add_and_the_session_repl
     let summary = forge(home, &db, &out, &["--llm", "mock"]);
     assert_eq!(chat_requests(&llm), 2, "one prompt per task: {summary}");
     let l = &summary["llm"];
-    assert_eq!(l["proposed"], 4, "{summary}");
+    assert_eq!(l["proposed"], 5, "{summary}");
     assert_eq!(l["kept"], 1, "{summary}");
     assert_eq!(l["tasks_improved"], 1, "{summary}");
     assert_eq!(
         l["dropped"],
-        json!({"adds_nothing": 1, "does_not_parse": 1, "fails_on_reference": 1}),
+        json!({"adds_nothing": 1, "does_not_parse": 1, "fails_on_reference": 1, "flaky": 1}),
         "{summary}"
     );
     // The issue's keys stay as they are.
@@ -212,6 +215,7 @@ fn model_written_tests_are_kept_only_when_they_pass_and_add_and_the_session_repl
         "{drops}"
     );
     assert!(drops.contains("test_nothing_new: adds_nothing"), "{drops}");
+    assert!(drops.contains("test_seeded: flaky"), "{drops}");
     let gate = &task(&ds, "Gate")["provenance"]["forge"]["llm"];
     assert_eq!(gate["dropped"], json!({"does_not_parse": 1}), "{gate}");
     assert_eq!(gate["kept"], 0, "{gate}");
