@@ -296,6 +296,7 @@ fn llm_step(
     let info = SessionInfo {
         sessions_root: &root,
         out: &args.out,
+        shard: args.shard.map(|s| (s.k, s.n)),
         dataset: DatasetRef {
             origin: args.source.display().to_string(),
             name: job.name.clone(),

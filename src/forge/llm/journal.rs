@@ -19,8 +19,14 @@ use crate::session::store::{
 };
 use crate::session::{EventBody, store};
 
-/// The file in the forge's `--out` naming its session directory.
-pub const SESSION_FILE: &str = "llm-session";
+/// The file in the forge's `--out` naming its session directory (`llm-session-K-of-N` for
+/// shard K of N: shards sharing `--out` keep a session each).
+pub fn session_file(shard: Option<(u32, u32)>) -> String {
+    match shard {
+        Some((k, n)) => format!("llm-session-{k}-of-{n}"),
+        None => "llm-session".into(),
+    }
+}
 
 type Answer = Result<Completion, Failure>;
 
@@ -53,6 +59,8 @@ pub enum Answerer {
 pub struct SessionInfo<'a> {
     pub sessions_root: &'a Path,
     pub out: &'a Path,
+    /// `--shard K/N`, if any.
+    pub shard: Option<(u32, u32)>,
     pub dataset: DatasetRef,
     pub config: serde_json::Value,
     pub tasks: Vec<String>,
@@ -82,7 +90,7 @@ impl Journal {
                 )
             }
         };
-        let marker = info.out.join(SESSION_FILE);
+        let marker = info.out.join(session_file(info.shard));
         let existing = std::fs::read_to_string(&marker)
             .ok()
             .map(|s| PathBuf::from(s.trim()))
@@ -368,6 +376,7 @@ mod tests {
         let info = SessionInfo {
             sessions_root: root,
             out,
+            shard: None,
             dataset: DatasetRef {
                 origin: "d".into(),
                 name: "d".into(),
