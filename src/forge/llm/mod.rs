@@ -36,6 +36,7 @@ pub const FAILS_ON_REFERENCE: &str = "fails_on_reference";
 pub const FLAKY: &str = "flaky";
 pub const ADDS_NOTHING: &str = "adds_nothing";
 pub const BREAKS_SUITE: &str = "breaks_suite";
+pub const OVER_LIMIT: &str = "over_limit";
 
 /// How the step asks, and how often.
 pub struct Step {
@@ -242,9 +243,17 @@ pub fn improve(
                 continue;
             }
         };
-        out.proposed += proposal.candidates.len() + proposal.unparsable.len();
+        out.proposed += proposal.candidates.len() + proposal.unparsable.len() + proposal.ignored;
         for name in &proposal.unparsable {
             out.drop(round, name, DOES_NOT_PARSE, "the method does not parse");
+        }
+        if proposal.ignored > 0 {
+            *out.dropped.entry(OVER_LIMIT.into()).or_default() += proposal.ignored;
+            out.dropped_tests.push(format!(
+                "round {round}, {} further tests: {OVER_LIMIT} (at most {} are read from a reply)",
+                proposal.ignored,
+                candidates::MAX_PER_REPLY
+            ));
         }
         let id = |c: &Candidate| format!("{llm_class}.{}", c.name);
         // (a) Passes on the reference: once (else it fails there), then in every run.
