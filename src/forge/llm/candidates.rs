@@ -44,6 +44,11 @@ pub fn read(reply: &str, class_name: &str, taken: &BTreeSet<String>) -> Result<P
         .lines()
         .filter(|l| l.starts_with("import ") || l.starts_with("from "))
         .filter(|l| !l.contains(" __future__ "))
+        // The class under test is a global of the module: importing it would shadow it.
+        .filter(|l| {
+            !l.split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|w| w == class_name)
+        })
         .map(|l| l.trim_end().to_string())
         .collect();
     let mut names = taken.clone();
@@ -171,7 +176,7 @@ mod tests {
 
     #[test]
     fn test_methods_are_read_renamed_and_placed() {
-        let reply = "Here you go:\n```python\nimport math\nimport unittest\n\nclass ATestLLM(unittest.TestCase):\n    def setUp(self):\n        self.a = A()\n\n    def test_f(self):\n        x = '''\nkeep\n'''\n        self.assertEqual(A().f(9), 1)\n\n    def test_g(self):\n        self.assertEqual(math.floor(A().f(1)), 2)\n```\n";
+        let reply = "Here you go:\n```python\nimport math\nimport unittest\nfrom a_module import A\n\nclass ATestLLM(unittest.TestCase):\n    def setUp(self):\n        self.a = A()\n\n    def test_f(self):\n        x = '''\nkeep\n'''\n        self.assertEqual(A().f(9), 1)\n\n    def test_g(self):\n        self.assertEqual(math.floor(A().f(1)), 2)\n```\n";
         let taken: BTreeSet<String> = ["test_f".to_string()].into();
         let p = read(reply, "A", &taken).unwrap();
         let names: Vec<&str> = p.candidates.iter().map(|c| c.name.as_str()).collect();
