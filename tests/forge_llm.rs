@@ -285,3 +285,58 @@ fn model_written_tests_are_kept_only_when_they_pass_and_add_and_the_session_repl
     assert_eq!(replayed["llm"]["kept"], 1, "{replayed}");
     assert_eq!(read(&replayed_out.join("dataset.json")), first);
 }
+
+#[test]
+fn an_unknown_profile_an_unreachable_model_and_rounds_without_a_model_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let db = store(home);
+    std::fs::create_dir_all(home.join("config/classlab")).unwrap();
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        home.join("config/classlab/config.toml"),
+        format!("[endpoints.gone]\nbase_url = \"http://127.0.0.1:{port}/v1\"\nmodel = \"m\"\n"),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        assert_cmd::Command::cargo_bin("classlab")
+            .unwrap()
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("NO_COLOR", "1")
+            .arg("--python")
+            .arg(common::project_python("classeval"))
+            .arg("forge")
+            .arg(&db)
+            .arg("--out")
+            .arg(home.join("out"))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let unknown = run(&["--llm", "nosuch"]);
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        !unknown.status.success() && err.contains("no endpoint profile \"nosuch\""),
+        "{err}"
+    );
+    let gone = run(&["--llm", "gone"]);
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(
+        !gone.status.success() && err.contains("cannot be reached"),
+        "{err}"
+    );
+    let rounds = run(&["--llm-rounds", "2"]);
+    assert_eq!(
+        rounds.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&rounds.stderr)
+    );
+    assert!(!home.join("out/tasks").exists(), "nothing was forged");
+}
