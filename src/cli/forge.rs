@@ -9,11 +9,19 @@ use serde_json::json;
 use super::progress::Progress;
 use super::{Context, Outcome, Output, print_json};
 use crate::corpus::walk::Shard;
+use std::sync::Arc;
+
 use crate::forge::gate::Gates;
+use crate::forge::llm::Step;
+use crate::forge::llm::journal::{Answerer, Journal, SessionInfo};
 use crate::forge::run::{Job, Record, forge};
 use crate::forge::sample::{self, DEFAULT_STRATA};
 use crate::forge::source::{Source, closure_reason, from_store};
 use crate::forge::task::Settings;
+use crate::llm::client::OpenAiClient;
+use crate::llm::endpoint::EndpointFlags;
+use crate::llm::{Params, Provider};
+use crate::session::store::DatasetRef;
 use crate::text::escape_control;
 
 #[derive(Debug, clap::Args)]
@@ -61,9 +69,18 @@ pub struct ForgeArgs {
     pub jobs: Option<usize>,
     #[command(flatten)]
     pub harness: super::eval::HarnessArg,
-    /// Ask a model for tests of uncovered arcs and surviving mutants (not available yet).
+    /// Ask a model (an endpoint profile of the config file, `[endpoints.NAME]`) for tests of
+    /// the arcs, lines and mutants each forged suite misses; a test is kept only if it passes
+    /// on the reference every time and adds coverage or kills. Recorded as a `forge` session.
     #[arg(long, value_name = "PROFILE")]
     pub llm: Option<String>,
+    /// Prompts per task under --llm (each names what is still missed).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub llm_rounds: u32,
+    /// Take the model's answers from a recorded forge session (its id or directory) instead
+    /// of asking a model: the same inputs give the same dataset.
+    #[arg(long, value_name = "SESSION", conflicts_with = "llm")]
+    pub llm_replay: Option<String>,
 }
 
 /// `*` and `?` glob over a task id.
@@ -90,9 +107,6 @@ fn glob(pattern: &str, text: &str) -> bool {
 }
 
 pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
-    if args.llm.is_some() {
-        anyhow::bail!("forge --llm is not implemented yet: forge without it");
-    }
     let source = if crate::corpus::schema::is_store(&args.source) {
         from_store(&args.source, args.filter.as_deref(), &args.out)?
     } else {
@@ -157,6 +171,12 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
         out: &args.out,
         name: source.name,
         predropped: source.predropped,
+        llm: None,
+    };
+    let step = llm_step(ctx, args, &population, &job)?;
+    let job = Job {
+        llm: step.as_ref(),
+        ..job
     };
     let bar = Progress::new(job.sample.len(), "classes");
     let human = ctx.output == Output::Human;
@@ -176,7 +196,15 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
             bar.line(&format!("{} {}", escape_control(id), escape_control(&what)));
         }
     };
-    let mut summary = forge(&sandbox, &job, &cancel, &done)?;
+    let forged = forge(&sandbox, &job, &cancel, &done);
+    if let Some(step) = &step {
+        step.journal
+            .finish(forged.is_err() || cancel.load(Ordering::SeqCst))?;
+    }
+    let mut summary = forged?;
+    if let (Some(totals), Some(step)) = (summary.llm.as_mut(), &step) {
+        totals.session = Some(step.journal.dir().display().to_string());
+    }
     // Selected classes no module of their own can hold never became tasks: counted here.
     for (why, n) in &source.left_out {
         let n = usize::try_from(*n).unwrap_or(usize::MAX);
@@ -200,6 +228,16 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
                 json!(summary.dropped),
                 summary.seconds
             );
+            if let Some(l) = &summary.llm {
+                println!(
+                    "model-written tests: {} proposed, {} kept ({} tasks improved), dropped {}; session {}",
+                    l.proposed,
+                    l.kept,
+                    l.tasks_improved,
+                    json!(l.dropped),
+                    escape_control(l.session.as_deref().unwrap_or("?"))
+                );
+            }
             match &summary.dataset {
                 Some(p) => println!("dataset: {}", escape_control(&p.display().to_string())),
                 None => println!("dataset not written yet: other shards are still to finish"),
@@ -207,6 +245,76 @@ pub(crate) fn run(ctx: &Context, args: &ForgeArgs) -> anyhow::Result<Outcome> {
         }
     }
     Ok(Outcome { problems })
+}
+
+/// The `--llm` step: the endpoint profile's client (or the replayed session) and the forge's
+/// session, opened (or resumed) under the sessions root.
+fn llm_step(
+    ctx: &Context,
+    args: &ForgeArgs,
+    population: &[crate::model::Task],
+    job: &Job<'_>,
+) -> anyhow::Result<Option<Step>> {
+    let root = crate::session::store::sessions_root(ctx.sessions.as_deref());
+    let answerer = match (&args.llm, &args.llm_replay) {
+        (Some(profile), _) => {
+            let (config, path) = (crate::config::current(), crate::config::shown_path());
+            let flags = EndpointFlags {
+                endpoint: Some(profile.clone()),
+                base_url: None,
+                model: None,
+                api_key_env: None,
+            };
+            let client: Arc<dyn Provider> = Arc::new(OpenAiClient::new(
+                crate::llm::endpoint::resolve(config, &path, &flags)?,
+            )?);
+            client.reachable().map_err(anyhow::Error::msg)?;
+            Answerer::Model(client)
+        }
+        (None, Some(s)) => Answerer::Replay(super::eval::resolve_session(&root, s)?),
+        (None, None) => {
+            if args.llm_rounds != 1 {
+                return Err(
+                    super::UsageError("--llm-rounds needs --llm or --llm-replay".into()).into(),
+                );
+            }
+            return Ok(None);
+        }
+    };
+    // The dataset the session is about: the sampled tasks' ids and references.
+    let mut digest_input = Vec::new();
+    let mut tasks = Vec::new();
+    for &i in &job.sample {
+        let t = &population[i];
+        for part in [&t.id, &t.solution] {
+            digest_input.extend_from_slice(part.as_bytes());
+            digest_input.push(0);
+        }
+        tasks.push(t.id.clone());
+    }
+    std::fs::create_dir_all(&args.out)?;
+    let info = SessionInfo {
+        sessions_root: &root,
+        out: &args.out,
+        shard: args.shard.map(|s| (s.k, s.n)),
+        dataset: DatasetRef {
+            origin: args.source.display().to_string(),
+            name: job.name.clone(),
+            tasks: tasks.len(),
+            digest: crate::session::store::sha256_hex(&digest_input),
+        },
+        config: json!({
+            "command": "forge", "llm": args.llm, "llm_replay": args.llm_replay,
+            "llm_rounds": args.llm_rounds, "out": args.out, "seed": args.seed,
+            "iterations": args.iterations, "prompt": "assets/prompts/forge-tests.md",
+        }),
+        tasks,
+    };
+    let journal = Journal::open(answerer, Params::default(), info)?;
+    Ok(Some(Step {
+        journal,
+        rounds: args.llm_rounds,
+    }))
 }
 
 #[cfg(test)]

@@ -261,7 +261,7 @@ fn reads(command: &Option<Command>) -> (&'static str, Reads) {
         Some(Command::Doctor) => ("doctor", Reads::new(true, true, false, true)),
         Some(Command::Validate(_)) => ("validate", Reads::new(true, true, true, true)),
         Some(Command::Rigor(_)) => ("rigor", Reads::new(true, true, false, true)),
-        Some(Command::Forge(_)) => ("forge", Reads::new(false, true, false, true)),
+        Some(Command::Forge(_)) => ("forge", Reads::new(false, true, true, true)),
         Some(Command::Curate(_)) => ("curate", Reads::new(true, false, true, true)),
         Some(Command::Lint(_)) => ("lint", Reads::new(true, false, false, true)),
         Some(Command::Corpus(_)) => ("corpus", Reads::new(false, false, false, true)),

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::gate::{Gates, shortfalls};
+use super::llm::{self, Totals};
 use super::sample::{self, MetricComparison};
 use super::task::{Evidence, Settings, forge_task, generator_version};
 use crate::curate::export::{ExportFormat, task_value};
@@ -49,6 +50,9 @@ pub struct Summary {
     #[serde(skip)]
     pub tasks: BTreeMap<String, Value>,
     pub dataset: Option<PathBuf>,
+    /// `--llm` only: what the model proposed and what was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<Totals>,
 }
 
 /// The selection and how to forge it.
@@ -66,6 +70,8 @@ pub struct Job<'a> {
     /// Task id → (funnel reason, detail): recorded as dropped without forging (a corpus
     /// class whose closure is not self-contained).
     pub predropped: BTreeMap<String, (String, String)>,
+    /// `--llm`: ask a model for tests of what each forged suite misses.
+    pub llm: Option<&'a llm::Step>,
 }
 
 fn record_path(out: &Path, id: &str) -> PathBuf {
@@ -125,8 +131,12 @@ pub fn forge(
         .copied()
         .filter(|&i| {
             let t = &job.population[i];
-            read_record(&record_path(job.out, &t.id))
-                .is_none_or(|r| r.generator != generator || r.seed != job.settings.seed)
+            read_record(&record_path(job.out, &t.id)).is_none_or(|r| {
+                r.generator != generator
+                    || r.seed != job.settings.seed
+                    // Forged without --llm, and now asked with it: forged again (deterministic).
+                    || (job.llm.is_some() && r.dropped.is_none() && r.evidence.get("llm").is_none())
+            })
         })
         .collect();
     let next = AtomicUsize::new(0);
@@ -151,9 +161,29 @@ pub fn forge(
                             evidence: json!({}),
                         },
                         None => {
-                            let f = forge_task(sandbox, task, &job.settings, cancel);
+                            let mut f = forge_task(sandbox, task, &job.settings, cancel);
                             if cancel.load(Ordering::Relaxed) {
                                 break; // a cancelled class is not recorded: the rerun forges it
+                            }
+                            let asked = match job.llm.filter(|_| f.task.is_some()) {
+                                None => None,
+                                Some(step) => {
+                                    match llm::improve(sandbox, &mut f, &job.settings, step, cancel)
+                                    {
+                                        Ok(Some(e)) => Some(e),
+                                        Ok(None) => break, // cancelled: not recorded
+                                        Err(e) => {
+                                            *failure.lock().unwrap_or_else(|e| e.into_inner()) =
+                                                Some(e);
+                                            break;
+                                        }
+                                    }
+                                }
+                            };
+                            let mut evidence =
+                                serde_json::to_value(&f.evidence).unwrap_or(Value::Null);
+                            if let Some(e) = asked {
+                                evidence["llm"] = serde_json::to_value(&e).unwrap_or(Value::Null);
                             }
                             Record {
                                 task_id: task.id.clone(),
@@ -161,7 +191,7 @@ pub fn forge(
                                 seed: job.settings.seed,
                                 task: f.task.as_ref().map(dataset_task),
                                 dropped: f.dropped.map(|(c, w)| (c.to_string(), w)),
-                                evidence: serde_json::to_value(&f.evidence).unwrap_or(Value::Null),
+                                evidence,
                             }
                         }
                     };
@@ -205,6 +235,7 @@ fn assemble(job: &Job<'_>, generator: &str, seconds: f64) -> anyhow::Result<Summ
     let (mut gated, mut below) = (Vec::new(), 0);
     let mut finished = 0;
     let mut funnel: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut llm_totals = job.llm.map(|_| Totals::default());
     for &i in &job.sample {
         let t = &job.population[i];
         let Some(rec) = read_record(&record_path(job.out, &t.id))
@@ -220,6 +251,9 @@ fn assemble(job: &Job<'_>, generator: &str, seconds: f64) -> anyhow::Result<Summ
                 json!({"outcome": "dropped", "reason": code, "detail": why}),
             );
             continue;
+        }
+        if let (Some(t), Some(e)) = (llm_totals.as_mut(), rec.evidence.get("llm")) {
+            t.add(&serde_json::from_value(e.clone()).unwrap_or_default());
         }
         let ev: Evidence = evidence_of(&rec.evidence);
         let short = shortfalls(&ev, &job.gates);
@@ -277,6 +311,7 @@ fn assemble(job: &Job<'_>, generator: &str, seconds: f64) -> anyhow::Result<Summ
         seconds,
         tasks: per_task,
         dataset,
+        llm: llm_totals,
     })
 }
 

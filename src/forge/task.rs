@@ -405,7 +405,7 @@ fn explore(
 
 /// Run the suite on the reference `settings.validation_runs` times; the ids of tests that did
 /// not pass in some run, with the first reason.
-fn validate(
+pub(crate) fn validate(
     sandbox: &Sandbox,
     task: &Task,
     suite: &Suite,

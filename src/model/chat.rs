@@ -71,6 +71,9 @@ pub enum Purpose {
     Method { method: String },
     /// A TDD reflective repair round (1-based) of a method.
     Repair { method: String, round: u32 },
+    /// `forge --llm`: tests for a forged task's uncovered arcs and surviving mutants (round
+    /// 1-based).
+    ForgeTests { round: u32 },
 }
 
 /// Tokens the server reported (absent when it reports none).

@@ -165,6 +165,7 @@ impl Reference {
                  ### Code region\nNone.\n\n### Repair plan\nNo change.\n\n### Patch\n{}",
                 fenced(task.methods.get(method)?)
             ),
+            Purpose::ForgeTests { .. } => return None,
         })
     }
 }

@@ -106,7 +106,7 @@ pub fn ask(
 ) -> Result<Result<Completion, Failure>, RunError> {
     let method = match &purpose {
         Purpose::Method { method } | Purpose::Repair { method, .. } => Some(method.clone()),
-        Purpose::DependencyAnalysis | Purpose::Holistic => None,
+        Purpose::DependencyAnalysis | Purpose::Holistic | Purpose::ForgeTests { .. } => None,
     };
     match io.ask(purpose, messages)? {
         Err(f) if f.kind != FailureKind::Cancelled => Err(RunError::NotGenerated {
