@@ -260,7 +260,28 @@ fn model_written_tests_are_kept_only_when_they_pass_and_add_and_the_session_repl
         .args(["--json", "sessions"])
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&listed.stdout).contains(meta["id"].as_str().unwrap()));
+    let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let row = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["session"] == meta["id"])
+        .unwrap_or_else(|| panic!("{listed}"));
+    // Its progress is that of the tasks the model was asked about, all answered.
+    let asked: std::collections::BTreeSet<String> = events
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["kind"] == "llm_request")
+        .map(|e| e["task_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        (
+            row["progress"]["done"].as_u64(),
+            row["progress"]["total"].as_u64()
+        ),
+        (Some(asked.len() as u64), Some(asked.len() as u64)),
+        "{row}"
+    );
 
     // Resumed (the same --out): nothing is asked again, the result stays.
     let first = read(&out.join("dataset.json"));
