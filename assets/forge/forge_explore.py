@@ -397,6 +397,11 @@ def _edits(ex, seq, fail):
         for i, p, n in places:
             if _type_name(n) != owner:
                 continue
+            if "obj" not in n:
+                # an ordinary value that has the attribute first (`s.lower()`: a string),
+                # an object only when none does
+                for value in ordinary_values(ex, name, owner):
+                    yield i, p, lambda n, value=value: value
             for value in attribute_values(ex, name):
                 if "obj" in n:
                     yield i, p, lambda n, value=value: dict(n, obj=n["obj"] + [[name, value]])
@@ -411,6 +416,27 @@ def _edits(ex, seq, fail):
             for value in ({"lit": _src(ex.pool.pick(ex.rng, "int"))},
                           {"lit": _src(ex.pool.pick(ex.rng, "str"))}, {"obj": []}):
                 yield i, p, lambda n, value=value: {"fn": value}
+
+
+# The ordinary values an attribute may ask for, most common first; with how to make each.
+ORDINARY = (
+    (str, lambda ex: {"lit": _src(ex.pool.pick(ex.rng, "str"))}),
+    (list, lambda ex: {"list": []}),
+    (dict, lambda ex: {"dict": []}),
+    (bytes, lambda ex: {"lit": repr(ex.pool.pick(ex.rng, "str").encode("utf-8", "replace"))}),
+    (set, lambda ex: {"set": []}),
+    (tuple, lambda ex: {"tuple": []}),
+    (int, lambda ex: {"lit": _src(ex.pool.pick(ex.rng, "int"))}),
+    (float, lambda ex: {"lit": _src(float(ex.pool.pick(ex.rng, "float")))}),
+)
+
+
+def ordinary_values(ex, name, owner):
+    """Values of the builtin types (other than `owner`, the type that lacked it) that have the
+    attribute `name`: `'int' object has no attribute 'lower'` where the class lowers the
+    items of a list of strings gives a string, not an object standing in for one (a
+    candidate that reads the string another way must not fail on `_Obj(lower=...)`)."""
+    return [make(ex) for t, make in ORDINARY if t.__name__ != owner and hasattr(t, name)]
 
 
 def attribute_values(ex, name):
