@@ -48,12 +48,16 @@ fn a_missing_attribute_gets_an_ordinary_value_that_has_it_before_an_object() {
     // would fail on it although it is right.
     let f = forge_support::forge_source("Packet", PACKET);
     let m = module(&f);
-    let objects = m.lines().filter(|l| l.contains("_Obj(") && !l.starts_with("class _Obj("));
+    let objects = m
+        .lines()
+        .filter(|l| l.contains("_Obj(") && !l.starts_with("class _Obj("));
     assert_eq!(objects.count(), 0, "no object where bytes do:\n{m}");
     let feeds = calls(m, "feed");
     assert!(!feeds.is_empty(), "feed is called:\n{m}");
     assert!(
-        feeds.iter().all(|l| l.contains(".feed(b'") || l.contains(".feed(b\"")),
+        feeds
+            .iter()
+            .all(|l| l.contains(".feed(b'") || l.contains(".feed(b\"")),
         "every payload is bytes: {feeds:?}"
     );
     assert!(m.contains("self.assertEqual(obj.count, "), "{m}");
@@ -87,7 +91,10 @@ fn a_list_of_strings_in_prose_gives_lists_of_strings() {
             .split_once(".total(")
             .map(|(_, rest)| rest)
             .unwrap_or_default();
-        let items = args.trim_end_matches(')').trim_start_matches('[').trim_end_matches(']');
+        let items = args
+            .trim_end_matches(')')
+            .trim_start_matches('[')
+            .trim_end_matches(']');
         for item in items.split(", ").filter(|s| !s.is_empty()) {
             assert!(
                 item.starts_with('\'') || item.starts_with('"'),
@@ -95,4 +102,129 @@ fn a_list_of_strings_in_prose_gives_lists_of_strings() {
             );
         }
     }
+}
+
+const UNION: &str = r#"class UnionAgg:
+    """Union of little-endian bit sets."""
+
+    def __init__(self) -> None:
+        self.result = 0
+        self.width = 0
+
+    def step(self, value: bytes) -> None:
+        """Add one value."""
+        self.result |= int.from_bytes(value, "little")
+        self.width = max(self.width, len(value))
+
+    def finalize(self) -> bytes:
+        """The union."""
+        return self.result.to_bytes(self.width, "little")
+"#;
+
+#[test]
+fn a_bytes_parameter_gets_bytes_though_the_reference_has_no_bytes_literal() {
+    let f = forge_support::forge_source("UnionAgg", UNION);
+    let m = module(&f);
+    let steps = calls(m, "step");
+    assert!(
+        steps
+            .iter()
+            .any(|l| l.contains(".step(b'") || l.contains(".step(b\"")),
+        "step gets bytes of its own: {steps:?}"
+    );
+    assert!(
+        m.lines()
+            .any(|l| l.trim().starts_with("self.assertEqual(obj.result, ")
+                && !l.trim().ends_with(", 0)")),
+        "a union other than 0 is asserted:\n{m}"
+    );
+}
+
+const RGB: &str = r#"class RGB(tuple):
+    """An immutable colour."""
+
+    def __new__(cls, r: int, g: int, b: int):
+        return super().__new__(cls, (r, g, b))
+
+    def hex(self):
+        """Hex digits, like '3C2F80'."""
+        return "%02X%02X%02X" % self
+
+    def brightness(self):
+        """The mean channel."""
+        return sum(self) / 3
+
+    def inverted(self):
+        """The inverse colour's channels."""
+        return [255 - c for c in self]
+"#;
+
+const COLOUR: &str = r#"import enum
+
+
+class Colour(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+
+    def warm(self):
+        """Whether the colour is warm."""
+        return self is Colour.RED
+
+    def label(self):
+        """The value, capitalised."""
+        return self.value.title()
+
+    def code(self):
+        """The first letter."""
+        return self.value[0]
+"#;
+
+#[test]
+fn a_class_without_init_is_built_through_its_new_or_its_members() {
+    // `RGB.__new__(cls, r, g, b)`, not a bare `RGB()` every call of which fails; an
+    // enumeration from its members' values.
+    let f = forge_support::forge_source("RGB", RGB);
+    let m = module(&f);
+    assert!(m.contains("obj = RGB("), "{m}");
+    assert!(!m.contains("obj = RGB()"), "{m}");
+    assert!(m.contains(".hex()"), "{m}");
+    let f = forge_support::forge_source("Colour", COLOUR);
+    let m = module(&f);
+    assert!(
+        m.contains("obj = Colour('red')") || m.contains("obj = Colour('green')"),
+        "{m}"
+    );
+}
+
+const ROUTER: &str = r#"from abc import ABC, abstractmethod
+
+
+class Router(ABC):
+    """Resolves requests to handlers."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+
+    @abstractmethod
+    def resolve(self, request):
+        """The handler of a request."""
+
+    def freeze(self):
+        """Freeze the routes."""
+        self.frozen = True
+
+    def url(self, path):
+        """The full path."""
+        return self.prefix + path
+"#;
+
+#[test]
+fn an_abstract_class_is_dropped_as_abstract() {
+    let f = forge_support::forge_source("Router", ROUTER);
+    let (code, why) = f.dropped.expect("dropped");
+    assert_eq!(code, "abstract", "{why}");
+    assert!(
+        why.contains("Can't instantiate abstract class Router"),
+        "{why}"
+    );
 }

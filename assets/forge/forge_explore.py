@@ -80,7 +80,8 @@ class Explorer:
             return {"dict": [[{"lit": repr(k)}, self.value(vt, [], depth + 1)] for k, vt in t[1:]]}
         if kind == "choice":  # one of the strings the reference compares it with
             v = rng.choice(t[1:])
-            self.strings.append(v)
+            if isinstance(v, str):  # (an enumeration's values may be ints)
+                self.strings.append(v)
             return {"lit": _src(v)}
         if kind in ("int", "float", "str", "bool", "bytes", "none"):
             if kind == "float" and rng.random() < 0.3:
@@ -423,7 +424,7 @@ ORDINARY = (
     (str, lambda ex: {"lit": _src(ex.pool.pick(ex.rng, "str"))}),
     (list, lambda ex: {"list": []}),
     (dict, lambda ex: {"dict": []}),
-    (bytes, lambda ex: {"lit": repr(ex.pool.pick(ex.rng, "str").encode("utf-8", "replace"))}),
+    (bytes, lambda ex: {"lit": repr(ex.pool.pick(ex.rng, "bytes"))}),
     (set, lambda ex: {"set": []}),
     (tuple, lambda ex: {"tuple": []}),
     (int, lambda ex: {"lit": _src(ex.pool.pick(ex.rng, "int"))}),

@@ -259,6 +259,10 @@ class Pool:
             self.add(v)
         for v in (True, False, None, [], {}):
             self.add(v)
+        # Bytes only where a parameter is typed so (`value: bytes`): a reference without
+        # bytes literals still gets some, while untyped parameters keep drawing the kinds
+        # its own literals have.
+        self.fallback = {"bytes": [b"", b"a", b"abc", b"Hello World"]}
         ints = [v for v in self.by_kind["int"] if abs(v) < 10**9]
         for v in ints[:30]:
             for d in (-1, 1):
@@ -281,7 +285,7 @@ class Pool:
         return isinstance(v, str) and any(m in v for m in self.marks)
 
     def pick(self, rng, kind):
-        bucket = self.by_kind.get(kind) or []
+        bucket = self.by_kind.get(kind) or self.fallback.get(kind) or []
         return rng.choice(bucket) if bucket else None
 
 

@@ -100,6 +100,7 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
     let mut methods = Vec::new();
     let mut examples: std::collections::BTreeMap<String, Vec<Example>> = Default::default();
     let mut fields = Vec::new();
+    let mut has_init = false;
     for stmt in &class.body {
         let Stmt::FunctionDef(f) = stmt else { continue };
         let doc = docstring(&f.body);
@@ -114,9 +115,14 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         if f.name.as_str() == "__init__" {
             fields = declared_fields(&f.body);
             init = m;
-        } else if is_target(f.name.as_str()) {
+            has_init = true;
+        } else if is_target(f.name.as_str()) && f.name.as_str() != "__new__" {
             methods.push(m);
         }
+    }
+    if !has_init && let Some((ctor, declared)) = constructor(&parsed.syntax().body, class, &text) {
+        init = ctor;
+        fields = declared;
     }
     // Undocumented parameters take the type their use in the reference says.
     let used = super::usage::infer(reference, class_name);
@@ -206,6 +212,98 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         keys: keys(reference),
         examples,
     })
+}
+
+/// The constructor of a class without an `__init__` of its own, and the fields it declares:
+/// its `__new__` (`RGBColor(tuple).__new__(cls, r, g, b)`), else the `__init__` or `__new__`
+/// of the nearest base class the module defines (`Cog(Effect)` is built as `Effect` is), else,
+/// for an enumeration, one of its members' values (`Color('red')`). None: built bare.
+fn constructor(
+    module: &[Stmt],
+    class: &ast::StmtClassDef,
+    text: &dyn Fn(&dyn Ranged) -> String,
+) -> Option<(MethodPlan, Vec<String>)> {
+    let mut seen = vec![class.name.to_string()];
+    let mut queue = vec![class];
+    while let Some(c) = queue.pop() {
+        let own = c.body.iter().find_map(|s| match s {
+            Stmt::FunctionDef(f) if matches!(f.name.as_str(), "__init__" | "__new__") => Some(f),
+            _ => None,
+        });
+        if let Some(f) = own {
+            let doc = docstring(&f.body);
+            let m = MethodPlan {
+                name: "__init__".into(),
+                params: params(&f.parameters, &doc, text, "method"),
+                kind: "method",
+                documented_raises: exception_names(&doc),
+            };
+            return Some((m, declared_fields(&f.body)));
+        }
+        if c.bases().iter().any(|b| is_enum_base(&text(b))) {
+            return Some((enum_constructor(c, text), Vec::new()));
+        }
+        // (bases in reverse, so the first base is searched first)
+        for b in c.bases().iter().rev() {
+            let Expr::Name(n) = b else { continue };
+            if seen.iter().any(|s| s == n.id.as_str()) {
+                continue;
+            }
+            seen.push(n.id.to_string());
+            if let Some(base) = module.iter().find_map(|s| match s {
+                Stmt::ClassDef(d) if d.name.as_str() == n.id.as_str() => Some(d),
+                _ => None,
+            }) {
+                queue.push(base);
+            }
+        }
+    }
+    None
+}
+
+/// `Enum`, `enum.IntEnum`, `StrEnum`, `Flag`, `IntFlag` (the standard library's).
+fn is_enum_base(base: &str) -> bool {
+    let last = base.rsplit('.').next().unwrap_or(base);
+    matches!(last, "Enum" | "IntEnum" | "StrEnum" | "Flag" | "IntFlag")
+}
+
+/// An enumeration is called with one of its members' values (`Literal['red', 'green']`, the
+/// literals its public members are assigned).
+fn enum_constructor(c: &ast::StmtClassDef, text: &dyn Fn(&dyn Ranged) -> String) -> MethodPlan {
+    let values: Vec<String> = c
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Assign(a)
+                if matches!(a.targets.as_slice(), [Expr::Name(n)] if !n.id.starts_with('_'))
+                    && matches!(
+                        a.value.as_ref(),
+                        Expr::StringLiteral(_) | Expr::NumberLiteral(_)
+                    ) =>
+            {
+                Some(text(a.value.as_ref()))
+            }
+            _ => None,
+        })
+        .collect();
+    MethodPlan {
+        name: "__init__".into(),
+        params: vec![Param {
+            name: "value".into(),
+            kind: "pos",
+            ty: if values.is_empty() {
+                String::new()
+            } else {
+                format!("Literal[{}]", values.join(", "))
+            },
+            default: None,
+            described: String::new(),
+            size: false,
+            undocumented: false,
+        }],
+        kind: "method",
+        documented_raises: Vec::new(),
+    }
 }
 
 /// A method the tests may call: public names and special methods (`__getitem__`: ClassEval
@@ -800,5 +898,32 @@ mod tests {
     #[test]
     fn strings_are_quoted_as_python_reads_them() {
         assert_eq!(python_str("it's\n\\"), r"'it\'s\n\\'");
+    }
+
+    #[test]
+    fn a_class_without_init_is_built_as_its_new_its_base_or_its_enum_says() {
+        let names =
+            |p: &Plan| -> Vec<String> { p.init.params.iter().map(|p| p.name.clone()).collect() };
+        let tuple = "class RGB(tuple):\n    def __new__(cls, r: int, g: int, b: int):\n        pass\n\n    def hex(self):\n        pass\n";
+        let p = plan(tuple, tuple, "RGB").unwrap();
+        assert_eq!(names(&p), ["r", "g", "b"]);
+        assert_eq!(p.init.params[0].ty, "int");
+        assert!(
+            p.methods.iter().all(|m| m.name != "__new__"),
+            "`__new__` is the constructor, not a method"
+        );
+        let derived = "class Base:\n    def __init__(self, screen, rate=2):\n        self.rate = rate\n\nclass Cog(Base):\n    def spin(self):\n        pass\n";
+        let p = plan(derived, derived, "Cog").unwrap();
+        assert_eq!(names(&p), ["screen", "rate"]);
+        assert_eq!(p.fields, ["rate"]);
+        let colours = "import enum\n\nclass Colour(enum.Enum):\n    RED = 'red'\n    GREEN = 'green'\n    _hidden = 'x'\n\n    def warm(self):\n        pass\n";
+        let p = plan(colours, colours, "Colour").unwrap();
+        assert_eq!(names(&p), ["value"]);
+        assert_eq!(p.init.params[0].ty, "Literal['red', 'green']");
+        let own = "class Base:\n    def __init__(self, x):\n        pass\n\nclass A(Base):\n    def __init__(self):\n        pass\n";
+        assert!(
+            plan(own, own, "A").unwrap().init.params.is_empty(),
+            "its own __init__ wins"
+        );
     }
 }
