@@ -124,6 +124,16 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         init = ctor;
         fields = declared;
     }
+    // A type alias the module defines (`IntervalUnit = Literal["ns", "us"]`) stands for its
+    // value: the values it allows, not an object of a class named so.
+    let aliases = type_aliases(&parsed.syntax().body, &text);
+    if !aliases.is_empty() {
+        for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+            for p in m.params.iter_mut() {
+                p.ty = unalias(&p.ty, &aliases);
+            }
+        }
+    }
     // Undocumented parameters take the type their use in the reference says.
     let used = super::usage::infer(reference, class_name);
     for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
@@ -304,6 +314,93 @@ fn enum_constructor(c: &ast::StmtClassDef, text: &dyn Fn(&dyn Ranged) -> String)
         kind: "method",
         documented_raises: Vec::new(),
     }
+}
+
+/// Module-level type aliases: `X = Literal[...]` / `Union[...]` / `Optional[...]` / `A | B`,
+/// `X: TypeAlias = ...`, `type X = ...`; name → the aliased type's source.
+fn type_aliases(
+    module: &[Stmt],
+    text: &dyn Fn(&dyn Ranged) -> String,
+) -> std::collections::BTreeMap<String, String> {
+    let typeish = |e: &Expr| match e {
+        Expr::Subscript(s) => {
+            let base = text(s.value.as_ref());
+            let last = base.rsplit('.').next().unwrap_or(&base);
+            matches!(last, "Literal" | "Union" | "Optional")
+        }
+        Expr::BinOp(b) => b.op == ast::Operator::BitOr,
+        _ => false,
+    };
+    let source = |e: &Expr| match e {
+        Expr::StringLiteral(s) => s.value.to_str().to_string(),
+        e => text(e),
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for stmt in module {
+        match stmt {
+            Stmt::Assign(a) => {
+                if let [Expr::Name(n)] = a.targets.as_slice()
+                    && typeish(&a.value)
+                {
+                    out.insert(n.id.to_string(), text(a.value.as_ref()));
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let (Expr::Name(n), Some(v)) = (a.target.as_ref(), a.value.as_deref())
+                    && text(a.annotation.as_ref()).ends_with("TypeAlias")
+                {
+                    out.insert(n.id.to_string(), source(v));
+                }
+            }
+            Stmt::TypeAlias(t) => {
+                if let Expr::Name(n) = t.name.as_ref() {
+                    out.insert(n.id.to_string(), text(t.value.as_ref()));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `ty` with every alias's name replaced by its value (chains up to three deep); a quoted
+/// annotation (`"IntervalUnit"`) is read without its quotes.
+fn unalias(ty: &str, aliases: &std::collections::BTreeMap<String, String>) -> String {
+    let t = ty.trim();
+    let unquoted = t
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .or_else(|| t.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')));
+    let mut cur = unquoted.unwrap_or(ty).to_string();
+    let original = cur.clone();
+    for _ in 0..3 {
+        let mut out = String::with_capacity(cur.len());
+        let mut word = String::new();
+        let mut changed = false;
+        for c in cur.chars().chain(std::iter::once(' ')) {
+            if c.is_alphanumeric() || c == '_' || (c == '.' && !word.is_empty()) {
+                word.push(c);
+                continue;
+            }
+            match aliases.get(&word) {
+                Some(v) => {
+                    out.push('(');
+                    out.push_str(v);
+                    out.push(')');
+                    changed = true;
+                }
+                None => out.push_str(&word),
+            }
+            word.clear();
+            out.push(c);
+        }
+        out.pop();
+        cur = out;
+        if !changed {
+            break;
+        }
+    }
+    if cur == original { ty.to_string() } else { cur }
 }
 
 /// A method the tests may call: public names and special methods (`__getitem__`: ClassEval
@@ -925,5 +1022,14 @@ mod tests {
             plan(own, own, "A").unwrap().init.params.is_empty(),
             "its own __init__ wins"
         );
+    }
+
+    #[test]
+    fn a_type_alias_of_the_module_stands_for_its_value() {
+        let src = "from typing import Literal, TypeAlias\n\nUnit = Literal['ns', 'us']\nMaybe: TypeAlias = 'Unit | None'\n\nclass I:\n    def __init__(self, n: int, unit: Unit, /):\n        self.n = n\n\n    def set(self, u: \"Maybe\", k: Units):\n        pass\n";
+        let p = plan(src, src, "I").unwrap();
+        assert_eq!(p.init.params[1].ty, "(Literal['ns', 'us'])");
+        assert_eq!(p.methods[0].params[0].ty, "((Literal['ns', 'us']) | None)");
+        assert_eq!(p.methods[0].params[1].ty, "Units", "no alias: as written");
     }
 }
