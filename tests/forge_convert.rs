@@ -228,3 +228,42 @@ fn an_abstract_class_is_dropped_as_abstract() {
         "{why}"
     );
 }
+
+const POINT: &str = r#"import typing
+
+
+class Point(typing.NamedTuple):
+    x: int
+    y: int
+
+    def norm1(self):
+        """The Manhattan norm."""
+        return abs(self.x) + abs(self.y)
+
+    def flipped(self):
+        """The point mirrored on the diagonal."""
+        return [self.y, self.x]
+
+    def quadrant(self):
+        """1 to 4, counter-clockwise; 0 on an axis."""
+        if self.x == 0 or self.y == 0:
+            return 0
+        if self.x > 0:
+            return 1 if self.y > 0 else 4
+        return 2 if self.y > 0 else 3
+"#;
+
+#[test]
+fn a_constructor_the_skeleton_does_not_show_is_read_from_the_class_signature() {
+    // A named tuple's `__new__` is generated: no `def` shows it, `Point()` always fails.
+    let f = forge_support::forge_source("Point", POINT);
+    let m = module(&f);
+    let ctors: Vec<&str> = m
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("obj = Point("))
+        .collect();
+    assert!(!ctors.is_empty(), "{m}");
+    assert!(ctors.iter().all(|l| l.contains(", ")), "two arguments: {ctors:?}");
+    assert!(m.contains(".quadrant()"), "{m}");
+}
