@@ -264,6 +264,9 @@ fn a_constructor_the_skeleton_does_not_show_is_read_from_the_class_signature() {
         .filter(|l| l.starts_with("obj = Point("))
         .collect();
     assert!(!ctors.is_empty(), "{m}");
-    assert!(ctors.iter().all(|l| l.contains(", ")), "two arguments: {ctors:?}");
+    assert!(
+        ctors.iter().all(|l| l.contains(", ")),
+        "two arguments: {ctors:?}"
+    );
     assert!(m.contains(".quadrant()"), "{m}");
 }
