@@ -11,6 +11,7 @@ counts, not time (a `deadline` only cuts a runaway exploration short, and says s
 """
 
 import ast
+import inspect
 import json
 import os
 import random
@@ -24,8 +25,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, broken, usable  # noqa: E402
-from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, markers,  # noqa: E402
-                          max_instance, parse_type, shape_checked, strings_in, type_of_default)
+from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, literal,  # noqa: E402
+                          markers, max_instance, parse_type, shape_checked, strings_in, type_of_default)
 
 
 class Explorer:
@@ -80,7 +81,8 @@ class Explorer:
             return {"dict": [[{"lit": repr(k)}, self.value(vt, [], depth + 1)] for k, vt in t[1:]]}
         if kind == "choice":  # one of the strings the reference compares it with
             v = rng.choice(t[1:])
-            self.strings.append(v)
+            if isinstance(v, str):  # (an enumeration's values may be ints)
+                self.strings.append(v)
             return {"lit": _src(v)}
         if kind in ("int", "float", "str", "bool", "bytes", "none"):
             if kind == "float" and rng.random() < 0.3:
@@ -397,6 +399,11 @@ def _edits(ex, seq, fail):
         for i, p, n in places:
             if _type_name(n) != owner:
                 continue
+            if "obj" not in n:
+                # an ordinary value that has the attribute first (`s.lower()`: a string),
+                # an object only when none does
+                for value in ordinary_values(ex, name, owner):
+                    yield i, p, lambda n, value=value: value
             for value in attribute_values(ex, name):
                 if "obj" in n:
                     yield i, p, lambda n, value=value: dict(n, obj=n["obj"] + [[name, value]])
@@ -411,6 +418,27 @@ def _edits(ex, seq, fail):
             for value in ({"lit": _src(ex.pool.pick(ex.rng, "int"))},
                           {"lit": _src(ex.pool.pick(ex.rng, "str"))}, {"obj": []}):
                 yield i, p, lambda n, value=value: {"fn": value}
+
+
+# The ordinary values an attribute may ask for, most common first; with how to make each.
+ORDINARY = (
+    (str, lambda ex: {"lit": _src(ex.pool.pick(ex.rng, "str"))}),
+    (list, lambda ex: {"list": []}),
+    (dict, lambda ex: {"dict": []}),
+    (bytes, lambda ex: {"lit": repr(ex.pool.pick(ex.rng, "bytes"))}),
+    (set, lambda ex: {"set": []}),
+    (tuple, lambda ex: {"tuple": []}),
+    (int, lambda ex: {"lit": _src(ex.pool.pick(ex.rng, "int"))}),
+    (float, lambda ex: {"lit": _src(float(ex.pool.pick(ex.rng, "float")))}),
+)
+
+
+def ordinary_values(ex, name, owner):
+    """Values of the builtin types (other than `owner`, the type that lacked it) that have the
+    attribute `name`: `'int' object has no attribute 'lower'` where the class lowers the
+    items of a list of strings gives a string, not an object standing in for one (a
+    candidate that reads the string another way must not fail on `_Obj(lower=...)`)."""
+    return [make(ex) for t, make in ORDINARY if t.__name__ != owner and hasattr(t, name)]
 
 
 def attribute_values(ex, name):
@@ -471,6 +499,38 @@ def progressed(fail, out, ex):
     return again[0] > fail[0] or again[0] == fail[0] and again != fail and repairable(again)
 
 
+def inherited_init(init, cls):
+    """The constructor of a class whose skeleton shows none though it needs arguments: the
+    parameters of its runtime signature (an `__init__` inherited from a class it imports,
+    `build_py(Command)` takes a `dist`; a dataclass's or named tuple's generated one). Only
+    when the plan has no constructor parameters and the signature requires some: a class
+    that builds bare keeps being built bare."""
+    if init.get("params"):
+        return init
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return init
+    P = inspect.Parameter
+    kinds = {P.POSITIONAL_ONLY: "pos", P.POSITIONAL_OR_KEYWORD: "pos", P.KEYWORD_ONLY: "kwonly",
+             P.VAR_POSITIONAL: "varpos"}
+    ps = [p for p in sig.parameters.values() if p.kind in kinds]
+    if not any(p.default is P.empty and p.kind != P.VAR_POSITIONAL for p in ps):
+        return init
+    params = []
+    for p in ps:
+        ann = p.annotation
+        if ann is P.empty:
+            ty = ""
+        elif isinstance(ann, str):
+            ty = ann
+        else:
+            ty = getattr(ann, "__name__", None) or repr(ann).replace("typing.", "")
+        default = None if p.default is P.empty else (literal(p.default) or "None")
+        params.append({"name": p.name, "kind": kinds[p.kind], "type": ty, "default": default})
+    return dict(init, params=params)
+
+
 def _fits(v, t):
     kind = t[0]
     if kind == "any":
@@ -518,6 +578,7 @@ def main(input_path, out=None):
             result["coverage"] = measure(runner, [{"seq": s} for s in plan["replay"]])
         elif not runner.load_error:
             from forge_select import finish
+            plan["init"] = inherited_init(plan["init"], runner.cls)
             ex = Explorer(plan, runner)
             deadline = t0 + plan.get("deadline_s", 120)
             done, cut = ex.explore(plan.get("iterations", 600), deadline)

@@ -75,9 +75,11 @@ def parse_type(text):
     except SyntaxError:
         pass
     words = re.findall(r"[a-z_]+", text.lower())
+    if words and words[0] in ("a", "an", "the"):  # "a list of strings"
+        words = words[1:]
     if len(words) >= 3 and words[1] == "of":  # "list of str"
         outer = DOC_WORDS.get(words[0])
-        inner = parse_type(" ".join(words[2:]))
+        inner = parse_type(" ".join([_singular(words[2])] + words[3:]))
         if outer == "list":
             return ("list", inner)
         if outer == "set":
@@ -86,6 +88,13 @@ def parse_type(text):
         if w in DOC_WORDS:
             return _named(DOC_WORDS[w])
     return ("any",)
+
+
+def _singular(word):
+    """A plural type word as its singular (`strings` -> `string`); other words as they are."""
+    if word.endswith("s") and word[:-1] in DOC_WORDS:
+        return word[:-1]
+    return word
 
 
 def _named(name):
@@ -250,6 +259,10 @@ class Pool:
             self.add(v)
         for v in (True, False, None, [], {}):
             self.add(v)
+        # Bytes only where a parameter is typed so (`value: bytes`): a reference without
+        # bytes literals still gets some, while untyped parameters keep drawing the kinds
+        # its own literals have.
+        self.fallback = {"bytes": [b"", b"a", b"abc", b"Hello World"]}
         ints = [v for v in self.by_kind["int"] if abs(v) < 10**9]
         for v in ints[:30]:
             for d in (-1, 1):
@@ -272,7 +285,7 @@ class Pool:
         return isinstance(v, str) and any(m in v for m in self.marks)
 
     def pick(self, rng, kind):
-        bucket = self.by_kind.get(kind) or []
+        bucket = self.by_kind.get(kind) or self.fallback.get(kind) or []
         return rng.choice(bucket) if bucket else None
 
 

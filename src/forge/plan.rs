@@ -100,6 +100,7 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
     let mut methods = Vec::new();
     let mut examples: std::collections::BTreeMap<String, Vec<Example>> = Default::default();
     let mut fields = Vec::new();
+    let mut has_init = false;
     for stmt in &class.body {
         let Stmt::FunctionDef(f) = stmt else { continue };
         let doc = docstring(&f.body);
@@ -114,8 +115,23 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         if f.name.as_str() == "__init__" {
             fields = declared_fields(&f.body);
             init = m;
-        } else if is_target(f.name.as_str()) {
+            has_init = true;
+        } else if is_target(f.name.as_str()) && f.name.as_str() != "__new__" {
             methods.push(m);
+        }
+    }
+    if !has_init && let Some((ctor, declared)) = constructor(&parsed.syntax().body, class, &text) {
+        init = ctor;
+        fields = declared;
+    }
+    // A type alias the module defines (`IntervalUnit = Literal["ns", "us"]`) stands for its
+    // value: the values it allows, not an object of a class named so.
+    let aliases = type_aliases(&parsed.syntax().body, &text);
+    if !aliases.is_empty() {
+        for m in std::iter::once(&mut init).chain(methods.iter_mut()) {
+            for p in m.params.iter_mut() {
+                p.ty = unalias(&p.ty, &aliases);
+            }
         }
     }
     // Undocumented parameters take the type their use in the reference says.
@@ -206,6 +222,185 @@ pub fn plan(skeleton: &str, reference: &str, class_name: &str) -> Result<Plan, P
         keys: keys(reference),
         examples,
     })
+}
+
+/// The constructor of a class without an `__init__` of its own, and the fields it declares:
+/// its `__new__` (`RGBColor(tuple).__new__(cls, r, g, b)`), else the `__init__` or `__new__`
+/// of the nearest base class the module defines (`Cog(Effect)` is built as `Effect` is), else,
+/// for an enumeration, one of its members' values (`Color('red')`). None: built bare.
+fn constructor(
+    module: &[Stmt],
+    class: &ast::StmtClassDef,
+    text: &dyn Fn(&dyn Ranged) -> String,
+) -> Option<(MethodPlan, Vec<String>)> {
+    let mut seen = vec![class.name.to_string()];
+    let mut queue = vec![class];
+    while let Some(c) = queue.pop() {
+        let own = c.body.iter().find_map(|s| match s {
+            Stmt::FunctionDef(f) if matches!(f.name.as_str(), "__init__" | "__new__") => Some(f),
+            _ => None,
+        });
+        if let Some(f) = own {
+            let doc = docstring(&f.body);
+            let m = MethodPlan {
+                name: "__init__".into(),
+                params: params(&f.parameters, &doc, text, "method"),
+                kind: "method",
+                documented_raises: exception_names(&doc),
+            };
+            return Some((m, declared_fields(&f.body)));
+        }
+        if c.bases().iter().any(|b| is_enum_base(&text(b))) {
+            return Some((enum_constructor(c, text), Vec::new()));
+        }
+        // (bases in reverse, so the first base is searched first)
+        for b in c.bases().iter().rev() {
+            let Expr::Name(n) = b else { continue };
+            if seen.iter().any(|s| s == n.id.as_str()) {
+                continue;
+            }
+            seen.push(n.id.to_string());
+            if let Some(base) = module.iter().find_map(|s| match s {
+                Stmt::ClassDef(d) if d.name.as_str() == n.id.as_str() => Some(d),
+                _ => None,
+            }) {
+                queue.push(base);
+            }
+        }
+    }
+    None
+}
+
+/// `Enum`, `enum.IntEnum`, `StrEnum`, `Flag`, `IntFlag` (the standard library's).
+fn is_enum_base(base: &str) -> bool {
+    let last = base.rsplit('.').next().unwrap_or(base);
+    matches!(last, "Enum" | "IntEnum" | "StrEnum" | "Flag" | "IntFlag")
+}
+
+/// An enumeration is called with one of its members' values (`Literal['red', 'green']`, the
+/// literals its public members are assigned).
+fn enum_constructor(c: &ast::StmtClassDef, text: &dyn Fn(&dyn Ranged) -> String) -> MethodPlan {
+    let values: Vec<String> = c
+        .body
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Assign(a)
+                if matches!(a.targets.as_slice(), [Expr::Name(n)] if !n.id.starts_with('_'))
+                    && matches!(
+                        a.value.as_ref(),
+                        Expr::StringLiteral(_) | Expr::NumberLiteral(_)
+                    ) =>
+            {
+                Some(text(a.value.as_ref()))
+            }
+            _ => None,
+        })
+        .collect();
+    MethodPlan {
+        name: "__init__".into(),
+        params: vec![Param {
+            name: "value".into(),
+            kind: "pos",
+            ty: if values.is_empty() {
+                String::new()
+            } else {
+                format!("Literal[{}]", values.join(", "))
+            },
+            default: None,
+            described: String::new(),
+            size: false,
+            undocumented: false,
+        }],
+        kind: "method",
+        documented_raises: Vec::new(),
+    }
+}
+
+/// Module-level type aliases: `X = Literal[...]` / `Union[...]` / `Optional[...]` / `A | B`,
+/// `X: TypeAlias = ...`, `type X = ...`; name → the aliased type's source.
+fn type_aliases(
+    module: &[Stmt],
+    text: &dyn Fn(&dyn Ranged) -> String,
+) -> std::collections::BTreeMap<String, String> {
+    let typeish = |e: &Expr| match e {
+        Expr::Subscript(s) => {
+            let base = text(s.value.as_ref());
+            let last = base.rsplit('.').next().unwrap_or(&base);
+            matches!(last, "Literal" | "Union" | "Optional")
+        }
+        Expr::BinOp(b) => b.op == ast::Operator::BitOr,
+        _ => false,
+    };
+    let source = |e: &Expr| match e {
+        Expr::StringLiteral(s) => s.value.to_str().to_string(),
+        e => text(e),
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for stmt in module {
+        match stmt {
+            Stmt::Assign(a) => {
+                if let [Expr::Name(n)] = a.targets.as_slice()
+                    && typeish(&a.value)
+                {
+                    out.insert(n.id.to_string(), text(a.value.as_ref()));
+                }
+            }
+            Stmt::AnnAssign(a) => {
+                if let (Expr::Name(n), Some(v)) = (a.target.as_ref(), a.value.as_deref())
+                    && text(a.annotation.as_ref()).ends_with("TypeAlias")
+                {
+                    out.insert(n.id.to_string(), source(v));
+                }
+            }
+            Stmt::TypeAlias(t) => {
+                if let Expr::Name(n) = t.name.as_ref() {
+                    out.insert(n.id.to_string(), text(t.value.as_ref()));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `ty` with every alias's name replaced by its value (chains up to three deep); a quoted
+/// annotation (`"IntervalUnit"`) is read without its quotes.
+fn unalias(ty: &str, aliases: &std::collections::BTreeMap<String, String>) -> String {
+    let t = ty.trim();
+    let unquoted = t
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .or_else(|| t.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')));
+    let mut cur = unquoted.unwrap_or(ty).to_string();
+    let original = cur.clone();
+    for _ in 0..3 {
+        let mut out = String::with_capacity(cur.len());
+        let mut word = String::new();
+        let mut changed = false;
+        for c in cur.chars().chain(std::iter::once(' ')) {
+            if c.is_alphanumeric() || c == '_' || (c == '.' && !word.is_empty()) {
+                word.push(c);
+                continue;
+            }
+            match aliases.get(&word) {
+                Some(v) => {
+                    out.push('(');
+                    out.push_str(v);
+                    out.push(')');
+                    changed = true;
+                }
+                None => out.push_str(&word),
+            }
+            word.clear();
+            out.push(c);
+        }
+        out.pop();
+        cur = out;
+        if !changed {
+            break;
+        }
+    }
+    if cur == original { ty.to_string() } else { cur }
 }
 
 /// A method the tests may call: public names and special methods (`__getitem__`: ClassEval
@@ -800,5 +995,41 @@ mod tests {
     #[test]
     fn strings_are_quoted_as_python_reads_them() {
         assert_eq!(python_str("it's\n\\"), r"'it\'s\n\\'");
+    }
+
+    #[test]
+    fn a_class_without_init_is_built_as_its_new_its_base_or_its_enum_says() {
+        let names =
+            |p: &Plan| -> Vec<String> { p.init.params.iter().map(|p| p.name.clone()).collect() };
+        let tuple = "class RGB(tuple):\n    def __new__(cls, r: int, g: int, b: int):\n        pass\n\n    def hex(self):\n        pass\n";
+        let p = plan(tuple, tuple, "RGB").unwrap();
+        assert_eq!(names(&p), ["r", "g", "b"]);
+        assert_eq!(p.init.params[0].ty, "int");
+        assert!(
+            p.methods.iter().all(|m| m.name != "__new__"),
+            "`__new__` is the constructor, not a method"
+        );
+        let derived = "class Base:\n    def __init__(self, screen, rate=2):\n        self.rate = rate\n\nclass Cog(Base):\n    def spin(self):\n        pass\n";
+        let p = plan(derived, derived, "Cog").unwrap();
+        assert_eq!(names(&p), ["screen", "rate"]);
+        assert_eq!(p.fields, ["rate"]);
+        let colours = "import enum\n\nclass Colour(enum.Enum):\n    RED = 'red'\n    GREEN = 'green'\n    _hidden = 'x'\n\n    def warm(self):\n        pass\n";
+        let p = plan(colours, colours, "Colour").unwrap();
+        assert_eq!(names(&p), ["value"]);
+        assert_eq!(p.init.params[0].ty, "Literal['red', 'green']");
+        let own = "class Base:\n    def __init__(self, x):\n        pass\n\nclass A(Base):\n    def __init__(self):\n        pass\n";
+        assert!(
+            plan(own, own, "A").unwrap().init.params.is_empty(),
+            "its own __init__ wins"
+        );
+    }
+
+    #[test]
+    fn a_type_alias_of_the_module_stands_for_its_value() {
+        let src = "from typing import Literal, TypeAlias\n\nUnit = Literal['ns', 'us']\nMaybe: TypeAlias = 'Unit | None'\n\nclass I:\n    def __init__(self, n: int, unit: Unit, /):\n        self.n = n\n\n    def set(self, u: \"Maybe\", k: Units):\n        pass\n";
+        let p = plan(src, src, "I").unwrap();
+        assert_eq!(p.init.params[1].ty, "(Literal['ns', 'us'])");
+        assert_eq!(p.methods[0].params[0].ty, "((Literal['ns', 'us']) | None)");
+        assert_eq!(p.methods[0].params[1].ty, "Units", "no alias: as written");
     }
 }

@@ -114,7 +114,7 @@ pub struct Forged {
     #[serde(skip)]
     pub task: Option<Task>,
     /// Funnel reason code when dropped (`skeleton`, `import`, `explorer`, `undefined_name`,
-    /// `no_tests`, `unstable`).
+    /// `abstract`, `no_tests`, `unstable`).
     pub dropped: Option<(&'static str, String)>,
     pub evidence: Evidence,
 }
@@ -293,6 +293,14 @@ pub fn forge_task(
                 format!("the class uses `{name}`, which its module does not define; {why}"),
                 ev,
             );
+        }
+        if discarded
+            .first()
+            .is_some_and(|(r, _)| r.starts_with("TypeError: Can't instantiate abstract class"))
+        {
+            // An abstract class cannot be built; its tests would need a concrete subclass of
+            // the candidate's class, which the split harness cannot carry.
+            return dropped("abstract", why, ev);
         }
         return dropped("no_tests", why, ev);
     }
