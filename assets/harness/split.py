@@ -336,6 +336,31 @@ def _split_runner(ctx):
         }
         return cls
 
+    exc_handles = {}
+
+    def exc_handle_class(exc_cls):
+        """The class of a handle to an exception object of the code's that is handed over, not
+        raised (a class that collects errors, an error returned as a value): an instance of
+        the code's exception class (`isinstance` holds) whose every use is a request, like any
+        other object of the code's."""
+        cls = exc_handles.get(exc_cls)
+        if cls is None:
+            info = proxy_info[exc_cls]
+            ns = protocol_ns(info["proto"])
+            for name in ("__getattribute__", "__setattr__", "__delattr__", "__reduce_ex__",
+                         "__copy__", "__deepcopy__"):
+                ns[name] = HostObject.__dict__[name]
+            # Hashable as the host's object is (an exception is, by identity, unless its class
+            # defines __eq__ alone).
+            ns["__hash__"] = forwarders["__hash__"]
+            ns["__module__"] = exc_cls.__module__
+            ns["__qualname__"] = exc_cls.__qualname__
+            cls = type.__new__(type_(exc_cls), exc_cls.__name__, (exc_cls,), ns)
+            proxy_info[cls] = {"kind": "class", "methods": info["methods"],
+                               "proto": info["proto"]}
+            exc_handles[exc_cls] = cls
+        return cls
+
     def host_exc_str(self):
         shown = vars(self).get("_classlab_host")
         if shown is not None:
@@ -1025,7 +1050,7 @@ def _split_runner(ctx):
             if info is not None and info["kind"] == "class":
                 p = object.__new__(cls)
             elif info is not None and info["kind"] == "exc":
-                raise HostMisbehaved("an exception handed over as a handle")
+                p = BaseException.__new__(exc_handle_class(cls))
             elif cls in container_tag_of:
                 p = container_class(cls)()
                 snap_epoch[id(p)] = -1

@@ -329,6 +329,64 @@ class Carried(unittest.TestCase):
         self.assertEqual(r.tests["T.test_kind"].get("et"), "Unjudged", r.tests)
         self.assertEqual(r.outcome("T.test_planted_module_never_ran_here"), "pass", r.tests)
 
+    def test_an_exception_object_handed_over_is_a_handle(self):
+        # Not raised but returned or kept (pip's HashErrors collects errors; a method returns
+        # an error as a value): an instance of the code's exception class whose every use is
+        # a request, as in one process.
+        r = run_one_module("""
+            class Base(Exception):
+                pass
+
+            class Errors(Base):
+                def __init__(self):
+                    self.errors = []
+
+                def append(self, e):
+                    self.errors.append(e)
+
+                def __bool__(self):
+                    return bool(self.errors)
+
+                def __str__(self):
+                    return "%d errors" % len(self.errors)
+
+            class MyErr(ValueError):
+                pass
+
+            class Maker:
+                def make(self, msg):
+                    return MyErr(msg, 3)
+
+                def check(self, e):
+                    return isinstance(e, MyErr) and e.args[0]
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_collects(self):
+                    obj = Errors()
+                    self.assertFalse(obj)
+                    obj.append(1)
+                    self.assertEqual(obj.errors, [1])
+                    self.assertTrue(obj)
+                    self.assertEqual(str(obj), "1 errors")
+                    self.assertIsInstance(obj, Base)
+
+                def test_returned(self):
+                    e = Maker().make("boom")
+                    self.assertIsInstance(e, ValueError)
+                    self.assertEqual(e.args, ("boom", 3))
+                    self.assertEqual(str(e), "('boom', 3)")
+                    self.assertEqual(Maker().check(e), "boom")
+                    self.assertEqual({e: 1}[e], 1)
+
+                def test_raised_by_the_test(self):
+                    e = Maker().make("boom")
+                    with self.assertRaises(MyErr):
+                        raise e
+            """)
+        self.assertAllPass(r)
+
     def test_patches_reach_the_code(self):
         r = run_pytest("""
             import os
