@@ -750,10 +750,10 @@ def _split_runner(ctx):
 
     MAX_DECOYS = 7
 
-    def decoys_for(v):
+    def decoys_for(v, most=MAX_DECOYS):
         """The decoys an equality with v is asked with: other values of v's type from the
-        suite (up to MAX_DECOYS; two for a large value), so that an answer by position ("equal
-        to the first value asked") passes one time in as many; where the suite has none, one
+        suite (up to `most`; two for a large value), so that an answer by position ("equal to
+        the first value asked") passes one time in as many; where the suite has none, one
         value made like v (one only: several made around v would give v away as their
         centre)."""
         t = type_(v)
@@ -779,7 +779,7 @@ def _split_runner(ctx):
                 big = t in (str, bytes, list, tuple, dict, set, frozenset) and len_(v) > 200
             except BaseException:
                 big = True
-            return rng.sample(cands, min(2 if big else MAX_DECOYS, len_(cands)))
+            return rng.sample(cands, min(min(most, 2) if big else most, len_(cands)))
         if v is None:
             return [False]
         d = made_decoy(v, t)
@@ -788,27 +788,8 @@ def _split_runner(ctx):
     def decoy(v):
         """A value of v's type that an honest object equal to v does not equal, which the host
         cannot tell from v (another value of the suite's, else one made like it)."""
-        t = type_(v)
-        if t is bool:
-            return not v
-        if v is None:
-            choices = [x for k in (str, int, float) for x in pool.get(k, ())]
-            return rng.choice(choices) if choices else False
-        if not plain_deep(v):
-            return NO_DECOY
-        cands = []
-        for x in pool.get(t, ()):
-            try:
-                if t is float:
-                    if abs(x - v) > 1e-6 * max(1.0, abs(v)) and x == x:
-                        cands.append(x)
-                elif x != v:
-                    cands.append(x)
-            except BaseException:
-                pass
-        if cands:
-            return rng.choice(cands)
-        return made_decoy(v, t)
+        ds = decoys_for(v, 1)
+        return ds[0] if ds else NO_DECOY
 
     def made_decoy(v, t):
         if t is int:
