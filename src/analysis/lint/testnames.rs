@@ -272,6 +272,10 @@ fn naming(ctx: &mut Ctx<'_>, classes: &[TestClass<'_>]) {
         let rest = sq.strip_prefix(&prefix);
         let well_named = rest.is_some_and(|r| r.is_empty() || r == "main" || targets.contains(r));
         let empty = c.tests().next().is_none();
+        // A private base without tests (`_FreshDir`: the forge's shared setUp) is no test class.
+        if empty && c.name.starts_with('_') {
+            continue;
+        }
         let message = match (well_named, empty) {
             (true, false) => continue,
             (false, false) => format!(

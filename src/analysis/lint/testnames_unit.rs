@@ -84,6 +84,11 @@ fn t13_naming_and_empty_classes() {
     let f = codes_for(&with_tests(&tests), "T13");
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].message.contains("no test methods"));
+    // A private base the test classes share (a forged module's `_FreshDir`) is not one.
+    let tests = format!(
+        "{CLEAN}\nclass _FreshDir(unittest.TestCase):\n    def setUp(self):\n        pass\n"
+    );
+    assert!(codes_for(&with_tests(&tests), "T13").is_empty());
 }
 
 #[test]
