@@ -1031,7 +1031,10 @@ def _split_runner(ctx):
             if info is not None and info["kind"] == "class":
                 p = object.__new__(cls)
             elif info is not None and info["kind"] == "exc":
-                p = BaseException.__new__(exc_handle_class(cls))
+                hc = exc_handle_class(cls)
+                # The nearest builtin exception's own __new__ (OSError's refuses another's).
+                base = next(b for b in hc.__mro__ if b.__module__ == "builtins")
+                p = base.__new__(hc)
             elif cls in container_tag_of:
                 p = container_class(cls)()
                 snap_epoch[id(p)] = -1

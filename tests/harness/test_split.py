@@ -353,6 +353,15 @@ class Carried(unittest.TestCase):
             class MyErr(ValueError):
                 pass
 
+            class ConnectError(OSError):
+                def __init__(self, path, os_error):
+                    self._path = path
+                    super().__init__(os_error.errno, os_error.strerror)
+
+                @property
+                def path(self):
+                    return self._path
+
             class Maker:
                 def make(self, msg):
                     return MyErr(msg, 3)
@@ -379,6 +388,12 @@ class Carried(unittest.TestCase):
                     self.assertEqual(str(e), "('boom', 3)")
                     self.assertEqual(Maker().check(e), "boom")
                     self.assertEqual({e: 1}[e], 1)
+
+                def test_an_os_error(self):
+                    e = ConnectError("/run/x.sock", OSError(2, "No such file"))
+                    self.assertIsInstance(e, OSError)
+                    self.assertEqual(e.path, "/run/x.sock")
+                    self.assertEqual(e.errno, 2)
 
                 def test_raised_by_the_test(self):
                     e = Maker().make("boom")
