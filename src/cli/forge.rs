@@ -9,8 +9,6 @@ use serde_json::json;
 use super::progress::Progress;
 use super::{Context, Outcome, Output, print_json};
 use crate::corpus::walk::Shard;
-use std::sync::Arc;
-
 use crate::forge::gate::Gates;
 use crate::forge::llm::Step;
 use crate::forge::llm::journal::{Answerer, Journal, SessionInfo};
@@ -18,9 +16,8 @@ use crate::forge::run::{Job, Record, forge};
 use crate::forge::sample::{self, DEFAULT_STRATA};
 use crate::forge::source::{Source, closure_reason, from_store};
 use crate::forge::task::Settings;
-use crate::llm::client::OpenAiClient;
+use crate::llm::Params;
 use crate::llm::endpoint::EndpointFlags;
-use crate::llm::{Params, Provider};
 use crate::session::store::DatasetRef;
 use crate::text::escape_control;
 
@@ -265,9 +262,8 @@ fn llm_step(
                 model: None,
                 api_key_env: None,
             };
-            let client: Arc<dyn Provider> = Arc::new(OpenAiClient::new(
-                crate::llm::endpoint::resolve(config, &path, &flags)?,
-            )?);
+            let client = crate::pipeline::providers::openai(&flags, config, &path)
+                .map_err(anyhow::Error::msg)?;
             client.reachable().map_err(anyhow::Error::msg)?;
             Answerer::Model(client)
         }

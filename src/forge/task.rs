@@ -167,6 +167,17 @@ fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
 
+impl Evidence {
+    /// coverage.py's figures of the suite as written (percent to one decimal).
+    pub(crate) fn set_coverage(&mut self, c: crate::rigor::Coverage) {
+        self.line = c.line.map(round1);
+        self.branch = c.branch.map(round1);
+        self.branches = (c.branches.0 as u64, c.branches.1 as u64);
+        self.missing_arcs = c.missing_arcs;
+        self.coverage_error = None;
+    }
+}
+
 fn digest(text: &str) -> String {
     let d = Sha256::digest(text.as_bytes());
     d.iter().map(|b| format!("{b:02x}")).collect()
@@ -317,11 +328,7 @@ pub fn forge_task(
         ..score
     });
     if let Some(c) = coverage {
-        ev.line = c.line.map(round1);
-        ev.branch = c.branch.map(round1);
-        ev.branches = (c.branches.0 as u64, c.branches.1 as u64);
-        ev.missing_arcs = c.missing_arcs;
-        ev.coverage_error = None;
+        ev.set_coverage(c);
     } else if !ev.dropped_tests.is_empty() {
         // Coverage again, of the sequences that stayed.
         let replay: Vec<&super::explored::Sequence> = kept.iter().map(|t| &t.seq).collect();

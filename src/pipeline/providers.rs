@@ -32,6 +32,18 @@ pub struct ProviderChoice {
 
 pub const KINDS: [&str; 3] = ["openai", "reference", "replay"];
 
+/// The client of an OpenAI-compatible endpoint as `flags` and the config's profiles say.
+pub fn openai(
+    flags: &crate::llm::endpoint::EndpointFlags,
+    config: &Config,
+    config_path: &str,
+) -> Result<Arc<dyn Provider>, String> {
+    let endpoint =
+        crate::llm::endpoint::resolve(config, config_path, flags).map_err(|e| e.to_string())?;
+    let client = crate::llm::client::OpenAiClient::new(endpoint).map_err(|e| e.to_string())?;
+    Ok(Arc::new(client))
+}
+
 /// Build the chosen provider. `config` holds the endpoint profiles (read once at the edge;
 /// `config_path` names it in messages). Errors are whole sentences for the user.
 pub fn build(
@@ -41,19 +53,16 @@ pub fn build(
     config_path: &str,
 ) -> Result<Arc<dyn Provider>, String> {
     match choice.kind.as_str() {
-        "openai" => {
-            let flags = crate::llm::endpoint::EndpointFlags {
+        "openai" => openai(
+            &crate::llm::endpoint::EndpointFlags {
                 endpoint: choice.endpoint.clone(),
                 base_url: choice.base_url.clone(),
                 model: choice.model.clone(),
                 api_key_env: choice.api_key_env.clone(),
-            };
-            let endpoint = crate::llm::endpoint::resolve(config, config_path, &flags)
-                .map_err(|e| e.to_string())?;
-            let client =
-                crate::llm::client::OpenAiClient::new(endpoint).map_err(|e| e.to_string())?;
-            Ok(Arc::new(client))
-        }
+            },
+            config,
+            config_path,
+        ),
         "reference" => Ok(Arc::new(Reference::new(dataset))),
         "replay" => {
             let from = choice

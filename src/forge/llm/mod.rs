@@ -376,21 +376,13 @@ fn with_kept(task: &Task, first_class: usize, kept: &[Candidate]) -> String {
     candidates::module_with(&task.test_module, first_class, &task.class_name, &all)
 }
 
-fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
-
 /// The evidence with the figures of the suite and its model-written tests.
 fn remeasure(ev: &mut super::task::Evidence, score: Score, cov: Option<Coverage>, added: usize) {
     ev.tests += added;
     ev.mutation = score.score;
     ev.mutants = Some(score);
     if let Some(c) = cov {
-        ev.line = c.line.map(round1);
-        ev.branch = c.branch.map(round1);
-        ev.branches = (c.branches.0 as u64, c.branches.1 as u64);
-        ev.missing_arcs = c.missing_arcs;
-        ev.coverage_error = None;
+        ev.set_coverage(c);
     }
 }
 
