@@ -263,14 +263,17 @@ pub fn improve(
                 break;
             }
             let all: Vec<&Candidate> = kept.iter().chain(&fresh).collect();
-            let module = candidates::module_with(&task.test_module, first_class, &class, &all);
-            let t = trial_task(&task, &module);
             let ids: Vec<String> = fresh.iter().map(id).collect();
-            let s = Settings {
-                validation_runs: runs,
-                ..settings.clone()
-            };
-            let failing = validate(sandbox, &t, &suite_of(&t, &ids), &s, cancel);
+            let failing = trial_failures(
+                sandbox,
+                &task,
+                first_class,
+                &all,
+                &ids,
+                runs,
+                settings,
+                cancel,
+            );
             if let Some((other, why)) = failing.iter().find(|(k, _)| !ids.contains(k)) {
                 for c in fresh.drain(..) {
                     out.drop(
@@ -323,14 +326,18 @@ pub fn improve(
         }
         // The kept tests together, without the dropped ones beside them: validated again.
         if kept.len() > before_round {
-            let module = with_kept(&task, first_class, &kept);
-            let t = trial_task(&task, &module);
+            let all: Vec<&Candidate> = kept.iter().collect();
             let ids: Vec<String> = kept.iter().map(id).collect();
-            let s = Settings {
-                validation_runs: runs,
-                ..settings.clone()
-            };
-            let failing = validate(sandbox, &t, &suite_of(&t, &ids), &s, cancel);
+            let failing = trial_failures(
+                sandbox,
+                &task,
+                first_class,
+                &all,
+                &ids,
+                runs,
+                settings,
+                cancel,
+            );
             if let Some((which, why)) = failing.iter().next() {
                 for c in kept.drain(before_round..) {
                     out.drop(
@@ -366,6 +373,28 @@ pub fn improve(
         forge["llm"] = serde_json::to_value(&out)?;
     }
     Ok(Some(out))
+}
+
+/// The tests `ids` of the module with `all` model-written tests that fail on the reference in
+/// `runs` validation runs (test id → why), as the forge validates its own.
+#[allow(clippy::too_many_arguments)]
+fn trial_failures(
+    sandbox: &Sandbox,
+    task: &Task,
+    first_class: usize,
+    all: &[&Candidate],
+    ids: &[String],
+    runs: u32,
+    settings: &Settings,
+    cancel: &AtomicBool,
+) -> BTreeMap<String, String> {
+    let module = candidates::module_with(&task.test_module, first_class, &task.class_name, all);
+    let t = trial_task(task, &module);
+    let s = Settings {
+        validation_runs: runs,
+        ..settings.clone()
+    };
+    validate(sandbox, &t, &suite_of(&t, ids), &s, cancel)
 }
 
 fn with_kept(task: &Task, first_class: usize, kept: &[Candidate]) -> String {
