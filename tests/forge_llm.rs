@@ -49,9 +49,11 @@ const GATE: &str = r#"class Gate:
 "#;
 
 // `test_seeded` holds under validation run 1's hash seed (1) and not under run 2's: flaky.
+// `test_opens` needs the reply's `setUp`, which goes with it into a class of its own.
 const VAULT_REPLY: &str = "Here are tests for the missing branch:\n\n```python\nimport unittest\n\n\
-class VaultTestLLM(unittest.TestCase):\n    def test_opens(self):\n        v = Vault()\n        \
-self.assertTrue(v.try_code(\"a\" * 21 + \"zq\"))\n        self.assertEqual(v.count(), 1)\n\n    \
+class VaultTestLLM(unittest.TestCase):\n    def setUp(self):\n        self.v = Vault()\n\n    \
+def test_opens(self):\n        \
+self.assertTrue(self.v.try_code(\"a\" * 21 + \"zq\"))\n        self.assertEqual(self.v.count(), 1)\n\n    \
 def test_wrong_claim(self):\n        self.assertTrue(Vault().try_code(\"nope\"))\n\n    \
 def test_nothing_new(self):\n        self.assertFalse(Vault().try_code(\"nope\"))\n\n    \
 def test_seeded(self):\n        self.assertEqual(hash(\"abc\") % 2, 1)\n```\n";
@@ -190,15 +192,19 @@ fn model_written_tests_are_kept_only_when_they_pass_and_add_and_the_session_repl
     let vault = task(&ds, "Vault");
     let module = vault["test"].as_str().unwrap();
     assert!(
-        module.contains("class VaultTestLLM(_FreshDir):"),
+        module.contains("class VaultTestLLM1(_FreshDir):"),
         "{module}"
+    );
+    assert!(
+        module.contains("    def setUp(self):\n        self.v = Vault()\n"),
+        "the reply's fixture comes with its test: {module}"
     );
     assert!(module.contains("def test_opens(self):"), "{module}");
     assert!(!module.contains("test_wrong_claim") && !module.contains("test_nothing_new"));
     let forge_prov = &vault["provenance"]["forge"];
     let rec = &forge_prov["llm"];
     assert_eq!(rec["kept"], 1, "{rec}");
-    assert_eq!(rec["tests"], json!(["VaultTestLLM.test_opens"]), "{rec}");
+    assert_eq!(rec["tests"], json!(["VaultTestLLM1.test_opens"]), "{rec}");
     let (before, after) = (
         rec["before"]["mutation"].as_f64().unwrap(),
         rec["after"]["mutation"].as_f64().unwrap(),

@@ -181,13 +181,18 @@ class _FreshDir(unittest.TestCase):
                 exc.add_note(text)
             raise
 
-    def setUp(self):
+    def _callSetUp(self):
+        # The fresh directory comes first, whatever `setUp` a subclass brings (model-written
+        # tests keep their own, which need not call this class's); a cleanup leaves it, and
+        # cleanups run even when that `setUp` fails.
         self._cwd = _os.getcwd()
         self._before = set(_os.listdir(self._cwd))
         self._dir = _tempfile.mkdtemp()
         _os.chdir(self._dir)
+        self.addCleanup(self._leave_dir)
+        super()._callSetUp()
 
-    def tearDown(self):
+    def _leave_dir(self):
         _os.chdir(self._cwd)
         _shutil.rmtree(self._dir, ignore_errors=True)
         # Where the code runs in a process of its own (classlab's split harness), the files it

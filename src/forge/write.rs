@@ -3,7 +3,8 @@
 //! holding the sequences that end in a call to it; `<Class>TestMain` for sequences over three
 //! or more methods and for the constructor alone). No randomness, no property library: the
 //! module runs in classlab's harness and in any other. Every test starts in a fresh temporary
-//! directory (setUp/tearDown), so files one test writes never reach another.
+//! directory (`_FreshDir`, whatever `setUp` a test class brings), so files one test writes never
+//! reach another.
 //!
 //! Comparisons (docs/forge.md): values by `assertEqual`; floats rounded to 6 decimals (a lone
 //! float by `assertAlmostEqual(places=6)`, containers through `_approx`); dict key and item

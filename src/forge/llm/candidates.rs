@@ -1,7 +1,11 @@
 //! Candidate tests out of a model's reply, and the test module with the kept ones: each
-//! candidate is one `test*` method of a test class in the reply's code, moved into the task's
-//! own model-written class `<Class>TestLLM` (after the forged classes; the reply's imports go
-//! before the first test class, where the module's imports are).
+//! candidate is one `test*` method of a test class in the reply's code, moved into a
+//! model-written class after the forged ones (the reply's imports go before the first test
+//! class, where the module's imports are). Tests of a reply class without a fixture share the
+//! task's `<Class>TestLLM`; a reply class with one (`setUp`, `tearDown`, `setUpClass`, helper
+//! methods) becomes a class of its own, `<Class>TestLLM<round>` (`_2`, `_3`… for further ones
+//! of the reply), that carries the fixture with its kept tests (a test that needs its `setUp`
+//! fails without it).
 
 use std::collections::BTreeSet;
 
@@ -14,12 +18,24 @@ pub const MAX_PER_REPLY: usize = 20;
 /// One proposed test method.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
-    /// The method's name in `<Class>TestLLM` (made unique).
+    /// The model-written test class it goes into.
+    pub class: String,
+    /// The method's name (unique among the model-written tests).
     pub name: String,
     /// The method's source, indented for the class body.
     pub source: String,
     /// Import lines of the reply's module the test may need.
     pub imports: Vec<String>,
+    /// The reply class's other methods (decorators included), indented for the class body:
+    /// empty for the shared class.
+    pub fixture: String,
+}
+
+impl Candidate {
+    /// The test's id in the module (`Class.method`).
+    pub fn id(&self) -> String {
+        format!("{}.{}", self.class, self.name)
+    }
 }
 
 /// What a reply held.
@@ -32,9 +48,20 @@ pub struct Proposal {
     pub ignored: usize,
 }
 
-/// The test methods of `reply` (a code block, or code without fences) for `class_name`; an
-/// error says why the reply holds none. `taken`: names already in the model-written class.
-pub fn read(reply: &str, class_name: &str, taken: &BTreeSet<String>) -> Result<Proposal, String> {
+/// The class holding model-written tests that bring no fixture.
+pub fn shared_class(class_name: &str) -> String {
+    format!("{class_name}TestLLM")
+}
+
+/// The test methods of `reply` (a code block, or code without fences) for `class_name`, asked
+/// in `round`; an error says why the reply holds none. `taken`: names of the model-written
+/// tests kept so far.
+pub fn read(
+    reply: &str,
+    class_name: &str,
+    round: u32,
+    taken: &BTreeSet<String>,
+) -> Result<Proposal, String> {
     let code = extract_code(reply);
     if code.trim().is_empty() {
         return Err("the reply holds no code".into());
@@ -53,7 +80,29 @@ pub fn read(reply: &str, class_name: &str, taken: &BTreeSet<String>) -> Result<P
         .collect();
     let mut names = taken.clone();
     let mut p = Proposal::default();
+    let mut fixtures = 0;
     for class in module.classes.iter().filter(|c| c.name != class_name) {
+        let fixture: String = class
+            .methods
+            .iter()
+            .filter(|m| !m.name.starts_with("test"))
+            .filter_map(|m| method_source(&code, m.start_byte, m.end_byte))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let fixture = if parse_module(&format!("class _T:\n{fixture}")).parses() {
+            fixture
+        } else {
+            String::new()
+        };
+        let target = if fixture.is_empty() {
+            shared_class(class_name)
+        } else {
+            fixtures += 1;
+            match fixtures {
+                1 => format!("{}{round}", shared_class(class_name)),
+                k => format!("{}{round}_{k}", shared_class(class_name)),
+            }
+        };
         for m in class.methods.iter().filter(|m| m.name.starts_with("test")) {
             if p.candidates.len() >= MAX_PER_REPLY {
                 p.ignored += 1;
@@ -75,9 +124,11 @@ pub fn read(reply: &str, class_name: &str, taken: &BTreeSet<String>) -> Result<P
                 source.replacen(&format!("def {}(", m.name), &format!("def {name}("), 1)
             };
             p.candidates.push(Candidate {
+                class: target.clone(),
                 name,
                 source,
                 imports: imports.clone(),
+                fixture: fixture.clone(),
             });
         }
     }
@@ -126,27 +177,40 @@ fn method_source(code: &str, start: usize, end: usize) -> Option<String> {
     Some(out)
 }
 
-/// The model-written class holding `tests`.
-pub fn class_source(class_name: &str, tests: &[&Candidate]) -> String {
-    let mut src = format!(
-        "class {class_name}TestLLM(_FreshDir):\n    \"\"\"Model-written tests (forge --llm): each passes on the reference every time\n    \
-         and adds coverage or kills a mutant the forged tests left alive.\"\"\"\n"
-    );
+/// The model-written classes holding `tests`, in the order of their first test.
+pub fn class_source(tests: &[&Candidate]) -> String {
+    let mut order: Vec<&str> = Vec::new();
     for t in tests {
-        src.push('\n');
-        src.push_str(&t.source);
+        if !order.contains(&t.class.as_str()) {
+            order.push(&t.class);
+        }
+    }
+    let mut src = String::new();
+    for class in order {
+        let members: Vec<&&Candidate> = tests.iter().filter(|t| t.class == class).collect();
+        if !src.is_empty() {
+            src.push_str("\n\n");
+        }
+        src.push_str(&format!(
+            "class {class}(_FreshDir):\n    \"\"\"Model-written tests (forge --llm): each passes on the reference every time\n    \
+             and adds coverage or kills a mutant the forged tests left alive.\"\"\"\n"
+        ));
+        let fixture = &members[0].fixture;
+        if !fixture.is_empty() {
+            src.push('\n');
+            src.push_str(fixture);
+        }
+        for t in members {
+            src.push('\n');
+            src.push_str(&t.source);
+        }
     }
     src
 }
 
 /// `module` (the forged tests) with the model-written class appended and its tests' imports
 /// placed before the first test class. `first_class`: where that class starts in `module`.
-pub fn module_with(
-    module: &str,
-    first_class: usize,
-    class_name: &str,
-    tests: &[&Candidate],
-) -> String {
+pub fn module_with(module: &str, first_class: usize, tests: &[&Candidate]) -> String {
     let present: BTreeSet<&str> = module.lines().collect();
     let mut imports: Vec<&str> = Vec::new();
     for line in tests.iter().flat_map(|t| t.imports.iter()) {
@@ -166,7 +230,7 @@ pub fn module_with(
     }
     out.push_str(rest.trim_end());
     out.push_str("\n\n\n");
-    out.push_str(&class_source(class_name, tests));
+    out.push_str(&class_source(tests));
     out
 }
 
@@ -176,11 +240,12 @@ mod tests {
 
     #[test]
     fn test_methods_are_read_renamed_and_placed() {
-        let reply = "Here you go:\n```python\nimport math\nimport unittest\nfrom a_module import A\n\nclass ATestLLM(unittest.TestCase):\n    def setUp(self):\n        self.a = A()\n\n    def test_f(self):\n        x = '''\nkeep\n'''\n        self.assertEqual(A().f(9), 1)\n\n    def test_g(self):\n        self.assertEqual(math.floor(A().f(1)), 2)\n```\n";
+        let reply = "Here you go:\n```python\nimport math\nimport unittest\nfrom a_module import A\n\nclass ATestLLM(unittest.TestCase):\n    def test_f(self):\n        x = \'\'\'\nkeep\n\'\'\'\n        self.assertEqual(A().f(9), 1)\n\n    def test_g(self):\n        self.assertEqual(math.floor(A().f(1)), 2)\n```\n";
         let taken: BTreeSet<String> = ["test_f".to_string()].into();
-        let p = read(reply, "A", &taken).unwrap();
+        let p = read(reply, "A", 1, &taken).unwrap();
         let names: Vec<&str> = p.candidates.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, ["test_f_2", "test_g"], "setUp is not a test");
+        assert_eq!(names, ["test_f_2", "test_g"]);
+        assert_eq!(p.candidates[0].id(), "ATestLLM.test_f_2", "no fixture: the shared class");
         assert!(
             p.candidates[0]
                 .source
@@ -195,7 +260,7 @@ mod tests {
         let module = "import unittest\n\nclass _FreshDir(unittest.TestCase):\n    pass\n\n\nclass ATestF(_FreshDir):\n    pass\n";
         let first = module.find("class ATestF").unwrap();
         let refs: Vec<&Candidate> = p.candidates.iter().collect();
-        let out = module_with(module, first, "A", &refs);
+        let out = module_with(module, first, &refs);
         assert!(out.contains("import math\n\n\nclass ATestF"), "{out}");
         assert_eq!(out.matches("import unittest").count(), 1, "{out}");
         assert!(out.contains("class ATestLLM(_FreshDir):"), "{out}");
@@ -203,15 +268,44 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_class_with_a_fixture_keeps_it_in_a_class_of_its_own() {
+        let reply = "```python\nimport unittest\n\nclass ATestLLM(unittest.TestCase):\n    def setUp(self):\n        self.a = A()\n\n    @classmethod\n    def setUpClass(cls):\n        cls.n = 3\n\n    def _make(self, k):\n        return A(k)\n\n    def test_f(self):\n        self.assertEqual(self.a.f(self.n), 1)\n\n\nclass More(unittest.TestCase):\n    def setUp(self):\n        self.b = A()\n\n    def test_h(self):\n        self.assertTrue(self.b)\n\n\nclass Plain(unittest.TestCase):\n    def test_g(self):\n        self.assertEqual(A().f(1), 2)\n```";
+        let p = read(reply, "A", 2, &BTreeSet::new()).unwrap();
+        let ids: Vec<String> = p.candidates.iter().map(Candidate::id).collect();
+        assert_eq!(
+            ids,
+            ["ATestLLM2.test_f", "ATestLLM2_2.test_h", "ATestLLM.test_g"]
+        );
+        let fixture = &p.candidates[0].fixture;
+        assert!(fixture.contains("    def setUp(self):\n        self.a = A()\n"), "{fixture}");
+        assert!(fixture.contains("    @classmethod\n    def setUpClass(cls):"), "{fixture}");
+        assert!(fixture.contains("    def _make(self, k):"), "{fixture}");
+        assert!(!fixture.contains("test_f"), "{fixture}");
+        assert!(p.candidates[2].fixture.is_empty());
+        let module = "import unittest\n\nclass _FreshDir(unittest.TestCase):\n    pass\n\n\nclass ATestF(_FreshDir):\n    pass\n";
+        let first = module.find("class ATestF").unwrap();
+        // Kept: the fixture class's test and the plain one (not `test_h`).
+        let refs: Vec<&Candidate> = vec![&p.candidates[0], &p.candidates[2]];
+        let out = module_with(module, first, &refs);
+        assert!(parse_module(&out).parses(), "{out}");
+        let at = |s: &str| out.find(s).unwrap_or_else(|| panic!("{s} in {out}"));
+        assert!(at("class ATestLLM2(_FreshDir):") < at("    def setUp(self):\n        self.a"));
+        assert!(at("    def setUp(self):\n        self.a") < at("def test_f(self)"));
+        assert!(at("def test_f(self)") < at("class ATestLLM(_FreshDir):"));
+        assert!(at("class ATestLLM(_FreshDir):") < at("def test_g(self)"));
+        assert!(!out.contains("self.b"), "{out}");
+    }
+
+    #[test]
     fn replies_without_tests_say_why() {
         let none = BTreeSet::new();
         assert_eq!(
-            read("I cannot help with that.", "A", &none).unwrap_err(),
+            read("I cannot help with that.", "A", 1, &none).unwrap_err(),
             "the reply holds no code"
         );
-        assert_eq!(read("", "A", &none).unwrap_err(), "the reply holds no code");
+        assert_eq!(read("", "A", 1, &none).unwrap_err(), "the reply holds no code");
         // The class under test pasted back is not a test class.
         let pasted = "```python\nclass A:\n    def test_mode(self):\n        return 1\n```";
-        assert!(read(pasted, "A", &none).is_err());
+        assert!(read(pasted, "A", 1, &none).is_err());
     }
 }

@@ -4,8 +4,9 @@
 //! other hash seeds, test orders, fresh directories, the harness `eval` uses) and, added to
 //! the suite, raises branch coverage (line coverage without branches) or kills a mutant that
 //! survived (rigor's analysis, run again; candidates are taken greedily in the reply's order).
-//! Kept tests go into the task's model-written class `<Class>TestLLM`; the evidence says how
-//! many were proposed, kept and dropped (and why), and the figures are measured again.
+//! Kept tests go into the task's model-written classes (`candidates.rs`: `<Class>TestLLM`, or a
+//! class of their own with the fixture their reply class brought); the evidence says how many
+//! were proposed, kept and dropped (and why), and the figures are measured again.
 
 pub mod candidates;
 pub mod journal;
@@ -122,13 +123,15 @@ fn alive(mutants: &[Mutant], code: &str, survived: &[Value]) -> Vec<Mutant> {
         .collect()
 }
 
-/// The forged task with `module` as its tests and the model-written class among its classes.
-fn trial_task(task: &Task, module: &str) -> Task {
+/// The forged task with the model-written `tests` added: to its module and, their classes,
+/// to its test classes.
+fn trial_task(task: &Task, first_class: usize, tests: &[&Candidate]) -> Task {
     let mut t = task.clone();
-    t.test_module = module.to_string();
-    let llm = format!("{}TestLLM", task.class_name);
-    if !t.test_classes.contains(&llm) {
-        t.test_classes.push(llm);
+    t.test_module = candidates::module_with(&task.test_module, first_class, tests);
+    for c in tests {
+        if !t.test_classes.contains(&c.class) {
+            t.test_classes.push(c.class.clone());
+        }
     }
     t
 }
@@ -179,7 +182,6 @@ pub fn improve(
         return Ok(Some(out));
     };
     let class = task.class_name.clone();
-    let llm_class = format!("{class}TestLLM");
     let (mutants, _) = mutation::mutants_of(&task.solution, &class);
     let survived = forged
         .evidence
@@ -235,7 +237,7 @@ pub fn improve(
             }
         };
         let taken: BTreeSet<String> = kept.iter().map(|c| c.name.clone()).collect();
-        let proposal = match candidates::read(&text, &class, &taken) {
+        let proposal = match candidates::read(&text, &class, round, &taken) {
             Ok(p) => p,
             Err(why) => {
                 out.proposed += 1;
@@ -255,7 +257,7 @@ pub fn improve(
                 candidates::MAX_PER_REPLY
             ));
         }
-        let id = |c: &Candidate| format!("{llm_class}.{}", c.name);
+        let id = Candidate::id;
         // (a) Passes on the reference: once (else it fails there), then in every run.
         let mut fresh = proposal.candidates;
         for (runs, reason) in [(1, FAILS_ON_REFERENCE), (runs, FLAKY)] {
@@ -298,9 +300,8 @@ pub fn improve(
         for c in fresh {
             let mut all: Vec<&Candidate> = kept.iter().collect();
             all.push(&c);
-            let module = candidates::module_with(&task.test_module, first_class, &class, &all);
             let (score, cov) =
-                mutation::score(sandbox, &trial_task(&task, &module), &living, cancel);
+                mutation::score(sandbox, &trial_task(&task, first_class, &all), &living, cancel);
             let Some(cov) = cov else {
                 let why = score.error.unwrap_or_else(|| "not measured".into());
                 out.drop(round, &c.name, ADDS_NOTHING, &format!("coverage {why}"));
@@ -354,13 +355,10 @@ pub fn improve(
         return Ok(None);
     }
     out.kept = kept.len();
-    out.tests = kept
-        .iter()
-        .map(|c| format!("{llm_class}.{}", c.name))
-        .collect();
+    out.tests = kept.iter().map(Candidate::id).collect();
     if !kept.is_empty() {
-        let module = with_kept(&task, first_class, &kept);
-        let t = trial_task(&task, &module);
+        let all: Vec<&Candidate> = kept.iter().collect();
+        let t = trial_task(&task, first_class, &all);
         let (score, cov) = mutation::score(sandbox, &t, &mutants, cancel);
         remeasure(&mut forged.evidence, score, cov, kept.len());
         forged.task = Some(t);
@@ -388,8 +386,7 @@ fn trial_failures(
     settings: &Settings,
     cancel: &AtomicBool,
 ) -> BTreeMap<String, String> {
-    let module = candidates::module_with(&task.test_module, first_class, &task.class_name, all);
-    let t = trial_task(task, &module);
+    let t = trial_task(task, first_class, all);
     let s = Settings {
         validation_runs: runs,
         ..settings.clone()
@@ -402,7 +399,7 @@ fn with_kept(task: &Task, first_class: usize, kept: &[Candidate]) -> String {
         return task.test_module.clone();
     }
     let all: Vec<&Candidate> = kept.iter().collect();
-    candidates::module_with(&task.test_module, first_class, &task.class_name, &all)
+    candidates::module_with(&task.test_module, first_class, &all)
 }
 
 /// The evidence with the figures of the suite and its model-written tests.
