@@ -1,5 +1,5 @@
 # classlab warm interpreter ("zygote"): a Python that has imported the harnesses' modules (and
-# pytest, when installed) and forks once per suite. It never runs code under test itself, and it
+# pytest, once a suite runs with it) and forks once per suite. It never runs code under test itself, and it
 # never reads a request: whatever it holds, every suite forked from it inherits.
 #
 # Started by the classlab launcher as `python -s -P -B -c <this file>` inside
@@ -7,9 +7,11 @@
 # read-only, and an empty mount point for the work dirs), with its capabilities (it needs them
 # to set each child up) and without Landlock or seccomp. fd 3 is a SOCK_SEQPACKET socket to
 # classlab; fd 4 a memory file with the harnesses' sources (JSON: "inproc", "split", "host"),
-# compiled once here. A request is a fixed header and seven descriptors: stdout, stderr, result
-# (write), token (read), status (write), and two sealed memory files holding the request itself
-# (the suite's part, the runner's part). The zygote forks at once, in a fresh PID namespace, and
+# compiled once here. A request is a fixed header and eight descriptors: stdout, stderr, result
+# (write), token (read), status (write), two sealed memory files holding the request itself
+# (the suite's part, the runner's part), and the user namespace that maps the runner's uid to
+# the host's for the split harness's idmapped scratch (classlab makes one per uid pair and keeps
+# it, so no suite forks for it; /dev/null where there is none). The zygote forks at once, in a fresh PID namespace, and
 # keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the suite's part,
 # joins the suite's cgroups, makes new mount/network/IPC/UTS namespaces, the namespace's own
 # /proc, a private /tmp, the work dir and /dev/shm, writes the files every process may see
@@ -55,15 +57,21 @@ import fractions  # noqa: F401
 import io  # noqa: F401
 import random  # noqa: F401
 
-try:
-    import pytest  # noqa: F401
-    import _pytest.python  # noqa: F401
-    import _pytest.runner  # noqa: F401
-    import _pytest.reports  # noqa: F401
-    import _pytest.skipping  # noqa: F401
-    import pluggy  # noqa: F401
-except BaseException:
-    pass
+
+
+def import_pytest():
+    """pytest (when installed), imported the first time a suite that runs with it comes: it
+    grows the heap every suite is forked from by ~9 MB, which costs each fork and exit of a
+    suite's three processes ~1.3 ms of CPU (measured), and ClassEval's suites never use it."""
+    try:
+        import pytest  # noqa: F401
+        import _pytest.python  # noqa: F401
+        import _pytest.runner  # noqa: F401
+        import _pytest.reports  # noqa: F401
+        import _pytest.skipping  # noqa: F401
+        import pluggy  # noqa: F401
+    except BaseException:
+        pass
 
 
 def load_sources():
@@ -219,8 +227,10 @@ def own_work_dir(req):
               "size=%d,mode=1777" % small)
 
 
-HEADER = b"classlab-suite/2"
-NFDS = 7
+# A request's header: the same for every suite, but for whether it runs with pytest.
+HEADER = b"classlab-suite/3"
+HEADER_PYTEST = b"classlab-suite/3 pytest"
+NFDS = 8
 
 
 def read_part(fd):
@@ -287,10 +297,10 @@ def work_dir(req):
 def suite_init(fds):
     """PID 1 of the suite's PID namespace: set the suite up, fork the host (split) and the
     runner, reap, report."""
-    out_w, err_w, res_w, tok_r, st_w, suite_fd, runner_fd = fds
+    out_w, err_w, res_w, tok_r, st_w, suite_fd, runner_fd, userns = fds
     st_w = fcntl.fcntl(st_w, fcntl.F_DUPFD_CLOEXEC, 100)
     os.close(fds[4])
-    host, pair, helper = None, None, None
+    host, pair = None, None
     try:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.setsid()
@@ -310,8 +320,6 @@ def suite_init(fds):
                 os.sched_setaffinity(0, {cpu})
             except (OSError, ValueError, TypeError):
                 pass
-        if (req.get("host") or {}).get("scratch_idmap"):
-            helper = userns_helper()
         flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWNET if req["netns"] else 0)
         check(libc.unshare(flags), "unshare")
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
@@ -322,7 +330,8 @@ def suite_init(fds):
         written = place_files(wd, req.get("files") or [])
         if req.get("host"):
             pair = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            host = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w, helper)
+            host = start_host(req, pair, (out_w, err_w), (res_w, tok_r, runner_fd), st_w, userns)
+        os.close(userns)
         run = read_part(runner_fd)
         written += place_files(wd, run.get("files") or [])
     except BaseException as e:
@@ -342,16 +351,17 @@ def suite_init(fds):
         for end in pair:
             end.close()
     del req, run
-    reap(pid, st_w, written, wd, host, helper[0] if helper else None)
+    reap(pid, st_w, written, wd, host)
 
 
-def start_host(req, pair, outputs, runner_fds, st_w, helper):
+def start_host(req, pair, outputs, runner_fds, st_w, userns):
     """The host, PID 1 of a PID namespace nested in the suite's: it mounts that namespace's own
     /proc in a mount namespace of its own, then becomes the host's Python (no init of its own:
     one fork less per suite; whatever the code forks ends with it). Only the suite's part of the
-    request is in memory here (no test). Returns the host's pid."""
+    request is in memory here (no test). `userns`: the user namespace that describes the host's
+    idmapped view of scratch (classlab makes one per uid pair and sends it with the request).
+    Returns the host's pid."""
     idmap = req["host"].get("scratch_idmap")
-    userns = userns_showing(helper, idmap[1], idmap[2]) if idmap else None
     own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
     check(libc.unshare(CLONE_NEWPID), "unshare(pid) for the host")
     pid = os.fork()
@@ -359,8 +369,6 @@ def start_host(req, pair, outputs, runner_fds, st_w, helper):
         # The runner is forked in the suite's namespace, not the host's.
         check(libc.setns(own, CLONE_NEWPID), "setns(pid)")
         os.close(own)
-        if userns is not None:
-            os.close(userns)
         return pid
     try:
         os.close(own)
@@ -370,9 +378,9 @@ def start_host(req, pair, outputs, runner_fds, st_w, helper):
         check(libc.unshare(CLONE_NEWNS), "unshare(mount) for the host")
         mount("none", "/", None, MS_REC | MS_PRIVATE, None)
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
-        if userns is not None:
+        if idmap:
             idmap_over(idmap[0], userns)
-            os.close(userns)
+        os.close(userns)
     except BaseException as e:
         report(st_w, "error host setup: %s\n" % e)
         os._exit(125)
@@ -384,43 +392,7 @@ def start_host(req, pair, outputs, runner_fds, st_w, helper):
 
 SYS_OPEN_TREE, SYS_MOVE_MOUNT, SYS_MOUNT_SETATTR = 428, 429, 442  # x86_64
 OPEN_TREE_CLONE, AT_RECURSIVE, AT_EMPTY_PATH, MOVE_MOUNT_F_EMPTY_PATH = 1, 0x8000, 0x1000, 4
-MOUNT_ATTR_IDMAP, CLONE_NEWUSER, AT_FDCWD = 0x00100000, 0x10000000, -100
-
-
-def userns_helper():
-    """Fork the helper whose user namespace describes the host's idmapped scratch directory
-    (see idmap.rs): it unshares one and waits. Started first thing, so that it is ready by
-    the time the host is (it never takes a pid in the host's PID namespace). Returns (pid,
-    ready pipe, done pipe)."""
-    ready_r, ready_w = os.pipe()
-    done_r, done_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(ready_r)
-        os.close(done_w)  # the parent's closing it must reach this child as end of file
-        ok = libc.unshare(CLONE_NEWUSER) == 0
-        os.write(ready_w, b"1" if ok else b"0")
-        os.read(done_r, 1)
-        os._exit(0)
-    os.close(ready_w)
-    os.close(done_r)
-    return pid, ready_r, done_w
-
-
-def userns_showing(helper, from_id, to_id):
-    """The helper's user namespace (descriptor), its maps showing `from_id` (uid and gid) as
-    `to_id`. The helper then exits on its own (reaped with the suite's other children)."""
-    pid, ready_r, done_w = helper
-    try:
-        if os.read(ready_r, 1) != b"1":
-            raise Fail("unshare(user) for the idmap failed")
-        for name in ("uid_map", "gid_map"):
-            with open("/proc/%d/%s" % (pid, name), "w") as f:
-                f.write("%d %d 1\n" % (from_id, to_id))
-        return os.open("/proc/%d/ns/user" % pid, os.O_RDONLY | os.O_CLOEXEC)
-    finally:
-        os.close(done_w)
-        os.close(ready_r)
+MOUNT_ATTR_IDMAP, AT_FDCWD = 0x00100000, -100
 
 
 def idmap_over(path, userns):
@@ -464,7 +436,7 @@ def nspids(pid):
     return []
 
 
-def reap(runner_pid, st_w, written, wd, host, helper):
+def reap(runner_pid, st_w, written, wd, host):
     while True:
         try:
             pid, st, ru = os.wait4(-1, 0)
@@ -476,7 +448,7 @@ def reap(runner_pid, st_w, written, wd, host, helper):
             continue
         lines = ["python " + ended(st, ru)]
         for name in os.listdir("/proc"):
-            if not name.isdigit() or name == "1" or int(name) in (host, helper):
+            if not name.isdigit() or name == "1" or int(name) == host:
                 continue
             # Gone by now (the host ends on its own once the runner closed the socket): not
             # left behind.
@@ -573,6 +545,7 @@ def main():
     wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     signal.signal(signal.SIGCHLD, lambda *a: None)
+    pytest_imported = False
     while True:
         try:
             ready, _, _ = select.select([sock, wake_r], [], [], 1.0)
@@ -598,10 +571,13 @@ def main():
             continue
         if not msg:
             os._exit(0)  # classlab went away
-        if msg != HEADER or len(fds) != NFDS:
+        if msg not in (HEADER, HEADER_PYTEST) or len(fds) != NFDS:
             for fd in fds:
                 os.close(fd)
             continue
+        if msg == HEADER_PYTEST and not pytest_imported:
+            import_pytest()
+            pytest_imported = True
         child = start(fds, own_pidns)
         if child is not None:
             sock.close()

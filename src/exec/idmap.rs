@@ -26,12 +26,14 @@ struct MountAttr {
 
 /// A user namespace whose uid and gid maps show `from` as `to` (what an idmapped mount is
 /// described by): made by a child that unshares one and waits while it is mapped and opened.
-/// Made before the host's PID namespace, so that its child takes no pid there (the host is
-/// PID 1 of its namespace).
+/// The cold launcher makes it before the host's PID namespace, so that its child takes no pid
+/// there (the host is PID 1 of its namespace); warm suites get one that classlab made once for
+/// their uid pair (`warm.rs`).
 pub(crate) fn userns_showing(from: u32, to: u32) -> io::Result<OwnedFd> {
     let (ready_r, ready_w) = sys::pipe()?;
     let (done_r, done_w) = sys::pipe()?;
-    // SAFETY: the caller is single-threaded (the launcher); the child makes plain syscalls.
+    // SAFETY: the child makes only async-signal-safe syscalls (no allocation, no lock), so
+    // forking is sound from a process with other threads (classlab's workers) as well.
     let pid = check(unsafe { libc::fork() }, "fork")?;
     if pid == 0 {
         // SAFETY: plain syscalls in the child, which then leaves. It holds only its own ends:

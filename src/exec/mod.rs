@@ -140,6 +140,8 @@ pub struct Sandbox {
     /// seccomp programs (hex) for every suite.
     seccomp: Vec<String>,
     zygote: Mutex<Option<warm::Zygote>>,
+    /// The user namespaces of warm split suites' idmapped scratch, by (runner, host) uid pair.
+    idmaps: Mutex<std::collections::HashMap<(u32, u32), std::os::fd::OwnedFd>>,
     /// Uids of the suites running now (as root: one pair per suite).
     uids: uids::UidPool,
     /// The CPU each split suite's two processes share.

@@ -282,6 +282,7 @@ impl Sandbox {
             work_root,
             seccomp: seccomp_programs,
             zygote: Mutex::new(None),
+            idmaps: Mutex::default(),
             uids: Default::default(),
             cpus: super::cpus::CpuPool::of_this_process(),
         })

@@ -1,5 +1,6 @@
 //! Warm interpreters: one pre-started Python (the *zygote*, `assets/harness/zygote.py`) that
-//! has imported the harness, unittest and pytest, and forks once per suite.
+//! has imported the harness and unittest (pytest once a suite runs with it), and forks once
+//! per suite.
 //!
 //! The zygote runs through the launcher in its own network, mount, PID, IPC and UTS namespaces,
 //! keeps its capabilities (it sets each child up) and never runs code under test. It shares
@@ -32,8 +33,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::config::SuiteLaunch;
+use super::idmap::userns_showing;
 use super::launch::{CONFIG_ON_FD, LAUNCH_ARG, LAUNCH_ENV, LaunchConfig};
-use super::{HARNESS, HOST, Limits, SPLIT_RUNNER, Sandbox, SuiteSpec, sys};
+use super::{HARNESS, HOST, Limits, SPLIT_RUNNER, Sandbox, SuiteKind, SuiteSpec, sys};
 
 /// The zygote program.
 pub(crate) const ZYGOTE: &str = include_str!("../../assets/harness/zygote.py");
@@ -160,6 +162,31 @@ impl Sandbox {
         let suite = sys::sealed_memfd("classlab-suite", &suite)?;
         let runner = sys::sealed_memfd("classlab-runner", &runner)?;
         let [out, err, res, tok, st] = fds;
+        // The host's idmapped view of scratch is described by a user namespace: made once per
+        // uid pair (a fork) and kept, where each suite used to fork for its own.
+        let pair = launch
+            .config
+            .host
+            .as_ref()
+            .and_then(|h| h.scratch_idmap.as_ref())
+            .map(|(_, from, to)| (*from, *to));
+        let placeholder;
+        let userns = match pair {
+            Some(p) => {
+                let mut idmaps = self.idmaps.lock().unwrap_or_else(|e| e.into_inner());
+                if !idmaps.contains_key(&p) {
+                    let ns = userns_showing(p.0, p.1)
+                        .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?;
+                    idmaps.insert(p, ns);
+                }
+                // Never removed: the descriptor lives as long as the sandbox.
+                idmaps[&p].as_raw_fd()
+            }
+            None => {
+                placeholder = OwnedFd::from(std::fs::File::open("/dev/null")?);
+                placeholder.as_raw_fd()
+            }
+        };
         let all = [
             out,
             err,
@@ -168,24 +195,32 @@ impl Sandbox {
             st,
             suite.as_raw_fd(),
             runner.as_raw_fd(),
+            userns.as_raw_fd(),
         ];
         let mut slot = self.zygote.lock().unwrap_or_else(|e| e.into_inner());
         if slot.as_ref().is_none_or(|z| !z.alive()) {
             *slot = None;
             *slot = Some(Zygote::start(&self.report.launcher, self.zygote_config()?)?);
         }
+        let header = match spec.kind {
+            SuiteKind::Pytest { .. } => HEADER_PYTEST,
+            SuiteKind::Unittest { .. } => HEADER,
+        };
         match slot.as_ref() {
-            Some(z) => z.request(all),
+            Some(z) => z.request(header, all),
             None => Err(io::Error::other("zygote unavailable")),
         }
     }
 }
 
-/// What every request says (the zygote refuses anything else).
-const HEADER: &[u8] = b"classlab-suite/2";
+/// What every request says (the zygote refuses anything else): the same for every suite but
+/// for whether it runs with pytest, which the zygote imports the first time one does.
+const HEADER: &[u8] = b"classlab-suite/3";
+const HEADER_PYTEST: &[u8] = b"classlab-suite/3 pytest";
 /// Descriptors of one request, in order: stdout, stderr, result (write), token (read), status
-/// (write), the suite's part of the request and the runner's part (sealed memory files).
-pub(crate) const REQUEST_FDS: usize = 7;
+/// (write), the suite's part of the request and the runner's part (sealed memory files), and
+/// the user namespace of the split harness's idmapped scratch (`/dev/null` without one).
+pub(crate) const REQUEST_FDS: usize = 8;
 
 pub(crate) struct Zygote {
     sock: OwnedFd,
@@ -255,14 +290,15 @@ impl Zygote {
     }
 
     /// Ask for one suite: a fixed header and [`REQUEST_FDS`] descriptors (stdout, stderr,
-    /// result, token, status, the suite's part of the request, the runner's part), passed
+    /// result, token, status, the suite's part of the request, the runner's part, the idmap's
+    /// user namespace), passed
     /// with SCM_RIGHTS. The request itself is in the two sealed memory files: the zygote never
     /// reads it (its child does, after the fork), so no size can overflow the socket and no
     /// suite's data stays in the heap later suites are forked from.
-    pub fn request(&self, fds: [RawFd; REQUEST_FDS]) -> io::Result<()> {
+    pub fn request(&self, header: &[u8], fds: [RawFd; REQUEST_FDS]) -> io::Result<()> {
         let mut iov = libc::iovec {
-            iov_base: HEADER.as_ptr() as *mut _,
-            iov_len: HEADER.len(),
+            iov_base: header.as_ptr() as *mut _,
+            iov_len: header.len(),
         };
         let payload = std::mem::size_of::<[RawFd; REQUEST_FDS]>() as u32;
         // SAFETY: CMSG_SPACE is a pure computation.
@@ -289,7 +325,7 @@ impl Zygote {
             if n < 0 {
                 return Err(sys::err("sendmsg to the zygote"));
             }
-            if n as usize != HEADER.len() {
+            if n as usize != header.len() {
                 return Err(io::Error::other("short write to the zygote"));
             }
         }
