@@ -4,7 +4,6 @@ import linecache as _linecache
 import os as _os
 import re as _re
 import shutil as _shutil
-import tempfile as _tempfile
 import types as _types
 import unittest
 
@@ -162,7 +161,8 @@ def _counterexample(method, exc):
 
 
 class _FreshDir(unittest.TestCase):
-    """Each test runs in a directory of its own; a failing test names its counterexample."""
+    """Each test leaves its directory as it found it; a failing test names its
+    counterexample."""
 
     def _callTestMethod(self, method):
         # unittest's hook around the test method (Python >= 3.8; on older ones a failure is
@@ -182,22 +182,20 @@ class _FreshDir(unittest.TestCase):
             raise
 
     def _callSetUp(self):
-        # The fresh directory comes first, whatever `setUp` a subclass brings (model-written
-        # tests keep their own, which need not call this class's); a cleanup leaves it, and
-        # cleanups run even when that `setUp` fails.
+        # What a test leaves in the directory it runs in goes when it ends (a cleanup: it runs
+        # even when a `setUp` fails, and after any `tearDown`), so files one test writes never
+        # reach another, whatever `setUp` a subclass brings. The test stays in that directory:
+        # under classlab's split harness the code runs in a process of its own whose working
+        # directory is this one, and a relative path the test and the code both name must be
+        # one file (a test that moved to a directory of its own read another file than the
+        # code wrote: model-written tests of a database class failed on the reference).
         self._cwd = _os.getcwd()
         self._before = set(_os.listdir(self._cwd))
-        self._dir = _tempfile.mkdtemp()
-        _os.chdir(self._dir)
-        self.addCleanup(self._leave_dir)
+        self.addCleanup(self._clean_dir)
         super()._callSetUp()
 
-    def _leave_dir(self):
+    def _clean_dir(self):
         _os.chdir(self._cwd)
-        _shutil.rmtree(self._dir, ignore_errors=True)
-        # Where the code runs in a process of its own (classlab's split harness), the files it
-        # writes land in its working directory, shared with the tests' starting one, not in
-        # this test's: what the test left there goes too, so the next one starts clean.
         for name in set(_os.listdir(self._cwd)) - self._before:
             path = _os.path.join(self._cwd, name)
             if _os.path.isdir(path) and not _os.path.islink(path):

@@ -2,9 +2,10 @@
 //! assertions, grouped like ClassEval's (one test class per method, named `<Class>Test<Method>`,
 //! holding the sequences that end in a call to it; `<Class>TestMain` for sequences over three
 //! or more methods and for the constructor alone). No randomness, no property library: the
-//! module runs in classlab's harness and in any other. Every test starts in a fresh temporary
-//! directory (`_FreshDir`, whatever `setUp` a test class brings), so files one test writes never
-//! reach another.
+//! module runs in classlab's harness and in any other. What a test leaves in its directory goes
+//! when it ends (`_FreshDir`, whatever `setUp` a test class brings), so files one test writes
+//! never reach another; the test does not move, so the code (in a process of its own under the
+//! split harness) and the test name the same files.
 //!
 //! Comparisons (docs/forge.md): values by `assertEqual`; floats rounded to 6 decimals (a lone
 //! float by `assertAlmostEqual(places=6)`, containers through `_approx`); dict key and item
