@@ -169,6 +169,29 @@ fn a_run_session_opens_on_the_run_screen() {
     assert_eq!(app.screen(), ScreenId::Eval);
 }
 
+/// A `forge --llm` session opens on the run screen: its progress is the tasks asked about,
+/// and the task pane shows each round's prompt and reply.
+#[test]
+fn a_forge_session_shows_its_prompts_and_replies() {
+    snap("forge_session", |size| {
+        let mut app = tui_fixtures::app(size);
+        let mut fake = Fake::new();
+        fake.logs.insert(0, forge_log());
+        fake.run(&mut app, [Action::ShowSessions]);
+        open_row(&mut app, &mut fake, 0);
+        assert_eq!(app.screen(), ScreenId::Run);
+        let text = screen(&app);
+        assert!(text.contains("forge --llm session"), "{text}");
+        assert!(
+            text.contains("1/2"),
+            "one of the two tasks answered: {text}"
+        );
+        assert!(text.contains("Forge round 1"), "{text}");
+        assert!(text.contains("never executed"), "the prompt: {text}");
+        app
+    });
+}
+
 #[test]
 fn navigate_to_the_rounds_and_back() {
     let (mut app, mut fake) = finished_app((80, 24));

@@ -85,25 +85,6 @@ fn remove(ctx: &Context, ids: &[String]) -> anyhow::Result<Outcome> {
     Ok(Outcome::clean())
 }
 
-/// (tasks answered, tasks asked) of a forge session's model requests.
-fn forge_progress(events: &[crate::session::Event]) -> (usize, usize) {
-    use crate::session::EventBody;
-    let mut asked = std::collections::BTreeSet::new();
-    let mut answered = std::collections::BTreeSet::new();
-    for e in events {
-        match &e.body {
-            EventBody::LlmRequest { task_id, .. } => {
-                asked.insert(task_id.as_str());
-            }
-            EventBody::LlmResponse { task_id, .. } => {
-                answered.insert(task_id.as_str());
-            }
-            _ => {}
-        }
-    }
-    (answered.len(), asked.len())
-}
-
 pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
     let root = sessions_root(ctx.sessions.as_deref());
     let mut rows = Vec::new();
@@ -113,11 +94,7 @@ pub(crate) fn list_sessions(ctx: &Context) -> anyhow::Result<Outcome> {
             .as_ref()
             .map(|l| EvalState::from_events(&l.events))
             .unwrap_or_default();
-        let (done, total) = match &log {
-            // A forge session asks about some tasks only: its progress is theirs.
-            Some(l) if meta.kind == "forge" => forge_progress(&l.events),
-            _ => state.progress(),
-        };
+        let (done, total) = state.progress();
         let status = state.run_end().label();
         let m = state.metrics();
         let env = state.env_err();

@@ -324,7 +324,10 @@ impl EvalState {
 
     /// (done, total) over (task, sample) pairs.
     pub fn progress(&self) -> (usize, usize) {
-        (self.derived.done, self.runs.len())
+        // A forge session asks about some tasks only: its progress is theirs.
+        self.trace
+            .forge_progress()
+            .unwrap_or((self.derived.done, self.runs.len()))
     }
 
     /// Finished (task, sample) pairs, for `--resume` (a task not generated is not finished).

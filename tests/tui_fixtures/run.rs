@@ -505,3 +505,67 @@ pub fn live_run_app(size: (u16, u16)) -> (App, Fake) {
     }
     (app, fake)
 }
+
+/// A `forge --llm` session: two tasks asked about, the first answered (its reply a test class
+/// with a fixture), the second's question still open when the session was cut off.
+pub fn forge_log() -> SessionLog {
+    let mut s = Story {
+        events: Vec::new(),
+        calls: BTreeMap::new(),
+    };
+    s.push(EventBody::RunStarted {
+        tool_version: "test".into(),
+        tasks: TASKS[..2].iter().map(|t| t.to_string()).collect(),
+        samples: 1,
+        config: serde_json::json!({
+            "model": "gpt-4o-mini", "strategy": "forge-llm", "provider": "openai",
+        }),
+    });
+    let ask = |task: &str, call| EventBody::LlmRequest {
+        task_id: task.into(),
+        sample: 0,
+        call,
+        purpose: Purpose::ForgeTests { round: 1 },
+        provider: "openai".into(),
+        model: "gpt-4o-mini".into(),
+        messages: vec![
+            Message::system("You are an expert Python tester."),
+            Message::user(
+                "Below is the reference implementation of the Python class `Inventory`.\n\n\
+                 These lines are never executed by the tests so far:\n- line 4: `raise ValueError(\"n must be positive\")`",
+            ),
+        ],
+        params: Params::default(),
+    };
+    s.push(ask(TASKS[0], 0));
+    s.push(EventBody::LlmResponse {
+        task_id: TASKS[0].into(),
+        sample: 0,
+        call: 0,
+        text: "```python\nclass InventoryTestLLM(unittest.TestCase):\n    def setUp(self):\n        self.inv = Inventory()\n\n    def test_add_rejects_zero(self):\n        with self.assertRaises(ValueError):\n            self.inv.add('a', 0)\n```".into(),
+        usage: Some(Usage {
+            prompt_tokens: 812,
+            completion_tokens: 64,
+        }),
+        finish_reason: Some("stop".into()),
+        latency_s: 2.4,
+        retries: 0,
+        retry_log: Vec::new(),
+        failure: None,
+        prompt_changed: false,
+    });
+    s.push(ask(TASKS[1], 1));
+    let meta = Meta {
+        kind: "forge".into(),
+        source: Some("openai".into()),
+        harness: None,
+        harness_caveat: None,
+        ..super::meta(
+            "20261129-050733-forge-gpt-4o-mini-a09f",
+            Some("gpt-4o-mini"),
+            Some("forge-llm"),
+            "2026-11-29T05:07:33Z",
+        )
+    };
+    log(meta, s.events, Vec::new())
+}

@@ -23,6 +23,10 @@ pub struct Trace {
     repair_of: HashMap<(String, u32), RepairSums>,
     /// Tasks marked not generated (a resume asks them again).
     not_generated: BTreeSet<(String, u32)>,
+    /// `forge --llm`'s questions: per task asked about, those still unanswered, and how many
+    /// tasks have every question answered (kept by the fold: a frame reads two numbers).
+    forge_pending: HashMap<(String, u32), u32>,
+    forge_answered: usize,
 }
 
 /// Sums behind [`RepairCost`], for one task or a whole run.
@@ -153,6 +157,12 @@ impl Trace {
         }
     }
 
+    /// A `forge --llm` session's progress: (tasks whose every question was answered, tasks
+    /// asked about); `None` where no question for tests was asked (a run, an evaluation).
+    pub fn forge_progress(&self) -> Option<(usize, usize)> {
+        (!self.forge_pending.is_empty()).then_some((self.forge_answered, self.forge_pending.len()))
+    }
+
     /// Fold one event of a generation run's story; other kinds (and the judged class, which
     /// the task's run holds) are `EvalState`'s.
     pub(super) fn apply(&mut self, body: &EventBody) {
@@ -206,6 +216,20 @@ impl Trace {
                 params,
                 ..
             } => {
+                if matches!(purpose, Purpose::ForgeTests { .. }) {
+                    match self.forge_pending.get_mut(&key) {
+                        Some(pending) => {
+                            if *pending == 0 {
+                                // Asked again after every earlier question was answered.
+                                self.forge_answered = self.forge_answered.saturating_sub(1);
+                            }
+                            *pending += 1;
+                        }
+                        None => {
+                            self.forge_pending.insert(key.clone(), 1);
+                        }
+                    }
+                }
                 let t = self.tasks.entry(key).or_default();
                 t.calls.push(CallTrace {
                     call: *call,
@@ -243,7 +267,17 @@ impl Trace {
                     self.usage.prompt_tokens += u.prompt_tokens;
                     self.usage.completion_tokens += u.completion_tokens;
                 }
-                if let Some(c) = self.tasks.entry(key).or_default().call_mut(*call) {
+                let t = self.tasks.entry(key.clone()).or_default();
+                let forge = t.call_mut(*call).is_some_and(|c| {
+                    c.response.is_none() && matches!(c.purpose, Purpose::ForgeTests { .. })
+                });
+                if forge && let Some(pending) = self.forge_pending.get_mut(&key) {
+                    *pending = pending.saturating_sub(1);
+                    if *pending == 0 {
+                        self.forge_answered += 1;
+                    }
+                }
+                if let Some(c) = t.call_mut(*call) {
                     c.streamed.clear();
                     c.response = Some(ResponseTrace {
                         text: text.clone(),

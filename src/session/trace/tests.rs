@@ -280,3 +280,48 @@ fn the_recorded_test_class_of_a_method_wins_over_the_naming_guess() {
     assert_eq!(add.test_class.as_deref(), Some("CalcTestAdd"));
     assert!(task.in_class("sub").unwrap().test_class.is_none());
 }
+
+#[test]
+fn a_forge_sessions_progress_is_that_of_the_tasks_it_asked_about() {
+    let mut t = Trace::default();
+    assert_eq!(t.forge_progress(), None, "no question: not a forge session");
+    let req = |task: &str, call, round| EventBody::LlmRequest {
+        task_id: task.into(),
+        sample: 0,
+        call,
+        purpose: Purpose::ForgeTests { round },
+        provider: "openai".into(),
+        model: "m".into(),
+        messages: vec![Message::user("tests, please")],
+        params: Params::default(),
+    };
+    let resp = |task: &str, call| EventBody::LlmResponse {
+        task_id: task.into(),
+        sample: 0,
+        call,
+        text: "```python\n```".into(),
+        usage: None,
+        finish_reason: None,
+        latency_s: 0.1,
+        retries: 0,
+        retry_log: Vec::new(),
+        failure: None,
+        prompt_changed: false,
+    };
+    t.apply(&req("A", 0, 1));
+    t.apply(&req("B", 1, 1));
+    assert_eq!(t.forge_progress(), Some((0, 2)));
+    t.apply(&resp("A", 0));
+    assert_eq!(t.forge_progress(), Some((1, 2)));
+    // A's second round is asked: A waits again, then is answered.
+    t.apply(&req("A", 2, 2));
+    assert_eq!(t.forge_progress(), Some((0, 2)));
+    t.apply(&resp("A", 2));
+    t.apply(&resp("B", 1));
+    assert_eq!(t.forge_progress(), Some((2, 2)));
+    // A response replayed twice counts once.
+    t.apply(&resp("B", 1));
+    assert_eq!(t.forge_progress(), Some((2, 2)));
+    let a = t.task("A", 0).unwrap();
+    assert_eq!(a.forge_rounds(), (2, 2));
+}

@@ -276,6 +276,17 @@ impl TaskTrace {
         &mut self.methods[at]
     }
 
+    /// `forge --llm`'s questions about the task: (answered, asked).
+    pub fn forge_rounds(&self) -> (usize, usize) {
+        let forge = self
+            .calls
+            .iter()
+            .filter(|c| matches!(c.purpose, Purpose::ForgeTests { .. }));
+        forge.fold((0, 0), |(a, n), c| {
+            (a + usize::from(c.response.is_some()), n + 1)
+        })
+    }
+
     pub(super) fn call_mut(&mut self, call: u32) -> Option<&mut CallTrace> {
         self.calls.iter_mut().rev().find(|c| c.call == call)
     }

@@ -90,9 +90,15 @@ impl SessionInfo {
         self.model.as_deref().unwrap_or(&self.id)
     }
 
-    /// A generation run (shown on the run screen), not an evaluation.
+    /// A session of model calls, shown on the run screen (not an evaluation): a generation
+    /// run, or the questions `forge --llm` asked for tests.
     pub fn is_run(&self) -> bool {
-        self.kind == "run"
+        self.kind == "run" || self.is_forge()
+    }
+
+    /// The session of a `forge --llm`: each task's prompts and replies.
+    pub fn is_forge(&self) -> bool {
+        self.kind == "forge"
     }
 }
 

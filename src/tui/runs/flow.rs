@@ -123,10 +123,11 @@ impl Shared {
 /// The title of the run screens: which run, live or not.
 pub fn title(sh: &Shared) -> Vec<ratatui::text::Span<'static>> {
     use ratatui::text::Span;
-    let mut spans = vec![Span::raw(if sh.run_is_live() {
-        "live generation run"
-    } else {
-        "generation run"
+    let forge = sh.run_shown().is_some_and(|s| s.info.is_forge());
+    let mut spans = vec![Span::raw(match (forge, sh.run_is_live()) {
+        (true, _) => "forge --llm session",
+        (false, true) => "live generation run",
+        (false, false) => "generation run",
     })];
     if let Some(s) = sh.run_shown() {
         spans.push(Span::styled(

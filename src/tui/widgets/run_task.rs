@@ -1,15 +1,18 @@
 //! The run screen's task pane: what the model predicted about the task's dependencies beside
 //! the ground truth (the browse view's layered drawing, every edge marked ✓ in both, ✗ missing,
-//! + extra), then the schedule the methods were generated in, with violated edges marked.
+//! `+` extra), then the schedule the methods were generated in, with violated edges marked.
+//! For a session of `forge --llm`: each round's prompt about the task and the model's reply.
 
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::deps_view::{layer_lines, legend, order::both_orders};
+use super::step_text::wrap_into;
 use super::{fit_lines, truncate};
 use crate::analysis::DepGraph;
+use crate::llm::Purpose;
 use crate::metrics::deps::{Category, Prediction, TaskInput, TaskScore, score_task};
-use crate::session::trace::{PredictionTrace, ScheduleTrace, TaskTrace};
+use crate::session::trace::{CallTrace, PredictionTrace, ScheduleTrace, TaskTrace};
 use crate::tui::shared::Shared;
 
 /// The prediction scored against the truth, when the reply could be read.
@@ -46,6 +49,17 @@ pub fn doc(
 ) -> Vec<Line<'static>> {
     let theme = sh.theme();
     let mut lines = Vec::new();
+    let forge: Vec<&CallTrace> = trace
+        .map(|t| {
+            t.calls
+                .iter()
+                .filter(|c| matches!(c.purpose, Purpose::ForgeTests { .. }))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !forge.is_empty() {
+        return fit_lines(forge_lines(sh, &forge, width), width);
+    }
     let prediction = trace.and_then(|t| t.prediction.as_ref());
     let schedule = trace.and_then(|t| t.schedule.as_ref());
     match prediction {
@@ -81,6 +95,57 @@ pub fn line_count(sh: &Shared, area: Rect) -> usize {
     };
     let trace = session.state.trace.task(task.task_id, task.sample);
     doc(sh, task.task_id, trace, width).len()
+}
+
+/// `forge --llm`'s rounds for the task: the prompt (what the forged suite misses) and the
+/// reply (the tests proposed), as the forge session recorded them.
+fn forge_lines(sh: &Shared, calls: &[&CallTrace], width: usize) -> Vec<Line<'static>> {
+    let theme = sh.theme();
+    let mut lines = Vec::new();
+    for c in calls {
+        let Purpose::ForgeTests { round } = c.purpose else {
+            continue;
+        };
+        if !lines.is_empty() {
+            lines.push(Line::default());
+        }
+        let mut head = vec![
+            Span::styled(format!("Forge round {round}"), theme.header()),
+            Span::styled(format!(" · {}", c.model), theme.muted()),
+        ];
+        match &c.response {
+            Some(r) => {
+                let mut facts = format!(" · {:.1} s", r.latency_s);
+                if let Some(u) = r.usage {
+                    facts.push_str(&format!(
+                        " · {} + {} tokens",
+                        u.prompt_tokens, u.completion_tokens
+                    ));
+                }
+                head.push(Span::styled(facts, theme.muted()));
+                if let Some(f) = &r.failure {
+                    head.push(Span::styled(
+                        format!(" · failed: {}", f.message),
+                        theme.error(),
+                    ));
+                }
+            }
+            None => head.push(Span::styled(" · waiting for the reply…", theme.warn())),
+        }
+        lines.push(Line::from(head));
+        lines.push(Line::styled("Prompt", theme.accent()));
+        for m in c.messages.iter().filter(|m| m.role != "assistant") {
+            wrap_into(&mut lines, &m.content, width, theme.base());
+        }
+        lines.push(Line::styled("Reply", theme.accent()));
+        let reply = c.response.as_ref().map_or(c.streamed.as_str(), |r| &r.text);
+        if reply.is_empty() {
+            lines.push(Line::styled("(nothing yet)", theme.muted()));
+        } else {
+            wrap_into(&mut lines, reply, width, theme.base());
+        }
+    }
+    lines
 }
 
 fn prediction_lines(

@@ -201,7 +201,9 @@ fn render_tasks(sh: &Shared, s: &EvalSession, area: Rect, buf: &mut Buffer) {
                     format!("{done}/{}", rows.len())
                 }
             });
-            let outcome = if r.run.not_generated.is_some() {
+            let outcome = if s.info.is_forge() {
+                forge_cell(sh, trace, narrow)
+            } else if r.run.not_generated.is_some() {
                 // A model request failed: not the model's failure, and no outcome.
                 let label = if narrow { "n/gen" } else { "not generated" };
                 Cell::from(Span::styled(label, theme.warn()))
@@ -242,6 +244,24 @@ fn render_tasks(sh: &Shared, s: &EvalSession, area: Rect, buf: &mut Buffer) {
         area,
         buf,
     );
+}
+
+/// A forge session's task: whether the model was asked about it, and answered.
+fn forge_cell(
+    sh: &Shared,
+    trace: Option<&crate::session::trace::TaskTrace>,
+    narrow: bool,
+) -> Cell<'static> {
+    let theme = sh.theme();
+    let (answered, asked) = trace.map_or((0, 0), |t| t.forge_rounds());
+    let (text, style) = match (answered, asked) {
+        (_, 0) => ("not asked".to_string(), theme.muted()),
+        (a, n) if a < n => ("waiting".to_string(), theme.accent()),
+        (_, 1) => ("1 round".to_string(), theme.ok()),
+        (_, n) if !narrow => (format!("{n} rounds"), theme.ok()),
+        (_, n) => (format!("{n} rnds"), theme.ok()),
+    };
+    Cell::from(Span::styled(text, style))
 }
 
 fn render_task(sh: &Shared, s: &EvalSession, area: Rect, buf: &mut Buffer) {
@@ -291,11 +311,15 @@ fn render_methods(sh: &Shared, area: Rect, buf: &mut Buffer) {
     if rows.is_empty() {
         let inner = block.inner(area);
         block.render(area, buf);
-        Paragraph::new(Line::styled(
-            "No method generated on its own (yet).",
-            theme.muted(),
-        ))
-        .render(inner, buf);
+        let forge = sh.run_shown().is_some_and(|s| s.info.is_forge());
+        let text = if forge {
+            "A forge session asks for tests, not methods: the prompts and replies are above."
+        } else {
+            "No method generated on its own (yet)."
+        };
+        Paragraph::new(Line::styled(text, theme.muted()))
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
         return;
     }
     let violated = sh

@@ -192,9 +192,11 @@ fn render_table(sh: &Shared, area: Rect, buf: &mut Buffer) {
     );
 }
 
-/// `evaluation` or `generation run`.
+/// `evaluation`, `generation run` or `forge --llm`.
 fn what(info: &SessionInfo) -> &'static str {
-    if info.is_run() {
+    if info.is_forge() {
+        "forge --llm (prompts for tests)"
+    } else if info.is_run() {
         "generation run"
     } else {
         "evaluation"
