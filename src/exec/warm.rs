@@ -174,13 +174,15 @@ impl Sandbox {
         let userns = match pair {
             Some(p) => {
                 let mut idmaps = self.idmaps.lock().unwrap_or_else(|e| e.into_inner());
-                if !idmaps.contains_key(&p) {
-                    let ns = userns_showing(p.0, p.1)
-                        .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?;
-                    idmaps.insert(p, ns);
-                }
+                let ns = match idmaps.entry(p) {
+                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                        userns_showing(p.0, p.1)
+                            .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?,
+                    ),
+                };
                 // Never removed: the descriptor lives as long as the sandbox.
-                idmaps[&p].as_raw_fd()
+                ns.as_raw_fd()
             }
             None => {
                 placeholder = OwnedFd::from(std::fs::File::open("/dev/null")?);

@@ -245,7 +245,11 @@ mod tests {
         let p = read(reply, "A", 1, &taken).unwrap();
         let names: Vec<&str> = p.candidates.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, ["test_f_2", "test_g"]);
-        assert_eq!(p.candidates[0].id(), "ATestLLM.test_f_2", "no fixture: the shared class");
+        assert_eq!(
+            p.candidates[0].id(),
+            "ATestLLM.test_f_2",
+            "no fixture: the shared class"
+        );
         assert!(
             p.candidates[0]
                 .source
@@ -277,8 +281,14 @@ mod tests {
             ["ATestLLM2.test_f", "ATestLLM2_2.test_h", "ATestLLM.test_g"]
         );
         let fixture = &p.candidates[0].fixture;
-        assert!(fixture.contains("    def setUp(self):\n        self.a = A()\n"), "{fixture}");
-        assert!(fixture.contains("    @classmethod\n    def setUpClass(cls):"), "{fixture}");
+        assert!(
+            fixture.contains("    def setUp(self):\n        self.a = A()\n"),
+            "{fixture}"
+        );
+        assert!(
+            fixture.contains("    @classmethod\n    def setUpClass(cls):"),
+            "{fixture}"
+        );
         assert!(fixture.contains("    def _make(self, k):"), "{fixture}");
         assert!(!fixture.contains("test_f"), "{fixture}");
         assert!(p.candidates[2].fixture.is_empty());
@@ -303,7 +313,10 @@ mod tests {
             read("I cannot help with that.", "A", 1, &none).unwrap_err(),
             "the reply holds no code"
         );
-        assert_eq!(read("", "A", 1, &none).unwrap_err(), "the reply holds no code");
+        assert_eq!(
+            read("", "A", 1, &none).unwrap_err(),
+            "the reply holds no code"
+        );
         // The class under test pasted back is not a test class.
         let pasted = "```python\nclass A:\n    def test_mode(self):\n        return 1\n```";
         assert!(read(pasted, "A", 1, &none).is_err());

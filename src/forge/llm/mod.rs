@@ -300,8 +300,12 @@ pub fn improve(
         for c in fresh {
             let mut all: Vec<&Candidate> = kept.iter().collect();
             all.push(&c);
-            let (score, cov) =
-                mutation::score(sandbox, &trial_task(&task, first_class, &all), &living, cancel);
+            let (score, cov) = mutation::score(
+                sandbox,
+                &trial_task(&task, first_class, &all),
+                &living,
+                cancel,
+            );
             let Some(cov) = cov else {
                 let why = score.error.unwrap_or_else(|| "not measured".into());
                 out.drop(round, &c.name, ADDS_NOTHING, &format!("coverage {why}"));
