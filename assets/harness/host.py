@@ -356,14 +356,31 @@ def _host_main():
                       bases, type(cls), tuple(proto), tuple(methods[:500]), flags,
                       doc[:2000] if type(doc) is str else None), out, depth + 1)
 
+        def enc_tentative(self, x, out, depth):
+            """Encode `x` onto `out` and say True, or leave `out` as it was and say False:
+            what the failed attempt exported is forgotten (its bytes never reach the runner,
+            so a later mention must introduce it, not name it again)."""
+            mark = handles.next_hid
+            tmp = bytearray()
+            try:
+                self.enc(x, tmp, depth)
+            except BaseException:
+                handles.forget_since(mark)
+                return False
+            out += tmp
+            return True
+
         def enc_container_handle(self, x, t, tag, out, depth):
             budget = self.budget
             state = None
             if budget[0] > 0:
+                mark = handles.next_hid
                 try:
                     state = bytearray()
                     self.enc_state(x, t, tag, state, depth + 1, budget)
                 except _TooBig:
+                    # The snapshot is dropped: so are the objects it introduced.
+                    handles.forget_since(mark)
                     state = None
             if state is not None:
                 out.append(T_SNAP)
@@ -668,27 +685,31 @@ def _host_main():
                 frames.send(self.dumps(("R", rel)), payload)
 
         def enc_raised(self, e, out, depth):
+            # Each part is encoded once, tentatively: a trial encoding thrown away would
+            # leave the objects it introduced unknown to the runner (an exception whose args
+            # hold a list, `decimal.InvalidOperation([ConversionSyntax])`, was HostMisbehaved).
             out.append(T_EXC)
             t = type(e)
             self.enc(t, out, depth + 1)
             try:
                 args = tuple(e.args)
-                self.dumps(args)
             except BaseException:
-                args = tuple(str(a) for a in getattr(e, "args", ()))
-            self.enc(args, out, depth + 1)
+                args = ()
+            if not self.enc_tentative(args, out, depth + 1):
+                self.enc(tuple(safe_str(a) for a in args), out, depth + 1)
             attrs = []
             try:
                 for k, v in list(vars(e).items())[:20]:
                     if type(k) is str and not k.startswith("__"):
-                        try:
-                            self.dumps(v)
-                        except BaseException:
-                            continue
-                        attrs.append((k, v))
+                        pair = bytearray()
+                        if self.enc_tentative((k, v), pair, depth + 2):
+                            attrs.append(pair)
             except BaseException:
                 pass
-            self.enc(tuple(attrs), out, depth + 1)
+            out.append(T_TUPLE)
+            _varint(len(attrs), out)
+            for pair in attrs:
+                out += pair
             self.enc(describe(e), out, depth + 1)
 
     class _TooBig(Exception):
@@ -737,6 +758,12 @@ def _host_main():
         return msg
 
     peer.decode = decode
+
+    def safe_str(x):
+        try:
+            return str(x)
+        except BaseException:
+            return "<unprintable %s>" % type(x).__name__
 
     def describe(e):
         """(innermost type name, message, line in the code, traceback) for display."""

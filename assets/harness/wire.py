@@ -393,6 +393,15 @@ class Handles:
         self.exported_ids[id(obj)] = hid
         return hid, True
 
+    def forget_since(self, mark):
+        """Forget the objects exported since `next_hid` was `mark`: their encoding was thrown
+        away (a trial that failed), so the peer was never told of them, and a later mention
+        must introduce them again."""
+        for hid in range(mark, self.next_hid):
+            entry = self.exported.pop(hid, None)
+            if entry is not None and self.exported_ids.get(id(entry[0])) == hid:
+                del self.exported_ids[id(entry[0])]
+
     def exported_object(self, hid):
         entry = self.exported.get(hid)
         if entry is None:

@@ -402,6 +402,59 @@ class Carried(unittest.TestCase):
             """)
         self.assertAllPass(r)
 
+    def test_an_exception_whose_args_hold_objects_crosses_whole(self):
+        # `decimal.Decimal('e')` raises InvalidOperation([ConversionSyntax]): its args hold a
+        # list. The host once tried each part of a raised exception in a trial encoding, threw
+        # it away, and then named the list as if the runner knew it (HostMisbehaved).
+        r = run_one_module("""
+            import decimal
+
+            class Bag:
+                def __init__(self):
+                    self.items = [1, 2]
+
+            class Calc:
+                def parse(self, s):
+                    return decimal.Decimal(s)
+
+                def big(self):
+                    # Too big for a snapshot, found out after the Bag was met.
+                    return [Bag(), [0] * 199_990]
+
+                def fail(self):
+                    err = KeyError([Bag(), {"k": [3]}])
+                    err.bag = Bag()
+                    err.items = [4, 5]
+                    raise err
+            """, """
+            import decimal
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_decimal(self):
+                    with self.assertRaises(decimal.InvalidOperation) as cm:
+                        Calc().parse("e")
+                    self.assertIsInstance(cm.exception.args[0], list)
+                    self.assertIs(cm.exception.args[0][0], decimal.ConversionSyntax)
+
+                def test_args_and_attributes(self):
+                    with self.assertRaises(KeyError) as cm:
+                        Calc().fail()
+                    bag, d = cm.exception.args[0]
+                    self.assertEqual(bag.items, [1, 2])
+                    self.assertEqual(d, {"k": [3]})
+                    self.assertEqual(cm.exception.bag.items, [1, 2])
+                    self.assertEqual(cm.exception.items, [4, 5])
+                    # Named again later: known to the runner.
+                    self.assertEqual(Calc().parse("1.5"), decimal.Decimal("1.5"))
+
+                def test_a_snapshot_given_up_half_way(self):
+                    big = Calc().big()
+                    self.assertEqual(big[0].items, [1, 2])
+                    self.assertEqual(len(big[1]), 199_990)
+            """)
+        self.assertAllPass(r)
+
     def test_patches_reach_the_code(self):
         r = run_pytest("""
             import os
