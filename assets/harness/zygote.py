@@ -1,6 +1,6 @@
 # classlab warm interpreter ("zygote"): a Python that has imported the harnesses' modules (and
-# pytest, once a suite runs with it) and forks once per suite. It never runs code under test itself, and it
-# never reads a request: whatever it holds, every suite forked from it inherits.
+# pytest, once a suite runs with it) and forks once per suite. It never runs code under test
+# itself, and it never reads a request: whatever it holds, every suite forked from it inherits.
 #
 # Started by the classlab launcher as `python -s -P -B -c <this file>` inside
 # network/IPC/UTS/mount/PID namespaces and the sandbox's own root (only the interpreter's trees,
@@ -11,8 +11,8 @@
 # (write), token (read), status (write), two sealed memory files holding the request itself
 # (the suite's part, the runner's part), and the user namespace that maps the runner's uid to
 # the host's for the split harness's idmapped scratch (classlab makes one per uid pair and keeps
-# it, so no suite forks for it; /dev/null where there is none). The zygote forks at once, in a fresh PID namespace, and
-# keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the suite's part,
+# it, so no suite forks for it; /dev/null where there is none). The zygote forks at once, in a
+# fresh PID namespace, and keeps nothing: the child is PID 1 of the suite's namespace (its init), reads the suite's part,
 # joins the suite's cgroups, makes new mount/network/IPC/UTS namespaces, the namespace's own
 # /proc, a private /tmp, the work dir and /dev/shm, writes the files every process may see
 # (read-only), and, for the split harness, forks the host as PID 1 of a PID namespace one level
@@ -56,7 +56,6 @@ import decimal  # noqa: F401
 import fractions  # noqa: F401
 import io  # noqa: F401
 import random  # noqa: F401
-
 
 
 def import_pytest():

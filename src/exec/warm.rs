@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
 use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
 use std::path::Path;
 
 use super::config::SuiteLaunch;
@@ -162,8 +163,6 @@ impl Sandbox {
         let suite = sys::sealed_memfd("classlab-suite", &suite)?;
         let runner = sys::sealed_memfd("classlab-runner", &runner)?;
         let [out, err, res, tok, st] = fds;
-        // The host's idmapped view of scratch is described by a user namespace: made once per
-        // uid pair (a fork) and kept, where each suite used to fork for its own.
         let pair = launch
             .config
             .host
@@ -172,18 +171,7 @@ impl Sandbox {
             .map(|(_, from, to)| (*from, *to));
         let placeholder;
         let userns = match pair {
-            Some(p) => {
-                let mut idmaps = self.idmaps.lock().unwrap_or_else(|e| e.into_inner());
-                let ns = match idmaps.entry(p) {
-                    std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::hash_map::Entry::Vacant(e) => e.insert(
-                        userns_showing(p.0, p.1)
-                            .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?,
-                    ),
-                };
-                // Never removed: the descriptor lives as long as the sandbox.
-                ns.as_raw_fd()
-            }
+            Some((from, to)) => self.idmap_userns(from, to)?,
             None => {
                 placeholder = OwnedFd::from(std::fs::File::open("/dev/null")?);
                 placeholder.as_raw_fd()
@@ -197,7 +185,7 @@ impl Sandbox {
             st,
             suite.as_raw_fd(),
             runner.as_raw_fd(),
-            userns.as_raw_fd(),
+            userns,
         ];
         let mut slot = self.zygote.lock().unwrap_or_else(|e| e.into_inner());
         if slot.as_ref().is_none_or(|z| !z.alive()) {
@@ -212,6 +200,24 @@ impl Sandbox {
             Some(z) => z.request(header, all),
             None => Err(io::Error::other("zygote unavailable")),
         }
+    }
+}
+
+impl Sandbox {
+    /// The user namespace that describes a split host's idmapped view of scratch (runner uid
+    /// `from` shown as host uid `to`): made once per uid pair (a fork) and kept for the
+    /// sandbox's life, where each suite used to fork for its own.
+    fn idmap_userns(&self, from: u32, to: u32) -> io::Result<RawFd> {
+        let mut idmaps = self.idmaps.lock().unwrap_or_else(|e| e.into_inner());
+        let ns = match idmaps.entry((from, to)) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(
+                userns_showing(from, to)
+                    .map_err(|e| io::Error::new(e.kind(), format!("idmap: {e}")))?,
+            ),
+        };
+        // Never removed, so the raw descriptor stays valid after the lock.
+        Ok(ns.as_raw_fd())
     }
 }
 

@@ -258,6 +258,20 @@ pub fn improve(
             ));
         }
         let id = Candidate::id;
+        // The tests `ids` of the suite with `all` model-written tests that fail in `runs`
+        // validation runs.
+        let failures = |all: &[&Candidate], ids: &[String], runs| {
+            trial_failures(
+                sandbox,
+                &task,
+                first_class,
+                all,
+                ids,
+                runs,
+                settings,
+                cancel,
+            )
+        };
         // (a) Passes on the reference: once (else it fails there), then in every run.
         let mut fresh = proposal.candidates;
         for (runs, reason) in [(1, FAILS_ON_REFERENCE), (runs, FLAKY)] {
@@ -266,16 +280,7 @@ pub fn improve(
             }
             let all: Vec<&Candidate> = kept.iter().chain(&fresh).collect();
             let ids: Vec<String> = fresh.iter().map(id).collect();
-            let failing = trial_failures(
-                sandbox,
-                &task,
-                first_class,
-                &all,
-                &ids,
-                runs,
-                settings,
-                cancel,
-            );
+            let failing = failures(&all, &ids, runs);
             if let Some((other, why)) = failing.iter().find(|(k, _)| !ids.contains(k)) {
                 for c in fresh.drain(..) {
                     out.drop(
@@ -333,16 +338,7 @@ pub fn improve(
         if kept.len() > before_round {
             let all: Vec<&Candidate> = kept.iter().collect();
             let ids: Vec<String> = kept.iter().map(id).collect();
-            let failing = trial_failures(
-                sandbox,
-                &task,
-                first_class,
-                &all,
-                &ids,
-                runs,
-                settings,
-                cancel,
-            );
+            let failing = failures(&all, &ids, runs);
             if let Some((which, why)) = failing.iter().next() {
                 for c in kept.drain(before_round..) {
                     out.drop(

@@ -268,16 +268,18 @@ impl Trace {
                     self.usage.completion_tokens += u.completion_tokens;
                 }
                 let t = self.tasks.entry(key.clone()).or_default();
-                let forge = t.call_mut(*call).is_some_and(|c| {
-                    c.response.is_none() && matches!(c.purpose, Purpose::ForgeTests { .. })
-                });
-                if forge && let Some(pending) = self.forge_pending.get_mut(&key) {
-                    *pending = pending.saturating_sub(1);
-                    if *pending == 0 {
-                        self.forge_answered += 1;
-                    }
-                }
                 if let Some(c) = t.call_mut(*call) {
+                    // A forge question answered for the first time (a replayed answer counts
+                    // once).
+                    if c.response.is_none()
+                        && matches!(c.purpose, Purpose::ForgeTests { .. })
+                        && let Some(pending) = self.forge_pending.get_mut(&key)
+                    {
+                        *pending = pending.saturating_sub(1);
+                        if *pending == 0 {
+                            self.forge_answered += 1;
+                        }
+                    }
                     c.streamed.clear();
                     c.response = Some(ResponseTrace {
                         text: text.clone(),
