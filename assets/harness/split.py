@@ -104,6 +104,7 @@ def _split_runner(ctx):
     }
     evidence = []  # (test id or None, text): what the runner itself saw
     ambiguous = {}  # id(result) -> (result, its exception): comparison results without a truth
+    guesses = {}  # (module, qualname) of a type of the code's -> [decoy hits, asked, reported]
 
     def observe(text):
         evidence.append((state.get("test"), text))
@@ -748,14 +749,20 @@ def _split_runner(ctx):
                        for k, e in v.items())
         return t.__module__ in ("datetime", "decimal", "fractions")
 
-    MAX_DECOYS = 7
+    MAX_DECOYS = 15
 
     def decoys_for(v, most=MAX_DECOYS):
-        """The decoys an equality with v is asked with: other values of v's type from the
-        suite (up to `most`; two for a large value), so that an answer by position ("equal to
-        the first value asked") passes one time in as many; where the suite has none, one
-        value made like v (one only: several made around v would give v away as their
-        centre)."""
+        """The decoys an equality with v is asked with, which the host cannot tell from v:
+        - other values of v's type from the suite (up to `most`; two for a large value), so
+          that a host that guesses ("equal to the first value it meets", consistently) passes
+          one time in as many values;
+        - for a container the suite has no other of: v with one leaf (the same place for every
+          decoy) set to other values of the leaf's type from the suite: v stands among them at
+          no centre, the host can tell only which place is asked, and guesses its value;
+        - else one value made like v (one only: several made around v would give v away as
+          their centre), of the same form (sign and digits, decimals, character classes).
+        For True the decoy is False, and the other way round: a guess passes one time in two,
+        as an honest coin would."""
         t = type_(v)
         if t is bool:
             return [not v]
@@ -764,75 +771,172 @@ def _split_runner(ctx):
         elif not plain_deep(v):
             return []
         else:
-            cands = []
-            for x in pool.get(t, ()):
-                try:
-                    if t is float:
-                        if abs(x - v) > 1e-6 * max(1.0, abs(v)) and x == x:
-                            cands.append(x)
-                    elif x != v:
-                        cands.append(x)
-                except BaseException:
-                    pass
+            cands = others_of(v)
+        try:
+            big = t in (str, bytes, list, tuple, dict, set, frozenset) and len_(v) > 200
+        except BaseException:
+            big = True
+        n = min(most, 2) if big else most
+        if v is not None and t in (list, tuple, dict, set, frozenset):
+            varied = varied_leaf(v, n)
+            if len_(varied) > 1 or not cands:
+                cands = varied + [c for c in cands if type_(c) is t][:max(0, n - len_(varied))]
+                return cands if len_(cands) <= n else rng.sample(cands, n)
         if cands:
-            try:
-                big = t in (str, bytes, list, tuple, dict, set, frozenset) and len_(v) > 200
-            except BaseException:
-                big = True
-            return rng.sample(cands, min(min(most, 2) if big else most, len_(cands)))
+            return rng.sample(cands, min(n, len_(cands)))
         if v is None:
             return [False]
         d = made_decoy(v, t)
         return [] if d is NO_DECOY else [d]
 
-    def decoy(v):
-        """A value of v's type that an honest object equal to v does not equal, which the host
-        cannot tell from v (another value of the suite's, else one made like it)."""
-        ds = decoys_for(v, 1)
-        return ds[0] if ds else NO_DECOY
+    def others_of(v):
+        """The suite's values of v's type that an honest object equal to v does not equal."""
+        t = type_(v)
+        out = []
+        for x in pool.get(t, ()):
+            try:
+                if t is float:
+                    if abs(x - v) > 1e-6 * max(1.0, abs(v)) and x == x:
+                        out.append(x)
+                elif x != v:
+                    out.append(x)
+            except BaseException:
+                pass
+        return out
+
+    def varied_leaf(v, n):
+        """Up to n copies of container v, each with the same leaf (one place, found by going
+        down at random) set to another value of its type: the suite's, else one made."""
+        path, leaf = [], v
+        for _ in range(8):
+            t = type_(leaf)
+            if t in (list, tuple) and leaf:
+                i = rng.randrange(len_(leaf))
+                path.append(i)
+                leaf = leaf[i]
+            elif t is dict and leaf:
+                k = rng.choice(list(leaf))
+                path.append(k)
+                leaf = leaf[k]
+            elif t in (set, frozenset):
+                path.append(SET_MEMBER)
+                break
+            else:
+                break
+        if path and path[-1] is SET_MEMBER:
+            holder = leaf
+            members = list(holder)
+            old = rng.choice(members) if members else None
+            lt = type_(old) if members else int
+            new = [x for x in (others_of(old) if members else list(pool.get(int, ())))
+                   if type_(x) is lt and x not in holder][:n * 2]
+            if not new:
+                d = made_decoy(old, lt) if members else rng.randint(1, 99)
+                new = [] if d is NO_DECOY or d in holder else [d]
+            new = rng.sample(new, min(n, len_(new)))
+            return [set_at(v, path[:-1], type_(holder)(
+                (set(holder) - ({old} if members else set())) | {x})) for x in new]
+        lt = type_(leaf)
+        if lt in (list, tuple, dict):  # an empty container: one made
+            if lt is dict:
+                made = {rng.choice(pool.get(str) or ["key"]): rng.choice(pool.get(int) or [0])}
+            else:
+                made = lt([rng.choice(pool.get(int) or [0])])
+            return [set_at(v, path, made)]
+        if lt is bool:
+            return [set_at(v, path, not leaf)]
+        new = others_of(leaf)
+        if not new:
+            d = made_decoy(leaf, lt)
+            new = [] if d is NO_DECOY else [d]
+        new = rng.sample(new, min(n, len_(new)))
+        return [set_at(v, path, x) for x in new]
+
+    SET_MEMBER = object()
+
+    def set_at(v, path, new):
+        """A copy of v with the value at `path` replaced by `new`."""
+        if not path:
+            return new
+        t = type_(v)
+        if t is dict:
+            out = dict(v)
+            out[path[0]] = set_at(v[path[0]], path[1:], new)
+            return out
+        items = list(v)
+        items[path[0]] = set_at(v[path[0]], path[1:], new)
+        return t(items)
+
+    def made_int(v):
+        """Another int of v's sign and number of digits (0 stands among 1–9)."""
+        a = abs(v)
+        digits = len_(str(a))
+        lo, hi = (1, 9) if digits == 1 else (10 ** (digits - 1), 10 ** digits - 1)
+        d = a
+        while d == a:
+            d = rng.randint(lo, hi)
+        return -d if v < 0 else d
+
+    def decimals_of(v):
+        r = repr(v)
+        if "e" in r or "." not in r:
+            return None
+        return len_(r.split(".")[1])
+
+    def made_float(v, far=0.0):
+        """Another float of v's sign, size and decimals (3.5 → 7.1), more than `far` from v."""
+        if v != v or v in (float("inf"), float("-inf")):
+            return 0.0
+        places = decimals_of(v)
+        a = abs(v)
+        for _ in range(100):
+            if places is None or places > 6:
+                d = a * rng.uniform(0.37, 3.1) + rng.uniform(0.0, 1.0)
+            else:
+                hi = max(10.0, 10 ** len_(str(int(a))))
+                lo = 0.0 if hi <= 10.0 else hi / 10
+                d = round(rng.uniform(lo, hi), places)
+                if places == 1 and a == int(a):
+                    d = float(int(d))
+            d = -d if v < 0 else d
+            if abs(d - v) > max(far, 1e-6 * max(1.0, a)):
+                return d
+        return v + (a + 1.0 + 10 * far) * rng.choice((-1, 1))
+
+    def made_text(v, t):
+        """v with one character replaced by another of its class (a lowercase letter by a
+        lowercase letter, a digit by a digit, …)."""
+        text = v.decode("latin-1") if t is bytes else v
+        if not text:
+            out = "abcdefghijklmnopqrstuvwxyz"[rng.randrange(26)] * rng.randint(1, 5)
+        else:
+            alnum = [i for i, c in enumerate(text) if c.isalnum()]
+            i = rng.choice(alnum) if alnum else rng.randrange(len_(text))
+            c = text[i]
+            if c.isdigit():
+                klass = "0123456789"
+            elif c.isupper():
+                klass = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+            elif c.isalpha():
+                klass = "abcdefghijklmnopqrstuvwxyz"
+            else:
+                klass = " .,-_:;/!?"
+            pick = [x for x in klass if x != c] or ["a" if c != "a" else "b"]
+            out = text[:i] + rng.choice(pick) + text[i + 1:]
+        return out.encode("latin-1") if t is bytes else out
 
     def made_decoy(v, t):
         if t is int:
-            return v + rng.choice((-1, 1)) * rng.randint(1, 997)
+            return made_int(v)
         if t is float:
-            if v != v or v in (float("inf"), float("-inf")):
-                return 0.0
-            return v + (abs(v) + 1.0) * rng.uniform(0.37, 3.1) * rng.choice((-1, 1))
+            return made_float(v)
         if t is complex:
             return v + complex(rng.randint(1, 99), rng.randint(1, 99))
         if t in (str, bytes):
-            letters = "abcdefghijklmnopqrstuvwxyz" if t is str else b"abcdefghijklmnopqrstuvwxyz"
-            if not v:
-                return letters[rng.randrange(26):][:1] * rng.randint(1, 5)
-            i = rng.randrange(len_(v))
-            c = letters[rng.randrange(26):][:1]
-            if v[i:i + 1] == c:
-                c = letters[(letters.index(c) + 1) % 26:][:1]
-            return v[:i] + c + v[i + 1:]
-        if t in (list, tuple):
-            if not v:
-                d = rng.choice(pool.get(int) or [0])
-                return t([d])
-            i = rng.randrange(len_(v))
-            d = decoy(v[i])
-            if d is NO_DECOY:
+            try:
+                return made_text(v, t)
+            except UnicodeError:
                 return NO_DECOY
-            items = list(v)
-            items[i] = d
-            return t(items)
-        if t is dict:
-            if not v:
-                return {rng.choice(pool.get(str) or ["key"]): 0}
-            k = rng.choice(list(v))
-            d = decoy(v[k])
-            if d is NO_DECOY:
-                return NO_DECOY
-            out = dict(v)
-            out[k] = d
-            return out
-        if t in (set, frozenset):
-            extra = made_decoy(rng.choice(pool.get(int) or [7]), int)
-            return t(set(v) | {extra}) if extra not in v else t(set(v) - {extra})
         if t is datetime.datetime or t is datetime.date:
             return v + datetime.timedelta(days=rng.randint(1, 400))
         if t is datetime.timedelta:
@@ -1398,6 +1502,25 @@ def _split_runner(ctx):
                 raise HostMisbehaved("the host used an object it was not given")
 
         # -- comparisons with decoys --
+        def note_guess(self, t, hit):
+            """Counts, per type of the code's, the equalities asked and those where the object
+            equals a decoy and not the test's value. An honest object seldom equals another of
+            the suite's values in its place; one that guesses among the values asked does so
+            nearly every time it is wrong: from the third such time, in at least half of its
+            comparisons, it is evidence, and from then on an equality it grants is not taken
+            as one: the test is Tampered. Returns what it was found doing, once found."""
+            key = (t.__module__, t.__qualname__)
+            seen = guesses.setdefault(key, [0, 0, False])
+            seen[1] += 1
+            if hit:
+                seen[0] += 1
+            if not seen[2] and seen[0] >= 3 and 2 * seen[0] >= seen[1]:
+                seen[2] = "a decoy instead of the test's value in %d of %d comparisons" % (
+                    seen[0], seen[1])
+                observe("an object of type %s.%s equals %s: it guesses among the values it is "
+                        "asked about" % (key[0], key[1], seen[2]))
+            return seen[2]
+
         def compare(self, h, other, negate):
             """h == other (h != other with `negate`), asked of the host together with decoys in
             random order. The answer is the truth the host gave at once, as a runner bool: a
@@ -1451,6 +1574,15 @@ def _split_runner(ctx):
             if text is not None:
                 state["forged"].append(text)
                 observe(text)
+                raise Forged(text)
+            guessed = self.note_guess(t, real[0] == "ok" and real[2] is not want
+                                      and bool(fooled))
+            if guessed and real[0] == "ok" and real[2] is want:
+                text = ("an object of type %s.%s, which guesses among the values it is asked "
+                        "about (%s), compares %s %s" % (
+                            t.__module__, t.__qualname__, guessed,
+                            "unequal to" if negate else "equal to", short(other)))
+                state["forged"].append(text)
                 raise Forged(text)
             if real[0] == "err":
                 raise real[1]
@@ -1582,14 +1714,14 @@ def _split_runner(ctx):
 
     def near_decoys(v, tol):
         """Numbers no honest value within `tol` of v is also within `tol` of: the suite's
-        (up to MAX_DECOYS), else one made."""
+        (up to MAX_DECOYS), else one made like v (its sign, size and decimals)."""
         if type_(v) not in (int, float) or v != v:
             return []
         cands = [x for x in pool.get(float, ()) + pool.get(int, ())
                  if type_(x) in (int, float) and abs(x - v) > 4 * tol]
         if cands:
             return rng.sample(cands, min(MAX_DECOYS, len_(cands)))
-        return [v + (abs(v) + 1.0 + 10 * tol) * rng.uniform(0.37, 3.1) * rng.choice((-1, 1))]
+        return [made_float(float(v), 4 * tol)]
 
     def paired(check, h, v, tol):
         """check(value) for the test's value and for decoys, in random order: a host object

@@ -3,6 +3,7 @@ two processes, no sandbox): each test here is a small suite whose tests must com
 would in one process (or as the protocol says when it cannot)."""
 
 import ast
+import json
 import os
 import sys
 import textwrap
@@ -568,6 +569,160 @@ class Carried(unittest.TestCase):
             """)
         self.assertAllPass(r)
         self.assertFalse(r.evidence)
+
+    def test_a_guess_meets_many_values_that_look_alike(self):
+        """A host that reads the values an equality is asked with (from its own frame) and
+        guesses which is the test's: the value stands among as many of the suite's values as
+        there are (up to 16 in all); a container's decoys are the value with one leaf, the
+        same for all, set to other values of the suite; a value made for want of others has
+        the value's form (a float its decimals, a set its elements' type)."""
+        r = run_one_module("""
+            import sys
+
+            SEEN = []
+
+            class Spy:
+                def __eq__(self, other):
+                    vals = sys._getframe(1).f_locals["values"]
+                    if SEEN and SEEN[-1][0] is vals:
+                        return False
+                    distinct = []
+                    for v in vals:
+                        if not any(type(d) is type(v) and d == v for d in distinct):
+                            distinct.append(v)
+                    SEEN.append((vals, [repr(v) for v in distinct]))
+                    return False
+
+                __hash__ = object.__hash__
+
+            def answer():
+                return Spy()
+
+            def seen():
+                out = [shown for _, shown in SEEN]
+                del SEEN[:]
+                return out
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_ints(self):
+                    answer() == 1001
+                    answer() == 1002
+                    answer() == 1003
+                    answer() == 1004
+                    answer() == 1005
+                    answer() == 1006
+                    answer() == 1007
+                    answer() == 1008
+                    answer() == 1009
+                    answer() == 1010
+                    answer() == 1011
+                    answer() == 1012
+                    answer() == 1013
+                    answer() == 1014
+                    answer() == 1015
+                    answer() == 1016
+                    answer() == 1017
+                    answer() == 1018
+                    asked = seen()
+                    self.assertEqual([len(a) for a in asked], [16] * 18, asked)
+
+                def test_list(self):
+                    answer() == [1001, 1002, 1003, 1004]
+                    (asked,) = seen()
+                    lists = [eval(a) for a in asked]
+                    self.assertGreaterEqual(len(lists), 9, asked)
+                    places = {i for l in lists for i in range(4) if l[i] != lists[0][i]}
+                    self.assertEqual(len(places), 1, asked)
+                    self.assertTrue(all(len(l) == 4 and all(type(x) is int for x in l)
+                                        for l in lists), asked)
+
+                def test_made(self):
+                    answer() == 3.5
+                    answer() == {"a", "b"}
+                    (f, s) = seen()
+                    self.assertEqual(len(f), 2, f)
+                    made = float(f[1])
+                    self.assertTrue(0 <= made <= 10 and len(f[1]) == 3, f)
+                    self.assertEqual(len(s), 2, s)
+                    self.assertTrue(all(type(x) is str for x in eval(s[1])), s)
+            """)
+        self.assertAllPass(r)
+
+    def test_an_object_that_guesses_is_evidence(self):
+        """Equal to the first value it is asked about, and consistently so: no single answer
+        gives it away, but it equals a decoy nearly every time it is wrong (here 12 equalities
+        among 16 values each: at least three decoys but for a chance of about 1e-10). Found
+        out, its later equalities are not taken: the test is Tampered."""
+        r = run_one_module("""
+            class Guess:
+                def __init__(self, seen=None):
+                    self.seen = seen
+
+                def __eq__(self, other):
+                    if self.seen is None:
+                        self.seen = other
+                    return type(other) is type(self.seen) and other == self.seen
+
+                def __ne__(self, other):
+                    return not self.__eq__(other)
+
+                __hash__ = object.__hash__
+
+            def answer(n):
+                return Guess()
+
+            def right(n):
+                return Guess(n)
+            """, """
+            import unittest
+
+            class T(unittest.TestCase):
+                def test_1(self):
+                    self.assertEqual(answer(1), 1001)
+
+                def test_2(self):
+                    self.assertEqual(answer(2), 1002)
+
+                def test_3(self):
+                    self.assertEqual(answer(3), 1003)
+
+                def test_4(self):
+                    self.assertEqual(answer(4), 1004)
+
+                def test_5(self):
+                    self.assertEqual(answer(5), 1005)
+
+                def test_6(self):
+                    self.assertEqual(answer(6), 1006)
+
+                def test_7(self):
+                    self.assertEqual(answer(7), 1007)
+
+                def test_8(self):
+                    self.assertEqual(answer(8), 1008)
+
+                def test_9(self):
+                    self.assertEqual(answer(9), 1009)
+
+                def test_10(self):
+                    self.assertEqual(answer(10), 1010)
+
+                def test_11(self):
+                    self.assertEqual(answer(11), 1011)
+
+                def test_12(self):
+                    self.assertEqual(answer(12), 1012)
+
+                def test_z_right(self):
+                    self.assertEqual(right(1013), 1013)
+            """)
+        guessed = [e for e in r.evidence if "guesses among" in json.dumps(e)]
+        self.assertEqual(len(guessed), 1, r.evidence)
+        self.assertIn("Guess", json.dumps(guessed))
+        # Found guessing, its equalities are not taken any more, even a right one.
+        self.assertEqual(r.outcome("T.test_z_right"), "tampered", r.tests["T.test_z_right"])
 
     def test_what_the_protocol_cannot_carry_is_unjudged(self):
         r = run_one_module("""
