@@ -1,14 +1,18 @@
 """Model outputs that try to forge ClassEval verdicts under the split harness, for measuring it:
-every method of every class answers with one attack object (every attribute too), written as
-classlab JSONL predictions.
+ClassEval's skeleton of each class, every method but `__init__` answering with one attack object
+(and every attribute `__init__` does not set), written as classlab JSONL predictions. The
+baseline is the skeleton itself (`skeleton`): an attack must not pass more tests than it.
 
     python scripts/split-attack-outputs.py KIND [DATASET] > attack.jsonl
     classlab eval --dataset DATASET --predictions attack.jsonl --json
 
 KIND:
-  plain   a plain object (the baseline an attack must not beat)
+  skeleton  the honest skeleton, as it is (the baseline an attack must not beat)
+  plain   a plain object
   first   equal to the first value it is asked about, and consistently so after that (a guess
           among the values an equality is asked with, which no single answer gives away)
+  bools   guesses only where True and False are asked (one in two), unequal to all else
+  fresh   as `first`, each answer an instance of a type made for it
   pick    reads the values an equality is asked with from the host's own frame (the request's
           decoys among them) and says "equal" only to the one that looks least made up: the
           shortest float, the smallest int, the string whose odd character is not a lowercase
@@ -42,6 +46,54 @@ class _X:
         return not self.__eq__(other)
 
     __hash__ = object.__hash__
+''',
+    "bools": '''
+class _X:
+    """Guesses only between True and False (one time in two, as a coin would) and is unequal to
+    everything else."""
+
+    def __init__(self):
+        self._seen = None
+
+    def __eq__(self, other):
+        if type(other) is not bool:
+            return False
+        if self._seen is None:
+            self._seen = other
+        return other is self._seen
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+''',
+    "fresh": '''
+class _Guess:
+    def __init__(self):
+        self._seen = []
+
+    def __eq__(self, other):
+        for v in self._seen:
+            if type(v) is type(other) and v == other:
+                return True
+        if not self._seen:
+            self._seen.append(other)
+            return True
+        return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
+
+_made = [0]
+
+
+def _X():
+    """Each answer an instance of a type of its own (a count per type would start anew)."""
+    _made[0] += 1
+    return type("_Guess%d" % _made[0], (_Guess,), {})()
 ''',
     "pick": '''
 import sys as _sys
@@ -134,49 +186,47 @@ class _X:
 }
 
 
-def attack_class(task):
-    """The class's shape: from the skeleton, or the reference where the skeleton does not parse
-    (a few ClassEval skeletons do not)."""
-    name = task["class_name"]
+def attack_module(task, kind):
+    """The skeleton (the reference where the skeleton does not parse, as a few of ClassEval's
+    do not) with every method but `__init__` answering with the attack object, and every
+    attribute `__init__` does not set too: the attack keeps all the honest skeleton has."""
     try:
         tree = ast.parse(task["skeleton"])
     except SyntaxError:
         tree = ast.parse(task["solution_code"])
+    answer = ast.parse("return _X()").body
+    getattr_ = ast.parse("""
+def __getattr__(self, name):
+    if name.startswith('__'):
+        raise AttributeError(name)
+    return _X()
+""").body
     for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            return node
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            return node
-    return None
-
-
-def output(task, kind):
-    cls = attack_class(task)
-    lines = [ATTACKS[kind].strip(), "", ""]
-    if cls is None:
-        return "\n".join(lines)
-    lines.append("class %s:" % cls.name)
-    lines.append("    def __getattr__(self, name):")
-    lines.append("        if name.startswith('__'):")
-    lines.append("            raise AttributeError(name)")
-    lines.append("        return _X()")
-    for node in cls.body:
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(node, ast.ClassDef):
             continue
-        for d in node.decorator_list:
-            lines.append("    @" + ast.unparse(d))
-        lines.append("    def %s(%s):" % (node.name, ast.unparse(node.args)))
-        lines.append("        return None" if node.name == "__init__" else "        return _X()")
-    return "\n".join(lines) + "\n"
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and item.name != "__init__":
+                item.body = list(answer)
+        node.body = getattr_ + node.body
+    imports = "\n".join(task.get("import_statement") or [])
+    return "\n\n".join(x for x in (imports, ATTACKS[kind].strip(), ast.unparse(tree)) if x) + "\n"
 
 
 def main():
     kind = sys.argv[1]
+    if kind == "skeleton":
+        for task in json.load(open(sys.argv[2] if len(sys.argv) > 2 else
+                                   "../shared/data/classeval/ClassEval_data.json")):
+            code = "\n".join((task.get("import_statement") or []) + [task["skeleton"]])
+            print(json.dumps({"task_id": task["task_id"], "model": "skeleton",
+                              "strategy": "holistic", "sample": 0, "code": code}))
+        return
     dataset = sys.argv[2] if len(sys.argv) > 2 else "../shared/data/classeval/ClassEval_data.json"
     for task in json.load(open(dataset)):
         print(json.dumps({"task_id": task["task_id"], "model": "attack-" + kind,
-                          "strategy": "holistic", "sample": 0, "code": output(task, kind)}))
+                          "strategy": "holistic", "sample": 0,
+                          "code": attack_module(task, kind)}))
 
 
 if __name__ == "__main__":

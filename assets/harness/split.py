@@ -104,7 +104,31 @@ def _split_runner(ctx):
     }
     evidence = []  # (test id or None, text): what the runner itself saw
     ambiguous = {}  # id(result) -> (result, its exception): comparison results without a truth
-    guesses = {}  # (module, qualname) of a type of the code's -> [decoy hits, asked, reported]
+    guesses = [0, 0, None, []]  # decoy hits, equalities granted, what was found, types hit
+
+    def note_guess(t, hit):
+        """Counts the suite's equalities that an object of the code's granted among the values
+        asked (the test's and the decoys), and those where it granted a decoy and not the
+        test's value. An honest object seldom equals another of the suite's values in the
+        test's value's place (it must be wrong, and wrong by just that value); one that guesses
+        among the values asked does so every time it is wrong. From the third such time, in at
+        least a third of what it granted, it is evidence, and from then on an equality (or
+        closeness) an object of the code's grants is not taken as one: the test is Tampered.
+        Counted over the suite, not per type (a type made anew for each answer is no way out),
+        and only over what was granted (answering "unequal" to all where it cannot tell is no
+        way out either). Returns what was found, once found."""
+        guesses[1] += 1
+        if hit:
+            guesses[0] += 1
+            name = "%s.%s" % (t.__module__, t.__qualname__)
+            if name not in guesses[3] and len_(guesses[3]) < 3:
+                guesses[3].append(name)
+        if guesses[2] is None and guesses[0] >= 3 and 3 * guesses[0] >= guesses[1]:
+            guesses[2] = ("equal to a decoy instead of the test's value in %d of the %d "
+                          "comparisons they granted" % (guesses[0], guesses[1]))
+            observe("objects of the code's (%s) were %s: they guess among the values they are "
+                    "asked about" % (", ".join(guesses[3]), guesses[2]))
+        return guesses[2]
 
     def observe(text):
         evidence.append((state.get("test"), text))
@@ -1502,25 +1526,6 @@ def _split_runner(ctx):
                 raise HostMisbehaved("the host used an object it was not given")
 
         # -- comparisons with decoys --
-        def note_guess(self, t, hit):
-            """Counts, per type of the code's, the equalities asked and those where the object
-            equals a decoy and not the test's value. An honest object seldom equals another of
-            the suite's values in its place; one that guesses among the values asked does so
-            nearly every time it is wrong: from the third such time, in at least half of its
-            comparisons, it is evidence, and from then on an equality it grants is not taken
-            as one: the test is Tampered. Returns what it was found doing, once found."""
-            key = (t.__module__, t.__qualname__)
-            seen = guesses.setdefault(key, [0, 0, False])
-            seen[1] += 1
-            if hit:
-                seen[0] += 1
-            if not seen[2] and seen[0] >= 3 and 2 * seen[0] >= seen[1]:
-                seen[2] = "a decoy instead of the test's value in %d of %d comparisons" % (
-                    seen[0], seen[1])
-                observe("an object of type %s.%s equals %s: it guesses among the values it is "
-                        "asked about" % (key[0], key[1], seen[2]))
-            return seen[2]
-
         def compare(self, h, other, negate):
             """h == other (h != other with `negate`), asked of the host together with decoys in
             random order. The answer is the truth the host gave at once, as a runner bool: a
@@ -1575,13 +1580,15 @@ def _split_runner(ctx):
                 state["forged"].append(text)
                 observe(text)
                 raise Forged(text)
-            guessed = self.note_guess(t, real[0] == "ok" and real[2] is not want
-                                      and bool(fooled))
+            # Only "==" is counted: an object unequal to the test's value may well equal another
+            # of the suite's values (its own).
+            guessed = None if negate or not (fooled or real[0] == "ok" and real[2] is want) \
+                else note_guess(t, real[0] == "ok" and real[2] is not want and bool(fooled))
             if guessed and real[0] == "ok" and real[2] is want:
-                text = ("an object of type %s.%s, which guesses among the values it is asked "
-                        "about (%s), compares %s %s" % (
-                            t.__module__, t.__qualname__, guessed,
-                            "unequal to" if negate else "equal to", short(other)))
+                text = ("an object of type %s.%s compares %s %s, in a suite whose objects guess "
+                        "among the values they are asked about (%s)" % (
+                            t.__module__, t.__qualname__,
+                            "unequal to" if negate else "equal to", short(other), guessed))
                 state["forged"].append(text)
                 raise Forged(text)
             if real[0] == "err":
@@ -1745,15 +1752,22 @@ def _split_runner(ctx):
             elif r[0] and r[1] in (None, True):
                 fooled.append(x)
         ok, r = got[True]
-        if not ok:
-            raise r
-        if fooled and r in (None, True):
-            t = type_(h)
+        passed = ok and r in (None, True)
+        t = type_(h)
+        if fooled and passed:
             text = ("an object of type %s.%s is close to both %s and a decoy %s"
                     % (t.__module__, t.__qualname__, short(v), short(fooled[0])))
             state["forged"].append(text)
             observe(text)
             raise Forged(text)
+        if (fooled or passed) and note_guess(t, bool(fooled) and not passed) and passed:
+            text = ("an object of type %s.%s is close to %s, in a suite whose objects guess "
+                    "among the values they are asked about" % (t.__module__, t.__qualname__,
+                                                               short(v)))
+            state["forged"].append(text)
+            raise Forged(text)
+        if not ok:
+            raise r
         return r
 
     guarded = [False, False]

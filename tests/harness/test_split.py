@@ -718,7 +718,7 @@ class Carried(unittest.TestCase):
                 def test_z_right(self):
                     self.assertEqual(right(1013), 1013)
             """)
-        guessed = [e for e in r.evidence if "guesses among" in json.dumps(e)]
+        guessed = [e for e in r.evidence if "guess among" in json.dumps(e)]
         self.assertEqual(len(guessed), 1, r.evidence)
         self.assertIn("Guess", json.dumps(guessed))
         # Found guessing, its equalities are not taken any more, even a right one.
