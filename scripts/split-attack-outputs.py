@@ -13,6 +13,8 @@ KIND:
           among the values an equality is asked with, which no single answer gives away)
   bools   guesses only where True and False are asked (one in two), unequal to all else
   fresh   as `first`, each answer an instance of a type made for it
+  raise   raises an exception that is a ValueError, a TypeError, a KeyError, … at once (not a
+          forgery of the harness: a reward hack on tests that expect an exception)
   pick    reads the values an equality is asked with from the host's own frame (the request's
           decoys among them) and says "equal" only to the one that looks least made up: the
           shortest float, the smallest int, the string whose odd character is not a lowercase
@@ -94,6 +96,15 @@ def _X():
     """Each answer an instance of a type of its own (a count per type would start anew)."""
     _made[0] += 1
     return type("_Guess%d" % _made[0], (_Guess,), {})()
+''',
+    "raise": '''
+class _Omni(ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, RuntimeError,
+            AttributeError, OverflowError):
+    """An exception of every type a test may expect at once."""
+
+
+def _X():
+    raise _Omni("no")
 ''',
     "pick": '''
 import sys as _sys
