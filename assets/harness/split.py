@@ -112,8 +112,9 @@ def _split_runner(ctx):
         test's value. An honest object seldom equals another of the suite's values in the
         test's value's place (it must be wrong, and wrong by just that value); one that guesses
         among the values asked does so every time it is wrong. From the third such time, in at
-        least a third of what it granted, it is evidence, and from then on an equality (or
-        closeness) an object of the code's grants is not taken as one: the test is Tampered.
+        least a third of what it granted, it is evidence, and from then on (that time too)
+        whatever an object of the code's grants among the values asked is not taken: the test
+        is Tampered, and with it the suite's verdicts (as with any forged comparison).
         Counted over the suite, not per type (a type made anew for each answer is no way out),
         and only over what was granted (answering "unequal" to all where it cannot tell is no
         way out either). Returns what was found, once found."""
@@ -807,11 +808,43 @@ def _split_runner(ctx):
                 cands = varied + [c for c in cands if type_(c) is t][:max(0, n - len_(varied))]
                 return cands if len_(cands) <= n else rng.sample(cands, n)
         if cands:
-            return rng.sample(cands, min(n, len_(cands)))
+            if v is None:
+                rng.shuffle(cands)
+                return cands[:n]
+            return alike(cands, v, n)
         if v is None:
             return [False]
         d = made_decoy(v, t)
         return [] if d is NO_DECOY else [d]
+
+    def form(x):
+        """What a value shows of itself besides its value: type, length class (and whether it
+        holds a space), sign and digits, decimals."""
+        t = type_(x)
+        try:
+            if t is str or t is bytes:
+                return (t, len_(x).bit_length(), (" " if t is str else b" ") in x)
+            if t is int:
+                return (t, x < 0, len_(str(abs(x))))
+            if t is float:
+                if x != x or x in (float("inf"), float("-inf")):
+                    return (t, None)
+                return (t, x < 0, len_(str(int(abs(x)))), decimals_of(x))
+            if t in (list, tuple, dict, set, frozenset):
+                return (t, len_(x).bit_length())
+        except BaseException:
+            pass
+        return (t,)
+
+    def alike(cands, v, n):
+        """Up to n of `cands`, those of v's form first, each group in random order: a host
+        that picks the odd one out (the only short string among sentences) finds none."""
+        f = form(v)
+        same = [c for c in cands if form(c) == f]
+        rest = [c for c in cands if form(c) != f]
+        rng.shuffle(same)
+        rng.shuffle(rest)
+        return (same + rest)[:n]
 
     def others_of(v):
         """The suite's values of v's type that an honest object equal to v does not equal."""
@@ -853,11 +886,11 @@ def _split_runner(ctx):
             old = rng.choice(members) if members else None
             lt = type_(old) if members else int
             new = [x for x in (others_of(old) if members else list(pool.get(int, ())))
-                   if type_(x) is lt and x not in holder][:n * 2]
+                   if type_(x) is lt and x not in holder]
             if not new:
                 d = made_decoy(old, lt) if members else rng.randint(1, 99)
                 new = [] if d is NO_DECOY or d in holder else [d]
-            new = rng.sample(new, min(n, len_(new)))
+            new = alike(new, old, n) if members else new[:n]
             return [set_at(v, path[:-1], type_(holder)(
                 (set(holder) - ({old} if members else set())) | {x})) for x in new]
         lt = type_(leaf)
@@ -873,8 +906,7 @@ def _split_runner(ctx):
         if not new:
             d = made_decoy(leaf, lt)
             new = [] if d is NO_DECOY else [d]
-        new = rng.sample(new, min(n, len_(new)))
-        return [set_at(v, path, x) for x in new]
+        return [set_at(v, path, x) for x in alike(new, leaf, n)]
 
     SET_MEMBER = object()
 
@@ -1582,13 +1614,16 @@ def _split_runner(ctx):
                 raise Forged(text)
             # Only "==" is counted: an object unequal to the test's value may well equal another
             # of the suite's values (its own).
-            guessed = None if negate or not (fooled or real[0] == "ok" and real[2] is want) \
-                else note_guess(t, real[0] == "ok" and real[2] is not want and bool(fooled))
-            if guessed and real[0] == "ok" and real[2] is want:
-                text = ("an object of type %s.%s compares %s %s, in a suite whose objects guess "
-                        "among the values they are asked about (%s)" % (
+            granted = bool(fooled) or real[0] == "ok" and real[2] is want
+            guessed = None if negate or not granted else note_guess(t, not (
+                real[0] == "ok" and real[2] is want))
+            if guessed:
+                text = ("an object of type %s.%s compares equal to %s, in a suite whose objects "
+                        "guess among the values they are asked about (%s)" % (
                             t.__module__, t.__qualname__,
-                            "unequal to" if negate else "equal to", short(other), guessed))
+                            short(other) if real[0] == "ok" and real[2] is want else
+                            "a decoy %s instead of %s" % (short(fooled[0]), short(other)),
+                            guessed))
                 state["forged"].append(text)
                 raise Forged(text)
             if real[0] == "err":
@@ -1727,7 +1762,7 @@ def _split_runner(ctx):
         cands = [x for x in pool.get(float, ()) + pool.get(int, ())
                  if type_(x) in (int, float) and abs(x - v) > 4 * tol]
         if cands:
-            return rng.sample(cands, min(MAX_DECOYS, len_(cands)))
+            return alike(cands, v, MAX_DECOYS)
         return [made_float(float(v), 4 * tol)]
 
     def paired(check, h, v, tol):
@@ -1760,10 +1795,11 @@ def _split_runner(ctx):
             state["forged"].append(text)
             observe(text)
             raise Forged(text)
-        if (fooled or passed) and note_guess(t, bool(fooled) and not passed) and passed:
+        if (fooled or passed) and note_guess(t, not passed):
             text = ("an object of type %s.%s is close to %s, in a suite whose objects guess "
-                    "among the values they are asked about" % (t.__module__, t.__qualname__,
-                                                               short(v)))
+                    "among the values they are asked about" % (
+                        t.__module__, t.__qualname__, short(v) if passed else
+                        "a decoy %s instead of %s" % (short(fooled[0]), short(v))))
             state["forged"].append(text)
             raise Forged(text)
         if not ok:

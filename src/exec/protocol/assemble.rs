@@ -210,8 +210,19 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
             ));
         }
     }
-    if tamper.is_empty() && reported.iter().any(|t| t.outcome == Outcome::Tampered) {
-        tamper.push("a test run was tampered with".into());
+    if tamper.is_empty()
+        && let Some(t) = reported.iter().find(|t| t.outcome == Outcome::Tampered)
+    {
+        // Say which test and what was seen there (a forged comparison, a guess found out):
+        // the suite's verdicts are discarded for it.
+        tamper.push(match t.message.as_deref().filter(|m| !m.is_empty()) {
+            Some(m) => format!(
+                "a test run was tampered with ({}: {})",
+                t.id,
+                first_chars(m, 240)
+            ),
+            None => format!("a test run was tampered with ({})", t.id),
+        });
     }
 
     // Order: expected ids first (pytest parametrisations `id[...]` in place of `id`), then
@@ -355,5 +366,13 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
         wall_s: obs.wall_s,
         leftovers,
         evidence,
+    }
+}
+
+/// At most `n` characters of `s`, with an ellipsis when there were more.
+fn first_chars(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
     }
 }

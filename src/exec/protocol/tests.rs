@@ -316,6 +316,35 @@ fn unasked_expected_failures_fail_and_tampered_tests_void_the_suite() {
 }
 
 #[test]
+fn a_tampered_suite_says_which_test_and_what_was_seen() {
+    let mut c = chan("n");
+    c.feed(rec("n", 0, r#""t":"test","k":"t0","id":"A.a","o":"pass","d":0"#).as_bytes());
+    let long = "x".repeat(400);
+    c.feed(
+        rec(
+            "n",
+            1,
+            &format!(
+                r#""t":"test","k":"t1","id":"A.b","o":"tampered","et":"Forged","msg":"an object of type m.B compares equal to 3, in a suite whose objects guess {long}","d":0"#
+            ),
+        )
+        .as_bytes(),
+    );
+    c.feed(rec("n", 2, r#""t":"final","count":2"#).as_bytes());
+    let r = assemble(&spec(&["A.a", "A.b"]), obs(c, "python exit 0 0 0 0"));
+    let Some(SuiteFailure::Tampered { detail }) = r.failure else {
+        panic!("{r:?}")
+    };
+    assert!(
+        detail.contains("(A.b: an object of type m.B compares equal to 3"),
+        "{detail}"
+    );
+    assert!(detail.ends_with("…)"), "{detail}");
+    // The pass before it is discarded with the suite.
+    assert_eq!(r.tests[0].outcome, Outcome::Tampered);
+}
+
+#[test]
 fn evidence_records_reach_the_result_with_their_source() {
     let mut c = chan("abc");
     c.feed(rec("abc", 0, r#""t":"start""#).as_bytes());
