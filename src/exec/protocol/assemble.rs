@@ -344,7 +344,11 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
         // Something other than the harness spoke, or the harness was patched: no verdict
         // stands, and that is the code's failure (whatever else happened).
         for t in &mut tests {
-            if !matches!(t.outcome, Outcome::Fail | Outcome::Error | Outcome::Xpass) {
+            // A test found tampering keeps what was seen there; the others' verdicts go.
+            if !matches!(
+                t.outcome,
+                Outcome::Fail | Outcome::Error | Outcome::Xpass | Outcome::Tampered
+            ) {
                 t.outcome = Outcome::Tampered;
                 t.exc_type = Some("Tampered".into());
                 t.message = Some("verdict discarded: the test run was tampered with".into());

@@ -340,8 +340,15 @@ fn a_tampered_suite_says_which_test_and_what_was_seen() {
         "{detail}"
     );
     assert!(detail.ends_with("…)"), "{detail}");
-    // The pass before it is discarded with the suite.
+    // The pass before it is discarded with the suite; the tampered test keeps what was seen.
     assert_eq!(r.tests[0].outcome, Outcome::Tampered);
+    assert!(
+        r.tests[1]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("an object of type m.B")
+    );
 }
 
 #[test]
