@@ -724,6 +724,65 @@ class Carried(unittest.TestCase):
         # Found guessing, its equalities are not taken any more, even a right one.
         self.assertEqual(r.outcome("T.test_z_right"), "tampered", r.tests["T.test_z_right"])
 
+    def test_an_object_that_guesses_is_found_out_under_pytest_too(self):
+        """pytest's rewritten `assert a == b` meets the same decoys and the same count."""
+        r = run_pytest("""
+            class Guess:
+                def __init__(self):
+                    self.seen = None
+
+                def __eq__(self, other):
+                    if self.seen is None:
+                        self.seen = other
+                    return type(other) is type(self.seen) and other == self.seen
+
+                __hash__ = object.__hash__
+
+            def answer(n):
+                return Guess()
+            """, """
+            import snippet_1 as module_0
+
+            def test_1():
+                assert module_0.answer(1) == 1001
+
+            def test_2():
+                assert module_0.answer(2) == 1002
+
+            def test_3():
+                assert module_0.answer(3) == 1003
+
+            def test_4():
+                assert module_0.answer(4) == 1004
+
+            def test_5():
+                assert module_0.answer(5) == 1005
+
+            def test_6():
+                assert module_0.answer(6) == 1006
+
+            def test_7():
+                assert module_0.answer(7) == 1007
+
+            def test_8():
+                assert module_0.answer(8) == 1008
+
+            def test_9():
+                assert module_0.answer(9) == 1009
+
+            def test_10():
+                assert module_0.answer(10) == 1010
+
+            def test_11():
+                assert module_0.answer(11) == 1011
+
+            def test_12():
+                assert module_0.answer(12) == 1012
+            """)
+        guessed = [e for e in r.evidence if "guess among" in json.dumps(e)]
+        self.assertEqual(len(guessed), 1, r.evidence)
+        self.assertIn("tampered", [t["o"] for t in r.tests.values()], r.tests)
+
     def test_what_the_protocol_cannot_carry_is_unjudged(self):
         r = run_one_module("""
             class Store:
