@@ -8,6 +8,14 @@
 use std::borrow::Cow;
 use std::fmt;
 
+/// At most `max` characters of `s`, with an ellipsis when there were more.
+pub fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
 /// `s` with every control character (C0, DEL, C1), bidi control and line/paragraph separator
 /// written as an escape: `\n`, `\r`, `\t` by name, the rest as `\u{…}` (as Rust's `{:?}` does).
 /// Printable text, including other non-ASCII letters and backslashes, is left as it is; borrows
@@ -64,6 +72,13 @@ fn push_escaped(out: &mut String, c: char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shorten_cuts_at_a_character_not_a_byte() {
+        assert_eq!(shorten("naïve", 5), "naïve");
+        assert_eq!(shorten("naïve text", 3), "naï…");
+        assert_eq!(shorten("", 0), "");
+    }
 
     #[test]
     fn plain_text_is_borrowed_unchanged() {

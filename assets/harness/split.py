@@ -104,7 +104,9 @@ def _split_runner(ctx):
     }
     evidence = []  # (test id or None, text): what the runner itself saw
     ambiguous = {}  # id(result) -> (result, its exception): comparison results without a truth
-    guesses = [0, 0, None, []]  # decoy hits, equalities granted, what was found, types hit
+    # The suite's guessing: decoys granted instead of the test's value, equalities granted,
+    # what was found (once found), the first types that granted a decoy.
+    guesses = {"hits": 0, "granted": 0, "found": None, "types": []}
 
     def note_guess(t, hit):
         """Counts the suite's equalities that an object of the code's granted among the values
@@ -118,18 +120,27 @@ def _split_runner(ctx):
         Counted over the suite, not per type (a type made anew for each answer is no way out),
         and only over what was granted (answering "unequal" to all where it cannot tell is no
         way out either). Returns what was found, once found."""
-        guesses[1] += 1
+        g = guesses
+        g["granted"] += 1
         if hit:
-            guesses[0] += 1
+            g["hits"] += 1
             name = "%s.%s" % (t.__module__, t.__qualname__)
-            if name not in guesses[3] and len_(guesses[3]) < 3:
-                guesses[3].append(name)
-        if guesses[2] is None and guesses[0] >= 3 and 3 * guesses[0] >= guesses[1]:
-            guesses[2] = ("equal to a decoy instead of the test's value in %d of the %d "
-                          "comparisons they granted" % (guesses[0], guesses[1]))
+            if name not in g["types"] and len_(g["types"]) < 3:
+                g["types"].append(name)
+        if g["found"] is None and g["hits"] >= 3 and 3 * g["hits"] >= g["granted"]:
+            g["found"] = ("equal to a decoy instead of the test's value in %d of the %d "
+                          "comparisons they granted" % (g["hits"], g["granted"]))
             observe("objects of the code's (%s) were %s: they guess among the values they are "
-                    "asked about" % (", ".join(guesses[3]), guesses[2]))
-        return guesses[2]
+                    "asked about" % (", ".join(g["types"]), g["found"]))
+        return g["found"]
+
+    def forged(text, seen=True):
+        """A forged comparison: the test is Tampered (`seen`: and the runner's evidence says
+        so; a guess found out is evidence once, when it is found)."""
+        state["forged"].append(text)
+        if seen:
+            observe(text)
+        raise Forged(text)
 
     def observe(text):
         evidence.append((state.get("test"), text))
@@ -1609,23 +1620,17 @@ def _split_runner(ctx):
                            "unequal to neither" if negate else "equal to",
                            short(other), short(fooled[0])))
             if text is not None:
-                state["forged"].append(text)
-                observe(text)
-                raise Forged(text)
+                forged(text)
             # Only "==" is counted: an object unequal to the test's value may well equal another
             # of the suite's values (its own).
-            granted = bool(fooled) or real[0] == "ok" and real[2] is want
-            guessed = None if negate or not granted else note_guess(t, not (
-                real[0] == "ok" and real[2] is want))
+            right = real[0] == "ok" and real[2] is want
+            guessed = None if negate or not (right or fooled) else note_guess(t, not right)
             if guessed:
-                text = ("an object of type %s.%s compares equal to %s, in a suite whose objects "
-                        "guess among the values they are asked about (%s)" % (
-                            t.__module__, t.__qualname__,
-                            short(other) if real[0] == "ok" and real[2] is want else
-                            "a decoy %s instead of %s" % (short(fooled[0]), short(other)),
-                            guessed))
-                state["forged"].append(text)
-                raise Forged(text)
+                forged("an object of type %s.%s compares equal to %s, in a suite whose objects "
+                       "guess among the values they are asked about (%s)" % (
+                           t.__module__, t.__qualname__, short(other) if right else
+                           "a decoy %s instead of %s" % (short(fooled[0]), short(other)),
+                           guessed), seen=False)
             if real[0] == "err":
                 raise real[1]
             if real[2] is None:
@@ -1790,18 +1795,13 @@ def _split_runner(ctx):
         passed = ok and r in (None, True)
         t = type_(h)
         if fooled and passed:
-            text = ("an object of type %s.%s is close to both %s and a decoy %s"
-                    % (t.__module__, t.__qualname__, short(v), short(fooled[0])))
-            state["forged"].append(text)
-            observe(text)
-            raise Forged(text)
+            forged("an object of type %s.%s is close to both %s and a decoy %s"
+                   % (t.__module__, t.__qualname__, short(v), short(fooled[0])))
         if (fooled or passed) and note_guess(t, not passed):
-            text = ("an object of type %s.%s is close to %s, in a suite whose objects guess "
-                    "among the values they are asked about" % (
-                        t.__module__, t.__qualname__, short(v) if passed else
-                        "a decoy %s instead of %s" % (short(fooled[0]), short(v))))
-            state["forged"].append(text)
-            raise Forged(text)
+            forged("an object of type %s.%s is close to %s, in a suite whose objects guess "
+                   "among the values they are asked about" % (
+                       t.__module__, t.__qualname__, short(v) if passed else
+                       "a decoy %s instead of %s" % (short(fooled[0]), short(v))), seen=False)
         if not ok:
             raise r
         return r

@@ -8,6 +8,7 @@ use tree_sitter::Node;
 use super::syntax::{find_all, import_bindings, line, text, walk};
 use super::{At, Ctx, Part};
 use crate::analysis::parse::parse_tree;
+use crate::text::shorten;
 
 pub(super) fn check(ctx: &mut Ctx<'_>) {
     syntax_errors(ctx);
@@ -298,14 +299,6 @@ fn commented_out_code(ctx: &mut Ctx<'_>, part: Part) {
             format!("Commented-out code: `{}`.", shorten(&body, 60)),
             Some(format!("delete the comment ({span})")),
         );
-    }
-}
-
-fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(max).collect::<String>())
     }
 }
 

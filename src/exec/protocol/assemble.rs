@@ -219,7 +219,7 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
             Some(m) => format!(
                 "a test run was tampered with ({}: {})",
                 t.id,
-                first_chars(m, 240)
+                crate::text::shorten(m, 240)
             ),
             None => format!("a test run was tampered with ({})", t.id),
         });
@@ -370,13 +370,5 @@ pub(crate) fn assemble(spec: &SuiteSpec, obs: Observed) -> SuiteResult {
         wall_s: obs.wall_s,
         leftovers,
         evidence,
-    }
-}
-
-/// At most `n` characters of `s`, with an ellipsis when there were more.
-fn first_chars(s: &str, n: usize) -> String {
-    match s.char_indices().nth(n) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_string(),
     }
 }
