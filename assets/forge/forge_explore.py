@@ -25,8 +25,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, broken, usable  # noqa: E402
-from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, literal,  # noqa: E402
-                          markers, max_instance, parse_type, shape_checked, strings_in, type_of_default)
+from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, last_method,  # noqa: E402
+                          literal, markers, max_instance, parse_type, sets_in, shape_checked,
+                          strings_in, type_of_default)
 
 
 class Explorer:
@@ -77,6 +78,8 @@ class Explorer:
         if kind == "size":
             sizes = [v for v in self.pool.by_kind["int"] if 0 <= v <= 1000]
             return {"lit": repr(rng.choice(sizes) if sizes and rng.random() < 0.7 else rng.randint(0, 12))}
+        if kind == "flatdict":  # looked-up keys, plain values (an item of a field's list)
+            return self.mapping(("dict", ("any",), ("any",)), depth, flat=True)
         if kind == "record":  # the keys an example shows, values of their types
             return {"dict": [[{"lit": repr(k)}, self.value(vt, [], depth + 1)] for k, vt in t[1:]]}
         if kind == "choice":  # one of the strings the reference compares it with
@@ -147,11 +150,12 @@ class Explorer:
         # (an earlier string may be a documented example holding a marker: `'a|b|a'`)
         return self.pool.pick(rng, "str") if self.pool.marked(text) else text
 
-    def mapping(self, t, depth):
-        """A dict: keys the reference looks up (most of the time, when it has any), values of
-        the value type, nested mappings of looked-up keys now and then."""
+    def mapping(self, t, depth, flat=False):
+        """A dict: keys the reference looks up (most of the time, when it has any), each once,
+        values of the value type, nested mappings of looked-up keys now and then (never when
+        `flat`)."""
         rng = self.rng
-        items = []
+        items, seen = [], set()
         # keys: those the reference looks up, and strings the sequence already used (a
         # table keyed by the city the constructor was given)
         known = self.keys + [repr(x) for x in self.strings[-4:]]
@@ -160,7 +164,10 @@ class Explorer:
                 k = {"lit": rng.choice(known)}
             else:
                 k = self.value(t[1] if t[1] != ("any",) else ("str",), [], depth + 1)
-            if t[2] == ("any",) and self.keys and depth < 3 and rng.random() < 0.25:
+            if json.dumps(k, sort_keys=True) in seen:
+                continue  # (a literal dict keeps the last of two equal keys: one is enough)
+            seen.add(json.dumps(k, sort_keys=True))
+            if t[2] == ("any",) and self.keys and depth < 3 and not flat and rng.random() < 0.25:
                 v = self.mapping(("dict", ("any",), ("any",)), depth + 1)
             else:
                 v = self.value(t[2], [], depth + 1)
@@ -207,6 +214,55 @@ class Explorer:
         args, kwargs = self.args(m, results)
         return {"method": m["name"], "args": args, "kwargs": kwargs}
 
+    def new_set(self, res):
+        """A step that sets one of the declared public fields of the instance, as ClassEval's
+        hand-written tests do (`player.current_song = 'song1'`, `order.menu = [...]`): the
+        states no call sequence reaches by itself. The value is of the field's current type
+        (read from the state after the last step): a list or dict with one more item like its
+        items, or a new one; a field that holds `None` takes an item of another field's
+        container (the song now on the playlist), a string the sequence used, or any pooled
+        value. None when no field holds plain data."""
+        rng = self.rng
+        trace = (res or {}).get("trace") or []
+        state = (trace[-1].get("state") or {}).get("0") if trace else None
+        current = {}
+        for f in self.plan.get("fields", []):
+            v = (state or {}).get(f)
+            if v and v[0] == "value":
+                try:
+                    current[f] = eval(v[1], {"__builtins__": {"float": float, "set": set,
+                                                              "frozenset": frozenset}})
+                except Exception:  # noqa: BLE001 - a literal we cannot read back
+                    pass
+        if not current:
+            return None
+        field = rng.choice(sorted(current))
+        return {"method": field, "set": True, "args": [self.field_value(current[field], current)],
+                "kwargs": {}}
+
+    def field_value(self, v, current):
+        rng = self.rng
+        if v is None:
+            items = [x for o in current.values() if isinstance(o, (list, tuple, set, dict))
+                     for x in o if literal(x) is not None]
+            if items and rng.random() < 0.6:
+                return {"lit": literal(rng.choice(sorted(items, key=repr)))}
+            if self.strings and rng.random() < 0.5:
+                return {"lit": _src(rng.choice(self.strings))}
+            return self.value(("any",), [])
+        t = type_of_value(v, rng, bool(self.keys))
+        if isinstance(v, list) and v and rng.random() < 0.5:
+            return {"list": [{"lit": literal(x) or "None"} for x in v] + [self.value(t[1], [])]}
+        if isinstance(v, dict) and v and rng.random() < 0.5:
+            keys = [k for k in v if isinstance(k, str)]
+            key = self.value(("str",), []) if not keys or rng.random() < 0.5 else \
+                {"lit": repr(rng.choice(keys))}
+            rest = [[{"lit": literal(k) or "None"}, {"lit": literal(x) or "None"}] for k, x in v.items()
+                    if {"lit": literal(k)} != key]
+            return {"dict": rest + [[key, self.value(type_of_value(next(iter(v.values())), rng,
+                                                                   bool(self.keys)), [])]]}
+        return self.value(t, [])
+
     def note_discarded(self, res):
         """Count why runs were discarded (the first broken contract), for the report."""
         for q in (res or {}).get("quirks", [])[:1]:
@@ -247,6 +303,10 @@ class Explorer:
                 res = self.runner.run(seq)
                 if res is None or res["stopped"] is not None:
                     break
+                if self.plan.get("fields") and sets_in(seq) < MAX_SETS and rng.random() < SET_RATE:
+                    assign = self.new_set(res)
+                    if assign is not None:
+                        seq["calls"].append(assign)
                 seq["calls"].append(self.new_call(res["plain"]))
             self.consider(seq)
         return done, False
@@ -271,7 +331,7 @@ class Explorer:
             return
         arcs = res["arcs"]
         new = arcs - self.covered
-        last = seq["calls"][-1]["method"] if seq["calls"] and res["stopped"] is None else None
+        last = last_method(seq) if res["stopped"] is None else None
         fresh_witness = last is not None and last not in self.witness
         if new or fresh_witness:
             self.covered |= arcs
@@ -282,6 +342,32 @@ class Explorer:
 
 
 MAX_REPAIRS = 12
+SET_RATE = 0.15  # of calls preceded by setting a field
+MAX_SETS = 2  # field settings per sequence
+
+
+def type_of_value(v, rng, keyed=False):
+    """The type (`parse_type`'s form) of values like `v`: a list's or set's items like its
+    first, a dict with string keys as a record of its keys (the menu's dishes), an empty
+    container's items of any type (flat mappings of the looked-up keys a third of the time
+    where the reference looks keys up: `keyed`)."""
+    if isinstance(v, bool):
+        return ("bool",)
+    for t in (int, float, str, bytes):
+        if isinstance(v, t):
+            return (t.__name__,)
+    if isinstance(v, (list, set, frozenset)):
+        kind = "list" if isinstance(v, list) else "set"
+        if v:
+            return (kind, type_of_value(sorted(v, key=repr)[0], rng, keyed))
+        return (kind, ("flatdict",) if keyed and rng.random() < 0.34 else ("any",))
+    if isinstance(v, tuple):
+        return ("tuple",) + tuple(type_of_value(x, rng, keyed) for x in v)
+    if isinstance(v, dict):
+        if v and all(isinstance(k, str) for k in v) and len(v) <= 8:
+            return ("record",) + tuple((k, type_of_value(x, rng, keyed)) for k, x in v.items())
+        return ("dict", ("any",), ("any",))
+    return ("any",)
 
 
 def failure(res, documented):

@@ -11,14 +11,12 @@ steering only; the suite's mutation score is rigor's, measured on the written te
 
 import json
 import os
-import resource
 import select
 import signal
 import types
 
-from forge_runner import assertions, holds
+from forge_runner import MEMORY_HEADROOM, assertions, holds, limit_memory
 
-MUTANT_MEMORY = 768 << 20  # address space a mutant's child may add to the explorer's
 
 
 def lines_of(arcs):
@@ -103,7 +101,7 @@ class MutantHunt:
             if pid == 0:  # the child
                 try:
                     os.close(r)
-                    _limit_memory()
+                    limit_memory(MEMORY_HEADROOM)
                     for mid, order in todo:
                         ans = self.first_kill(mid, runs, order)
                         os.write(w, ("%d %d\n" % (mid, ans)).encode())
@@ -160,18 +158,3 @@ class MutantHunt:
     def huntable(self):
         """Live mutants worth hunting (observable ones)."""
         return sorted(mid for mid in self.live if self.observable(mid))
-
-
-def _limit_memory():
-    """Cap the child's address space a little above what the explorer already maps."""
-    try:
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[0])
-        now = pages * os.sysconf("SC_PAGE_SIZE")
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = now + MUTANT_MEMORY
-        if hard != resource.RLIM_INFINITY:
-            cap = min(cap, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    except (OSError, ValueError):
-        pass

@@ -16,6 +16,7 @@ import importlib.util
 import io
 import os
 import random
+import resource
 import shutil
 import signal
 import sys
@@ -25,6 +26,27 @@ from forge_values import _Obj, observe, unclock
 
 BUILTIN_EXC = {name for name, v in vars(builtins).items()
                if isinstance(v, type) and issubclass(v, BaseException)}
+
+
+MEMORY_HEADROOM = 768 << 20  # address space a run may add to what the explorer maps
+
+
+def limit_memory(headroom):
+    """Cap this process's address space `headroom` above what it maps now: a call that would
+    allocate without end (`math.factorial` of a result fed back as an argument, a mutant's
+    `[None] * n`) raises MemoryError instead of taking the explorer down at the sandbox's
+    memory limit. (The timer cannot stop a long C call; memory at least is bounded.)"""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[0])
+        now = pages * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = now + headroom
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    except (OSError, ValueError):
+        pass
 
 
 class CallTimeout(BaseException):
@@ -63,6 +85,7 @@ class Runner:
                 sys.modules[spec.name] = module
                 spec.loader.exec_module(module)
             self.cls = getattr(module, plan["class"])
+            limit_memory(MEMORY_HEADROOM)
         except BaseException as e:  # the reference itself does not import: say why
             self.load_error = {"load_error": "%s: %s" % (type(e).__name__, str(e)[:500])}
             self.cls = None
@@ -137,20 +160,25 @@ class Runner:
         stopped, timeout = None, False
         before = _seed_random(self.random_seed)
         try:
-            steps = [("__init__", seq["init"], seq.get("init_kwargs", {}))]
-            steps += [(c["method"], c["args"], c.get("kwargs", {})) for c in seq["calls"]]
-            for i, (name, args, kwargs) in enumerate(steps):
+            steps = [("__init__", seq["init"], seq.get("init_kwargs", {}), False)]
+            steps += [(c["method"], c["args"], c.get("kwargs", {}), c.get("set", False))
+                      for c in seq["calls"]]
+            for i, (name, args, kwargs, assign) in enumerate(steps):
                 try:
                     a = [self.resolve(x, cls, insts, results, tracer) for x in args]
                     k = {n: self.resolve(x, cls, insts, results, tracer) for n, x in kwargs.items()}
                 except _Unbuildable:
                     return None
                 rec = {"method": name}
+                if assign:
+                    rec["set"] = True
                 t0 = time.perf_counter()
                 try:
                     with self.quiet(), self.timer(self.timeout), _tracing(tracer):
                         if i == 0:
                             value = cls(*a, **k)
+                        elif assign:  # `obj.field = value`: a declared field set as tests do
+                            value = setattr(insts[0], name, a[0])
                         else:
                             value = self.invoke(cls, insts[0], name, a, k)
                 except CallTimeout:
@@ -173,7 +201,7 @@ class Runner:
                     rec["out"] = "ret"
                     if i == 0:
                         insts[0] = value
-                    else:
+                    elif not assign:
                         rec["value"] = list(observe(value))
                         if name in self.valued:
                             rec["valued"] = True
@@ -403,11 +431,14 @@ def assertions(trace):
     `return None` and returns values elsewhere: `valued_methods`), or else only that
     the call returned (`ok`: a test errors when a call raises); then each instance
     field whose value changed since the previous step (all of them after the constructor).
-    Opaque values and missing fields are recorded, never asserted."""
+    Opaque values and missing fields are recorded, never asserted. A step that sets a field
+    (`obj.field = value`) asserts nothing of its own, and not the value it set."""
     out = []
     prev = {}
     for i, rec in enumerate(trace):
-        if rec.get("out") == "exc":
+        if rec.get("set"):
+            pass
+        elif rec.get("out") == "exc":
             base = rec["bases"][0] if rec.get("bases") else "Exception"
             out.append({"step": i, "kind": "raises", "exc": base})
         elif rec.get("out") == "ret" and i > 0:
@@ -423,6 +454,8 @@ def assertions(trace):
                 if prev.get((inst, f)) == v:
                     continue
                 prev[(inst, f)] = v
+                if rec.get("set") and inst == "0" and f == rec["method"]:
+                    continue
                 out.append({"step": i, "kind": "field", "inst": int(inst), "field": f,
                             "src": v[1], "norm": v[2]})
     return out

@@ -6,7 +6,7 @@ import time
 
 from forge_mutants import MutantHunt, lines_of
 from forge_runner import assertions, holds, usable
-from forge_values import max_instance, strings_in, unclock
+from forge_values import last_method, max_instance, strings_in, unclock
 
 
 def finish(plan, ex, runner, deadline):
@@ -18,8 +18,8 @@ def finish(plan, ex, runner, deadline):
             goals[idx].add(("mutant", mid))
         out["deadline_hit"] = hunt_more(plan, ex, runner, hunt, goals, deadline)
     for idx, (seq, trace, arcs) in enumerate(ex.corpus):
-        if seq["calls"] and trace and trace[-1].get("out") in ("ret", "exc"):
-            goals[idx].add(("method", seq["calls"][-1]["method"]))
+        if last_method(seq) and trace and trace[-1].get("out") in ("ret", "exc"):
+            goals[idx].add(("method", last_method(seq)))
     chosen = greedy(goals, ex.corpus)
     tests = []
     for idx, assigned in chosen:
@@ -38,7 +38,7 @@ def finish(plan, ex, runner, deadline):
                       "unruly": sorted(hunt.unruly)}
     out["methods_without_test"] = sorted(
         m["name"] for m in ex.methods
-        if not any(t["seq"]["calls"] and t["seq"]["calls"][-1]["method"] == m["name"] for t in out["tests"]))
+        if not any(last_method(t["seq"]) == m["name"] for t in out["tests"]))
     return out
 
 
@@ -87,7 +87,12 @@ def variant(ex, hunt, mid):
     if how < 0.4 and seq["calls"]:
         k = rng.randrange(len(seq["calls"]))
         m = by_name.get(seq["calls"][k]["method"])
-        if m is not None and m.get("kind") != "property":
+        if seq["calls"][k].get("set"):
+            # another field setting, from the state the calls before it leave
+            assign = ex.new_set(ex.runner.run(dict(seq, calls=seq["calls"][:k])))
+            if assign is not None:
+                seq["calls"][k] = assign
+        elif m is not None and m.get("kind") != "property":
             a, kw = ex.args(m, [])
             seq["calls"][k] = {"method": m["name"], "args": a, "kwargs": kw}
     elif how < 0.8:
@@ -138,7 +143,7 @@ def greedy(goals, corpus):
 def shrink(seq, trace, assigned, runner, hunt):
     """Drop calls (last first) while the sequence still reaches every goal it was chosen for
     and its last call is still to the same method."""
-    target = seq["calls"][-1]["method"] if seq["calls"] else None
+    target = last_method(seq)
     best, best_trace = seq, trace
     changed = True
     while changed:
@@ -149,7 +154,7 @@ def shrink(seq, trace, assigned, runner, hunt):
                 continue
             cand = {"init": best["init"], "init_kwargs": best.get("init_kwargs", {}),
                     "calls": _renumber(calls, i + 1)}
-            if target and (not cand["calls"] or cand["calls"][-1]["method"] != target):
+            if target and last_method(cand) != target:
                 continue
             res = runner.run(cand)
             if not usable(res, runner.documented) or not keeps(cand, res, assigned, hunt):
@@ -164,7 +169,7 @@ def keeps(seq, res, assigned, hunt):
     for g in assigned:
         if g[0] == "arc" and (g[1], g[2]) not in arcs:
             return False
-        if g[0] == "method" and (not seq["calls"] or seq["calls"][-1]["method"] != g[1]):
+        if g[0] == "method" and last_method(seq) != g[1]:
             return False
     mutants = {g[1] for g in assigned if g[0] == "mutant"}
     return not mutants or hunt.still_kills((seq, res["trace"], arcs), mutants)

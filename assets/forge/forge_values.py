@@ -308,6 +308,9 @@ def kind_of(v):
     return None
 
 
+MAX_INT_BITS = 3300  # about 1,000 decimal digits
+
+
 def literal(v, depth=0):
     """The Python source of plain data `v` that evaluates back to an equal value, or None
     when `v` is not plain data (objects, generators, huge or cyclic values)."""
@@ -316,7 +319,8 @@ def literal(v, depth=0):
     if isinstance(v, bool) or v is None:
         return repr(v)
     if type(v) is int:
-        return repr(v)
+        # (a 4,300-digit int has no repr at all; one of 1,000 digits no reader checks)
+        return repr(v) if v.bit_length() <= MAX_INT_BITS else None
     if type(v) is float:
         if math.isnan(v):
             return None  # NaN equals nothing: not asserted
@@ -448,6 +452,18 @@ def max_instance(seq):
 
     walk(seq)
     return best
+
+
+def last_method(seq):
+    """The method a sequence's last call calls; None without calls, or when its last step sets
+    a field."""
+    calls = seq["calls"]
+    return calls[-1]["method"] if calls and not calls[-1].get("set") else None
+
+
+def sets_in(seq):
+    """How many of a sequence's steps set a field."""
+    return sum(1 for c in seq["calls"] if c.get("set"))
 
 
 def strings_in(seq):

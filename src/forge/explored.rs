@@ -50,11 +50,15 @@ pub enum Arg {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
+    /// The method called, or the field set.
     pub method: String,
     #[serde(default)]
     pub args: Vec<Arg>,
     #[serde(default)]
     pub kwargs: BTreeMap<String, Arg>,
+    /// `obj.<method> = args[0]`: a declared public field set, as hand-written tests do.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub set: bool,
 }
 
 /// A constructor call, then method calls on the instance.

@@ -64,14 +64,16 @@ fn camel(name: &str) -> String {
 
 /// The test class a sequence belongs to: the method its last call calls, unless it calls three
 /// or more distinct methods (or none): then the class-level one.
+/// Field settings (`obj.x = v`) are not calls: they neither count nor name the group.
 fn group_of(seq: &Sequence) -> Option<&str> {
-    let mut distinct: Vec<&str> = seq.calls.iter().map(|c| c.method.as_str()).collect();
+    let calls = || seq.calls.iter().filter(|c| !c.set);
+    let mut distinct: Vec<&str> = calls().map(|c| c.method.as_str()).collect();
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() >= 3 {
         return None;
     }
-    seq.calls.last().map(|c| c.method.as_str())
+    calls().last().map(|c| c.method.as_str())
 }
 
 /// Write the suite for `class_name`; `kinds` says which methods are static, class methods or
@@ -243,6 +245,10 @@ fn referenced(seq: &Sequence) -> Vec<usize> {
 }
 
 fn call_expr(r: &mut Render<'_>, kinds: &BTreeMap<String, &str>, c: &Call) -> String {
+    if c.set {
+        let value = c.args.first().map_or_else(|| "None".into(), |a| r.arg(a));
+        return format!("obj.{} = {value}", c.method);
+    }
     match kinds.get(&c.method).copied().unwrap_or("method") {
         "property" => format!("obj.{}", c.method),
         "static" | "class" => {
@@ -295,6 +301,8 @@ fn render_test(
             r.lines.push(format!("with self.assertRaises({exc}):"));
             r.lines.push(format!("    {expr}"));
             expected.push(format!("raises {exc}"));
+        } else if step > 0 && t.seq.calls[step - 1].set {
+            r.lines.push(expr.clone());
         } else if step == 0 || returns.is_some() || used.contains(&step) {
             r.lines.push(format!("{target} = {expr}"));
         } else {
@@ -303,7 +311,7 @@ fn render_test(
         if let Some((src, norm)) = &returns {
             r.lines.push(compare(&target, src, norm));
             expected.push(format!("returns {src}"));
-        } else if raises.is_none() && step > 0 {
+        } else if raises.is_none() && step > 0 && !t.seq.calls[step - 1].set {
             expected.push("returns (not compared)".into());
         }
         for a in &here {
@@ -376,6 +384,30 @@ mod tests {
         );
         assert_eq!(suite.traces[1].steps[3].expected, "raises ValueError");
         assert_eq!(suite.traces[1].id, "BankAccountTestMain.test_main_1");
+    }
+
+    #[test]
+    fn a_field_setting_is_a_statement_that_neither_groups_nor_counts() {
+        let t = explored(
+            r#"{"seq": {"init": [], "calls": [
+                  {"method": "playlist", "set": true, "args": [{"list": [{"lit": "'a'"}]}]},
+                  {"method": "current_song", "set": true, "args": [{"lit": "'a'"}]},
+                  {"method": "switch_song", "args": []}]},
+                "trace": [],
+                "assertions": [{"kind": "returns", "step": 3, "src": "False", "norm": ""}]}"#,
+        );
+        let methods = vec!["switch_song".to_string()];
+        let suite = write("MusicPlayer", &methods, &BTreeMap::new(), &[t]);
+        assert_eq!(suite.classes[0].0, "MusicPlayerTestSwitchSong");
+        assert!(suite.module.contains("        obj = MusicPlayer()
+        obj.playlist = ['a']
+        obj.current_song = 'a'
+        r3 = obj.switch_song()
+        self.assertEqual(r3, False)
+"), "{}", suite.module);
+        let steps = &suite.traces[0].steps;
+        assert_eq!(steps[2].call, "obj.current_song = 'a'");
+        assert_eq!(steps[2].expected, "");
     }
 
     #[test]
