@@ -374,3 +374,89 @@ fn an_examples_shape_gives_way_where_the_reference_checks_it() {
         "well-formed ones are built from the example's shape:\n{m}"
     );
 }
+
+const PLAYER: &str = r#"class Player:
+    """A playlist and the song now playing."""
+
+    def __init__(self):
+        self.playlist = []
+        self.current = None
+
+    def add(self, song):
+        """Add a song to the playlist.
+        :param song: str
+        """
+        self.playlist.append(song)
+
+    def next(self):
+        """Move to the song after the current one.
+        :return: bool, False when nothing plays or the current song is the last
+        """
+        if self.current is None:
+            return False
+        i = self.playlist.index(self.current)
+        if i + 1 < len(self.playlist):
+            self.current = self.playlist[i + 1]
+            return True
+        return False
+"#;
+
+#[test]
+fn a_field_no_method_sets_is_set_as_hand_written_tests_set_it() {
+    // No method sets `current`: only a test that sets it (as ClassEval_61's do) reaches the
+    // branches after `is None`. The value is a song on the playlist (an item of another
+    // field's container), so `index` finds it.
+    let f = forge("Player", PLAYER);
+    let m = module(&f);
+    assert!(m.contains("        obj.current = '"), "{m}");
+    assert_eq!(f.evidence.missing_arcs, [], "{:?}\n{m}", f.evidence);
+}
+
+const TRACKER: &str = r#"class Tracker:
+    """Daily calories by sex."""
+
+    def __init__(self, sex, weight):
+        """
+        :param sex: str, "male" or "female"
+        :param weight: int, kilograms
+        """
+        self.sex = sex
+        self.weight = weight
+        self.days = 0
+
+    def advance(self):
+        """Count one more day.
+        :return: int, the days counted
+        """
+        self.days += 1
+        return self.days
+
+    def calories(self):
+        """The calories for a day.
+        :return: int
+        """
+        if self.sex == "male":
+            return 10 * self.weight + 5
+        elif self.sex == "female":
+            return 10 * self.weight - 161
+        return 0
+"#;
+
+#[test]
+fn a_field_the_class_gives_values_is_set_only_to_those() {
+    // `sex` takes the two values the constructor is given; a test that set it to another
+    // would assert the reference's `return 0`, which no docstring asks for (ClassEval_40's
+    // forged `obj.sex = 'a'` failed correct classes that raise there).
+    let f = forge("Tracker", TRACKER);
+    let m = module(&f);
+    for line in m.lines().map(str::trim) {
+        if let Some(v) = line.strip_prefix("obj.sex = ") {
+            assert!(v == "'male'" || v == "'female'", "{line}\n{m}");
+        }
+    }
+    assert!(
+        f.evidence.missing_arcs.iter().any(|a| a.0 > 0),
+        "the unknown-sex branch stays untested: {:?}\n{m}",
+        f.evidence
+    );
+}

@@ -26,8 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, broken, usable  # noqa: E402
 from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, last_method,  # noqa: E402
-                          literal, markers, max_instance, parse_type, sets_in, shape_checked,
-                          strings_in, type_of_default)
+                          literal, markers, max_instance, numbers_in, parse_type, sets_in,
+                          shape_checked, strings_in, type_of_default)
 
 
 class Explorer:
@@ -59,12 +59,24 @@ class Explorer:
             except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                 pass
         self.strings = []  # strings the sequence being built uses
+        self.numbers = []  # and numbers
+        self.bank = {}  # field -> the distinct plain values (sources) it held in usable runs
+        self.field_params = field_params("\n".join(runner.ref_lines), plan["class"],
+                                         {p["name"] for p in plan["init"].get("params", [])})
+        self.setting = False  # fields are set once the first runs have filled the bank
         self.corpus = []  # kept sequences: (seq, trace, goals)
         self.covered = set()
         self.witness = {}
         self.discarded = {}
 
     # -- generation ------------------------------------------------------------------------
+
+    def resume(self, seq):
+        """Build on `seq` (None: a new sequence): its instances, strings and numbers are the
+        ones new calls may reuse."""
+        self.instances = max_instance(seq) if seq else 0
+        self.strings = strings_in(seq) if seq else []
+        self.numbers = numbers_in(seq) if seq else []
 
     def value(self, t, results, depth=0):
         rng = self.rng
@@ -87,12 +99,26 @@ class Explorer:
             if isinstance(v, str):  # (an enumeration's values may be ints)
                 self.strings.append(v)
             return {"lit": _src(v)}
+        if kind == "complex":  # pooled parts, now and then a real number
+            re_part, im_part = (self.pool.pick(rng, rng.choice(("float", "int"))) for _ in "ri")
+            im_part = 0 if rng.random() < 0.2 else im_part
+            try:
+                return {"lit": _src(complex(re_part, im_part))}
+            except (TypeError, ValueError, OverflowError):
+                return {"lit": "1j"}
         if kind in ("int", "float", "str", "bool", "bytes", "none"):
             if kind == "float" and rng.random() < 0.3:
                 kind = "int"
             v = self.pool.pick(rng, kind)
             if kind == "int" and rng.random() < 0.2:
                 v = rng.randint(-3, 12)
+            if kind in ("int", "float") and self.numbers and rng.random() < 0.2:
+                # a number the sequence already used: the point that is one of the
+                # interpolation's knots, the amount just deposited
+                same = [x for x in self.numbers if kind == "float" or type(x) is int]
+                v = rng.choice(same) if same else v
+            if kind in ("int", "float") and type(v) in (int, float):
+                self.numbers.append(v)
             if kind == "str" and self.strings and rng.random() < 0.2:
                 # a string the sequence already used as it is: the key an earlier call stored
                 # under (delete or look up the student just inserted)
@@ -217,11 +243,17 @@ class Explorer:
     def new_set(self, res):
         """A step that sets one of the declared public fields of the instance, as ClassEval's
         hand-written tests do (`player.current_song = 'song1'`, `order.menu = [...]`): the
-        states no call sequence reaches by itself. The value is of the field's current type
-        (read from the state after the last step): a list or dict with one more item like its
-        items, or a new one; a field that holds `None` takes an item of another field's
-        container (the song now on the playlist), a string the sequence used, or any pooled
-        value. None when no field holds plain data."""
+        states no call sequence reaches by itself. A field the constructor assigns a parameter
+        to (`self.sex = sex`) takes what that parameter takes (its documented choices, a size
+        that is never negative). A field the class gave two or more values
+        in the runs so far (`self.bank`: a board after some moves, the sex the constructor
+        was given) takes one of those: its domain is what the class itself makes of it, and a
+        value outside it (a fourth row of a 3×3 board, a sex the class does not know) tests
+        what nobody specified. A field no run changed (set by no method) takes a value of its
+        current type (read from the state after the last step): a list or dict with one more
+        item like its items, or a new one; a field that holds `None` takes an item of another
+        field's container (the song now on the playlist), a string the sequence used, or any
+        pooled value. None when no field holds plain data."""
         rng = self.rng
         trace = (res or {}).get("trace") or []
         state = (trace[-1].get("state") or {}).get("0") if trace else None
@@ -237,8 +269,28 @@ class Explorer:
         if not current:
             return None
         field = rng.choice(sorted(current))
-        return {"method": field, "set": True, "args": [self.field_value(current[field], current)],
-                "kwargs": {}}
+        seen = self.bank.get(field, [])
+        init = (self.plan["init"]["name"], self.field_params.get(field))
+        if init in self.types:  # `self.sex = sex`: what the parameter takes
+            value = self.value(self.type_of(*init), [])
+        elif len(seen) >= 2:
+            value = {"lit": rng.choice(seen)}
+        else:
+            value = self.field_value(current[field], current)
+        return {"method": field, "set": True, "args": [value], "kwargs": {}}
+
+    def remember(self, trace):
+        """Add the plain values the instance's fields held in a run to `self.bank`, up to
+        its first field setting (what follows grew from a value we made, not the class)."""
+        for rec in trace:
+            if rec.get("set"):
+                break
+            for f, v in ((rec.get("state") or {}).get("0") or {}).items():
+                if v[0] != "value" or v[2]:  # (a normalised value is not the value itself)
+                    continue
+                seen = self.bank.setdefault(f, [])
+                if v[1] not in seen and len(seen) < BANK_SIZE:
+                    seen.append(v[1])
 
     def field_value(self, v, current):
         rng = self.rng
@@ -282,9 +334,10 @@ class Explorer:
         for done in range(1, iterations + 1):
             if time.monotonic() > deadline:
                 return done, True
+            # (after a quarter of the rounds the bank holds what the class makes of its fields)
+            self.setting = bool(self.plan.get("fields")) and done > iterations // 4
             if not self.corpus or rng.random() < 0.25:
-                self.instances = 0
-                self.strings = []
+                self.resume(None)
                 ctor_args, ctor_kwargs = self.args(self.plan["init"], [])
                 seq = {"init": ctor_args, "init_kwargs": ctor_kwargs, "calls": []}
             else:
@@ -292,8 +345,7 @@ class Explorer:
                 keep = rng.randint(0, len(base["calls"]))
                 seq = {"init": base["init"], "init_kwargs": base.get("init_kwargs", {}),
                        "calls": list(base["calls"][:keep])}
-                self.instances = max_instance(seq)
-                self.strings = strings_in(seq)
+                self.resume(seq)
             if not self.methods:
                 self.consider(seq)
                 continue
@@ -303,7 +355,7 @@ class Explorer:
                 res = self.runner.run(seq)
                 if res is None or res["stopped"] is not None:
                     break
-                if self.plan.get("fields") and sets_in(seq) < MAX_SETS and rng.random() < SET_RATE:
+                if self.setting and sets_in(seq) < MAX_SETS and rng.random() < SET_RATE:
                     assign = self.new_set(res)
                     if assign is not None:
                         seq["calls"].append(assign)
@@ -329,6 +381,7 @@ class Explorer:
         if not usable(res, self.runner.documented):
             self.note_discarded(res)
             return
+        self.remember(res["trace"])
         arcs = res["arcs"]
         new = arcs - self.covered
         last = last_method(seq) if res["stopped"] is None else None
@@ -344,6 +397,31 @@ class Explorer:
 MAX_REPAIRS = 12
 SET_RATE = 0.15  # of calls preceded by setting a field
 MAX_SETS = 2  # field settings per sequence
+BANK_SIZE = 40  # values remembered per field
+
+
+def field_params(source, class_name, params):
+    """field -> constructor parameter, for the fields the class's `__init__` assigns a
+    parameter to as it is (`self.sex = sex`)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.ClassDef) and node.name == class_name):
+            continue
+        for f in node.body:
+            if not (isinstance(f, ast.FunctionDef) and f.name == "__init__"):
+                continue
+            for st in ast.walk(f):
+                if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                        isinstance(st.value, ast.Name) and st.value.id in params:
+                    t = st.targets[0]
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
+                            t.value.id == "self":
+                        out[t.attr] = st.value.id
+    return out
 
 
 def type_of_value(v, rng, keyed=False):
@@ -380,6 +458,10 @@ def failure(res, documented):
 
 NO_ATTRIBUTE = re.compile(r"'([\w.]+)' object has no attribute '(\w+)'$")
 NOT_CALLABLE = re.compile(r"'([\w.]+)' object is not callable$")
+# A value subscripted by a key though it is no mapping: `item['name']` on an int, or on a
+# string or list (whose indices must be integers).
+NOT_SUBSCRIPTABLE = re.compile(r"'([\w.]+)' object is not subscriptable$"
+                               r"|(str|list|tuple)(?:ing)? indices must be integers")
 
 
 def missing_key(fail):
@@ -401,7 +483,8 @@ def repairable(fail):
         return False
     return missing_key(fail) is not None or \
         fail[1] == "AttributeError" and NO_ATTRIBUTE.match(fail[2]) is not None or \
-        fail[1] == "TypeError" and NOT_CALLABLE.match(fail[2]) is not None
+        fail[1] == "TypeError" and (NOT_CALLABLE.match(fail[2]) is not None
+                                    or NOT_SUBSCRIPTABLE.match(fail[2]) is not None)
 
 
 def specs(node, path=()):
@@ -495,6 +578,17 @@ def _edits(ex, seq, fail):
                     yield i, p, lambda n, value=value: dict(n, obj=n["obj"] + [[name, value]])
                 else:
                     yield i, p, lambda n, value=value: {"obj": [[name, value]]}
+        return
+    m = NOT_SUBSCRIPTABLE.match(fail[2]) if fail[1] == "TypeError" else None
+    if m is not None:
+        # a dict in its place (whose keys the next `KeyError` names), else a list
+        owner = m.group(1) or m.group(2)
+        for i, p, n in places:
+            if _type_name(n) != owner:
+                continue
+            for value in ({"dict": []}, {"list": [{"lit": _src(ex.pool.pick(ex.rng, "int"))}]}):
+                if _type_name(value) != owner:
+                    yield i, p, lambda n, value=value: value
         return
     m = NOT_CALLABLE.match(fail[2]) if fail[1] == "TypeError" else None
     if m is not None:
@@ -629,7 +723,8 @@ def _fits(v, t):
         return type(v) is int and v >= 0
     if kind == "record":
         return isinstance(v, dict) and set(v) == {k for k, _ in t[1:]}
-    mapping = {"int": int, "float": (int, float), "str": str, "bool": bool, "bytes": bytes,
+    mapping = {"int": int, "float": (int, float), "complex": (int, float, complex), "str": str,
+               "bool": bool, "bytes": bytes,
                "list": list, "dict": dict, "tuple": tuple, "set": set}
     want = mapping.get(kind)
     return want is not None and isinstance(v, want) and not (kind == "int" and isinstance(v, bool))

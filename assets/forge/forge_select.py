@@ -6,7 +6,7 @@ import time
 
 from forge_mutants import MutantHunt, lines_of
 from forge_runner import assertions, holds, usable
-from forge_values import last_method, max_instance, strings_in, unclock
+from forge_values import last_method, unclock
 
 
 def finish(plan, ex, runner, deadline):
@@ -80,8 +80,7 @@ def variant(ex, hunt, mid):
     base = rng.choice(near)
     seq = {"init": base["init"], "init_kwargs": base.get("init_kwargs", {}),
            "calls": list(base["calls"])}
-    ex.instances = max_instance(seq)
-    ex.strings = strings_in(seq)  # new calls may reuse the keys this sequence stored
+    ex.resume(seq)  # new calls may reuse the keys this sequence stored
     how = rng.random()
     by_name = {m["name"]: m for m in ex.methods}
     if how < 0.4 and seq["calls"]:
@@ -108,8 +107,7 @@ def variant(ex, hunt, mid):
 
 
 def fresh_sequence(ex):
-    ex.instances = 0
-    ex.strings = []
+    ex.resume(None)
     a, k = ex.args(ex.plan["init"], [])
     seq = {"init": a, "init_kwargs": k, "calls": []}
     for _ in range(ex.rng.randint(1, ex.max_calls)):

@@ -16,7 +16,7 @@ DOC_WORDS = {
     "int": "int", "integer": "int", "float": "float", "number": "float", "double": "float",
     "str": "str", "string": "str", "bool": "bool", "boolean": "bool", "list": "list",
     "array": "list", "dict": "dict", "dictionary": "dict", "tuple": "tuple", "set": "set",
-    "bytes": "bytes", "none": "None", "nonetype": "None",
+    "bytes": "bytes", "none": "None", "nonetype": "None", "complex": "complex",
 }
 
 PLAIN_SCALARS = (bool, int, float, str, bytes, type(None))
@@ -99,7 +99,7 @@ def _singular(word):
 
 def _named(name):
     low = name.lower()
-    if low in ("int", "float", "str", "bool", "bytes"):
+    if low in ("int", "float", "str", "bool", "bytes", "complex"):
         return (low,)
     if low in ("none", "nonetype"):
         return ("none",)
@@ -468,6 +468,16 @@ def sets_in(seq):
 
 def strings_in(seq):
     """The string literals a sequence's arguments use, in order."""
+    return literals_in(seq, lambda v: isinstance(v, str))
+
+
+def numbers_in(seq):
+    """The int and float literals a sequence's arguments use, in order."""
+    return literals_in(seq, lambda v: type(v) in (int, float))
+
+
+def literals_in(seq, wanted):
+    """The literal values of a sequence's arguments that `wanted` accepts, in order."""
     out = []
 
     def walk(a):
@@ -477,7 +487,7 @@ def strings_in(seq):
                     v = ast.literal_eval(a["lit"])
                 except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
                     return
-                if isinstance(v, str):
+                if wanted(v):
                     out.append(v)
                 return
             for x in a.values():
