@@ -35,15 +35,21 @@ const VAULT: &str = r#"class Vault:
         return self.opened
 "#;
 
-const GATE: &str = r#"class Gate:
+// The gate's word is one no search finds (a digest, not a pattern that pooled strings can be
+// composed into), so the forge asks the model about Gate too.
+const GATE: &str = r#"import hashlib
+
+
+class Gate:
     """A gate with a secret word."""
 
     def __init__(self):
         self.state = "closed"
 
     def say(self, word):
-        """Say a word; the gate opens for a 17-letter word starting with "qx"."""
-        if isinstance(word, str) and len(word) == 17 and word.startswith("qx"):
+        """Say a word; the gate opens for its secret word only."""
+        digest = hashlib.sha256(str(word).encode()).hexdigest()
+        if digest == "c468187b97915cfb913374c87324219ab73bca9ee328a0cc6a6f76add2ac5a50":
             self.state = "open"
         return self.state
 "#;

@@ -399,12 +399,18 @@ mod tests {
         let methods = vec!["switch_song".to_string()];
         let suite = write("MusicPlayer", &methods, &BTreeMap::new(), &[t]);
         assert_eq!(suite.classes[0].0, "MusicPlayerTestSwitchSong");
-        assert!(suite.module.contains("        obj = MusicPlayer()
+        assert!(
+            suite.module.contains(
+                "        obj = MusicPlayer()
         obj.playlist = ['a']
         obj.current_song = 'a'
         r3 = obj.switch_song()
         self.assertEqual(r3, False)
-"), "{}", suite.module);
+"
+            ),
+            "{}",
+            suite.module
+        );
         let steps = &suite.traces[0].steps;
         assert_eq!(steps[2].call, "obj.current_song = 'a'");
         assert_eq!(steps[2].expected, "");
