@@ -73,7 +73,7 @@ fn group_of(seq: &Sequence) -> Option<&str> {
     if distinct.len() >= 3 {
         return None;
     }
-    calls().last().map(|c| c.method.as_str())
+    calls().next_back().map(|c| c.method.as_str())
 }
 
 /// Write the suite for `class_name`; `kinds` says which methods are static, class methods or
