@@ -26,8 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from forge_runner import Runner, broken, usable  # noqa: E402
 from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, last_method,  # noqa: E402
-                          literal, markers, max_instance, numbers_in, parse_type, sets_in,
-                          shape_checked, strings_in, type_of_default)
+                          field_params, literal, markers, max_instance, numbers_in, parse_type,
+                          sets_in, shape_checked, strings_in, type_of_default)
 
 
 class Explorer:
@@ -398,30 +398,6 @@ MAX_REPAIRS = 12
 SET_RATE = 0.15  # of calls preceded by setting a field
 MAX_SETS = 2  # field settings per sequence
 BANK_SIZE = 40  # values remembered per field
-
-
-def field_params(source, class_name, params):
-    """field -> constructor parameter, for the fields the class's `__init__` assigns a
-    parameter to as it is (`self.sex = sex`)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return {}
-    out = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.ClassDef) and node.name == class_name):
-            continue
-        for f in node.body:
-            if not (isinstance(f, ast.FunctionDef) and f.name == "__init__"):
-                continue
-            for st in ast.walk(f):
-                if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
-                        isinstance(st.value, ast.Name) and st.value.id in params:
-                    t = st.targets[0]
-                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
-                            t.value.id == "self":
-                        out[t.attr] = st.value.id
-    return out
 
 
 def type_of_value(v, rng, keyed=False):

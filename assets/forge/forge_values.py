@@ -43,16 +43,20 @@ def attr_name_ok(name):
     return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_")
 
 
+def parsed(source):
+    """The reference's syntax tree; None when it does not parse."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
 def attr_uses(source):
     """How the reference uses attributes by name: {"call"} when it calls `x.name(...)`,
     {"index"} when it subscripts `x.name[...]` (the first kind of value an argument
     object's attribute of that name is tried with)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return {}
     out = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(parsed(source) or ast.Module(body=[], type_ignores=[])):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             out.setdefault(node.func.attr, set()).add("call")
         elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
@@ -464,6 +468,26 @@ def last_method(seq):
 def sets_in(seq):
     """How many of a sequence's steps set a field."""
     return sum(1 for c in seq["calls"] if c.get("set"))
+
+
+def field_params(source, class_name, params):
+    """field -> constructor parameter, for the fields the class's `__init__` assigns a
+    parameter to as it is (`self.sex = sex`)."""
+    out = {}
+    for node in ast.walk(parsed(source) or ast.Module(body=[], type_ignores=[])):
+        if not (isinstance(node, ast.ClassDef) and node.name == class_name):
+            continue
+        for f in node.body:
+            if not (isinstance(f, ast.FunctionDef) and f.name == "__init__"):
+                continue
+            for st in ast.walk(f):
+                if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                        isinstance(st.value, ast.Name) and st.value.id in params:
+                    t = st.targets[0]
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
+                            t.value.id == "self":
+                        out[t.attr] = st.value.id
+    return out
 
 
 def strings_in(seq):
