@@ -163,14 +163,24 @@ pub enum ProjectEnv {
 
 impl ProjectEnv {
     /// The environment for a dataset given by path (`None`: the bundled sample, ClassEval's
-    /// kind). A RealClassEval folder is recognised as `dataset::load` does: by its CSV.
+    /// kind). A RealClassEval folder is recognised as `dataset::load` does: by its CSV; a
+    /// dataset `forge` wrote, by the environment its tests were validated in (each task
+    /// records its interpreter: a forged RealClassEval class runs where it was validated).
     pub fn for_dataset(dataset: Option<&Path>) -> ProjectEnv {
         match dataset {
             Some(p) if p.is_dir() && p.join("classes_full_docstr.csv").is_file() => {
                 ProjectEnv::RealClassEval
             }
+            Some(p) if p.is_file() => forged_in(p).unwrap_or(ProjectEnv::ClassEval),
             _ => ProjectEnv::ClassEval,
         }
+    }
+
+    /// The environment an interpreter path belongs to (`…/.python/<name>/bin/python`).
+    fn of_python(executable: &str) -> Option<ProjectEnv> {
+        [ProjectEnv::ClassEval, ProjectEnv::RealClassEval]
+            .into_iter()
+            .find(|env| Path::new(executable).ends_with(env.rel_dir().join("bin/python")))
     }
 
     pub fn name(self) -> &'static str {
@@ -199,6 +209,23 @@ impl ProjectEnv {
         let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
         cwd.into_iter().chain([checkout]).find(|p| p.is_file())
     }
+}
+
+/// The project environment a forged dataset's first task was validated in
+/// (`provenance.forge.python.executable`); `None` for any other file, or one that does not
+/// read as a classlab dataset (the loader reports that).
+fn forged_in(path: &Path) -> Option<ProjectEnv> {
+    #[derive(serde::Deserialize)]
+    struct Dataset {
+        tasks: Vec<serde_json::Value>,
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let ds: Dataset = serde_json::from_reader(std::io::BufReader::new(file)).ok()?;
+    let exe = ds
+        .tasks
+        .first()?
+        .pointer("/provenance/forge/python/executable")?;
+    ProjectEnv::of_python(exe.as_str()?)
 }
 
 /// The interpreter a dataset gets when neither `--python` nor the config names one: the

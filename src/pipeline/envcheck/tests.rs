@@ -161,6 +161,28 @@ fn the_project_environment_follows_the_dataset() {
         ProjectEnv::for_dataset(Some(dir.path())),
         ProjectEnv::RealClassEval
     );
+    // A forged dataset runs where its tests were validated.
+    let forged = dir.path().join("forged.json");
+    let task = |exe: &str| {
+        serde_json::json!({"format": "classlab", "tasks": [
+            {"task_id": "snippet_1", "provenance": {"forge": {"python": {"executable": exe}}}}]})
+        .to_string()
+    };
+    std::fs::write(&forged, task("/x/.python/realclasseval/bin/python")).unwrap();
+    assert_eq!(
+        ProjectEnv::for_dataset(Some(&forged)),
+        ProjectEnv::RealClassEval
+    );
+    std::fs::write(&forged, task("/x/.python/classeval/bin/python")).unwrap();
+    assert_eq!(
+        ProjectEnv::for_dataset(Some(&forged)),
+        ProjectEnv::ClassEval
+    );
+    std::fs::write(&forged, "[{\"task_id\": \"ClassEval_0\"}]").unwrap();
+    assert_eq!(
+        ProjectEnv::for_dataset(Some(&forged)),
+        ProjectEnv::ClassEval
+    );
     assert_eq!(
         ProjectEnv::RealClassEval.rel_dir(),
         Path::new(".python/realclasseval")
