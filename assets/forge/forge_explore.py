@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from forge_runner import Runner, broken, usable  # noqa: E402
 from forge_values import (NOT_OBJECTS, Pool, attr_name_ok, attr_uses, last_method,  # noqa: E402
                           field_params, literal, markers, max_instance, numbers_in, parse_type,
-                          sets_in, shape_checked, strings_in, type_of_default)
+                          read_literal, sets_in, shape_checked, strings_in, type_of_default)
 
 
 class Explorer:
@@ -190,9 +190,10 @@ class Explorer:
                 k = {"lit": rng.choice(known)}
             else:
                 k = self.value(t[1] if t[1] != ("any",) else ("str",), [], depth + 1)
-            if json.dumps(k, sort_keys=True) in seen:
+            key = json.dumps(k, sort_keys=True)
+            if key in seen:
                 continue  # (a literal dict keeps the last of two equal keys: one is enough)
-            seen.add(json.dumps(k, sort_keys=True))
+            seen.add(key)
             if t[2] == ("any",) and self.keys and depth < 3 and not flat and rng.random() < 0.25:
                 v = self.mapping(("dict", ("any",), ("any",)), depth + 1)
             else:
@@ -262,8 +263,7 @@ class Explorer:
             v = (state or {}).get(f)
             if v and v[0] == "value":
                 try:
-                    current[f] = eval(v[1], {"__builtins__": {"float": float, "set": set,
-                                                              "frozenset": frozenset}})
+                    current[f] = read_literal(v[1])
                 except Exception:  # noqa: BLE001 - a literal we cannot read back
                     pass
         if not current:

@@ -22,7 +22,7 @@ import signal
 import sys
 import time
 
-from forge_values import _Obj, observe, unclock
+from forge_values import _Obj, observe, read_literal, unclock
 
 BUILTIN_EXC = {name for name, v in vars(builtins).items()
                if isinstance(v, type) and issubclass(v, BaseException)}
@@ -244,8 +244,7 @@ class Runner:
 
     def resolve(self, spec, cls, insts, results, tracer):
         if "lit" in spec:
-            return eval(spec["lit"], {"__builtins__": {"float": float, "set": set,
-                                                       "frozenset": frozenset}})
+            return read_literal(spec["lit"])
         if "ref" in spec:
             return results.get(spec["ref"])
         if "new" in spec:

@@ -43,6 +43,11 @@ def attr_name_ok(name):
     return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_")
 
 
+def read_literal(src):
+    """The value of a literal source `literal` wrote (`float('inf')`, `set()` included)."""
+    return eval(src, {"__builtins__": {"float": float, "set": set, "frozenset": frozenset}})
+
+
 def parsed(source):
     """The reference's syntax tree; None when it does not parse."""
     try:
