@@ -17,6 +17,7 @@ def _host_main():
     import json
     import os
     import signal
+    import _signal
     import time
     import traceback
     import types
@@ -875,6 +876,8 @@ def _host_main():
         if in_code[0]:
             raise HostTimeout("the test's time ran out")
 
+    SIGALRM, ITIMER_REAL = int(signal.SIGALRM), int(signal.ITIMER_REAL)
+
     def arm():
         d = deadline[0]
         try:
@@ -883,9 +886,11 @@ def _host_main():
                     signal.setitimer(signal.ITIMER_REAL, 0)
                     alarm_on[0] = False
                 return
-            if signal.getsignal(signal.SIGALRM) is not on_alarm:  # the code may have replaced it
-                signal.signal(signal.SIGALRM, on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, max(d - monotonic(), 0.001))
+            # The code may have replaced it. (_signal's: signal.getsignal makes an enum of the
+            # handler, raising and catching a ValueError, on every request.)
+            if _signal.getsignal(SIGALRM) is not on_alarm:
+                _signal.signal(SIGALRM, on_alarm)
+            _signal.setitimer(ITIMER_REAL, max(d - monotonic(), 0.001))
             alarm_on[0] = True
         except (ValueError, OSError):
             pass
