@@ -851,5 +851,34 @@ class Carried(unittest.TestCase):
         self.assertEqual(imp[0]["line"], 4)
 
 
+class HostSnapshots(unittest.TestCase):
+    """The host's snapshots of the test machinery, taken where host.py is compiled (the warm
+    interpreter, before any suite forks from it), tell a changed dictionary from an unchanged
+    one by its version tag alone."""
+
+    def test_a_changed_dictionary_is_told_from_an_unchanged_one(self):
+        import subprocess
+        top = driver.source("host.py").split("\ndef _host_main():")[0]
+        probe = textwrap.dedent("""
+            assert _DICT_TAG is not None, "no version tags on this interpreter"
+            names = set(_PRISTINE)
+            assert {"builtins", "unittest.case", "json.encoder",
+                    "unittest.case.TestCase"} <= names, names
+            assert "sys" not in names
+            def changed():
+                return sorted(k for k, (_o, _s, addr, tag) in _PRISTINE.items()
+                              if addr is None or _DICT_TAG(addr) != tag)
+            assert changed() == [], changed()
+            unittest.case.TestCase.assertEqual = lambda *a: None
+            json.encoder.JSONEncoder.encode = lambda *a: "{}"
+            assert changed() == ["json.encoder.JSONEncoder", "unittest.case.TestCase"], changed()
+            print("ok")
+        """)
+        out = subprocess.run(
+            [sys.executable, "-c", "import json, json.encoder, unittest, unittest.case\n" + top
+             + "\n" + probe], capture_output=True, text=True, timeout=60)
+        self.assertEqual((out.returncode, out.stdout.strip()), (0, "ok"), out.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()
