@@ -26,7 +26,6 @@
 
 import ctypes
 import fcntl
-import gc
 import json
 import os
 import resource
@@ -546,10 +545,6 @@ def main():
     signal.set_wakeup_fd(wake_w, warn_on_full_buffer=False)
     signal.signal(signal.SIGCHLD, lambda *a: None)
     pytest_imported = False
-    # What the zygote holds, out of the collector's sight (and pytest's modules, once
-    # imported): a suite's collections then never walk the heap it was forked from, which
-    # would copy every page of it on write.
-    gc.freeze()
     while True:
         try:
             ready, _, _ = select.select([sock, wake_r], [], [], 1.0)
@@ -582,7 +577,6 @@ def main():
         if msg == HEADER_PYTEST and not pytest_imported:
             import_pytest()
             pytest_imported = True
-            gc.freeze()
         child = start(fds, own_pidns)
         if child is not None:
             sock.close()
