@@ -6,7 +6,8 @@
 # from the 100 reference solutions run with one worker (cold and warm) vs the baseline.
 # Last, the split harness against the in-process one (both warm, default workers), in the same
 # run: the references and the four model outputs, time and the agreement of every test's outcome
-# (scripts/harness-agreement.py), and each harness's agreement, test class by test class, with
+# (scripts/harness-agreement.py), the machine's page faults during each evaluation (steadier
+# than one run's wall time), and each harness's agreement, test class by test class, with
 # the official ClassEval evaluator (scripts/official-agreement.py). Targets: split <= 10 % over
 # in-process on the references, <= 25 % on the model outputs; agreement >= 99 %.
 # `realclasseval`: the RealClassEval slices, every model, both harnesses: time and per-test
@@ -31,14 +32,17 @@ else
 fi
 
 secs() { python3 -c "import sys,time; print(time.time())"; }
+faults() { awk '/^pgfault /{print $2}' /proc/vmstat 2> /dev/null || echo 0; }
 run_eval() { # name, extra args… → seconds; the session dir in $work/$name, its JSON in
-    local name="$1"; shift  # $work/$name.json
-    mkdir -p "$work/$name"
-    local t0 t1
+    local name="$1"; shift  # $work/$name.json, the machine's page faults meanwhile in
+    mkdir -p "$work/$name"  # $work/$name.faults
+    local t0 t1 f0
+    f0=$(faults)
     t0=$(secs)
     "$bin" eval --json --sessions "$work/$name" --dataset "$data/ClassEval_data.json" "$@" \
         > "$work/$name.json" 2> /dev/null || true
     t1=$(secs)
+    echo $(( $(faults) - f0 )) > "$work/$name.faults"
     python3 -c "print(round($t1 - $t0, 2))"
 }
 baseline() { # session name → seconds
@@ -85,17 +89,22 @@ split_vs_inproc() {
                 > "$work/official-$h-$f.txt" || true
         done
         python3 - "$f" "$i" "$s" "$work/agreement-$f.json" "$work/official-split-$f.txt" \
-            "$work/official-inproc-$f.txt" <<'PY'
+            "$work/official-inproc-$f.txt" "$(cat "$work/inproc-$f.faults")" \
+            "$(cat "$work/split-$f.faults")" <<'PY'
 import json, sys
 f, i, s, path = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 a = json.load(open(path))
 official = [open(p).read().splitlines() for p in sys.argv[5:7]]
+fi, fs = int(sys.argv[7]), int(sys.argv[8])
 rate = [(o[-1].split()[0] if o else "?") for o in official]
 target = 10 if f == "reference" else 25
 cost = (s / i - 1) * 100
 print("%-42s %7.1fs %7.1fs %+6.1f%%%s %6d/%-6d %6d/%-6d %15s %15s" % (
     f, i, s, cost, "!" if cost > target else " ", a["tests_agreeing"], a["tests"],
     a["test_classes_agreeing"], a["test_classes"], rate[0], rate[1]))
+if fi > 0:
+    # Steadier than one run's wall time: the machine's page faults during each evaluation.
+    print("    page faults: inproc %d, split %d (%+.1f %%)" % (fi, fs, (fs / fi - 1) * 100))
 for d in a["disagreements"]:
     print("    differs: %s %s: split %s, inproc %s" % (d["task"], d["test"], d["a"], d["b"]))
 for h, o in zip(("split", "inproc"), official):
