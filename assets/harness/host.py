@@ -41,7 +41,7 @@ def _dict_tag_reader():
         d["a"] = 2
         t1 = tag(a)
         d["b"] = 3
-        if used_at(a + 2 * word).value != 2 or not (t0 != t1 != tag(a)) or tag(a) != tag(a):
+        if used_at(a + 2 * word).value != 2 or not (t0 != t1 != tag(a)):
             return None
         return tag
     except Exception:
@@ -60,24 +60,25 @@ def _snapshot(obj, tag):
     return (obj, dict(d), id(d), tag(id(d)))
 
 
-def _pristine():
-    """Snapshots of the machinery already loaded where this file is compiled: in the warm
-    interpreter, before any suite is forked from it (so a suite inherits them untouched).
-    `sys` is left to the host, whose own start changes it (argv)."""
-    tag = _dict_tag_reader()
-    out = {}
+def _watch(watched, tag, skip=()):
+    """Snapshots, into `watched`, of the watched machinery loaded and not yet in it."""
     for name in _WATCHED_MODULES:
         m = _sys.modules.get(name)
-        if m is not None and name != "sys":
-            out[name] = _snapshot(m, tag)
+        if m is not None and name not in watched and name not in skip:
+            watched[name] = _snapshot(m, tag)
     for owner, cname in _WATCHED_CLASSES:
         cls = getattr(_sys.modules.get(owner), cname, None)
-        if isinstance(cls, type):
-            out[owner + "." + cname] = _snapshot(cls, tag)
-    return tag, out
+        key = owner + "." + cname
+        if isinstance(cls, type) and key not in watched:
+            watched[key] = _snapshot(cls, tag)
+    return watched
 
 
-_DICT_TAG, _PRISTINE = _pristine()
+# Snapshots of the machinery already loaded where this file is compiled: in the warm
+# interpreter, before any suite is forked from it (so a suite inherits them untouched). `sys`
+# is left to the host, whose own start changes it (argv).
+_DICT_TAG = _dict_tag_reader()
+_PRISTINE = _watch({}, _DICT_TAG, skip=("sys",))
 
 
 def _host_main():
@@ -219,16 +220,7 @@ def _host_main():
     def watch_all():
         """Snapshots of the test machinery this process has loaded since (`_PRISTINE`: what
         it was forked with)."""
-        for name in _WATCHED_MODULES:
-            m = _sys.modules.get(name)
-            if m is not None and name not in watched:
-                watched[name] = _snapshot(m, _DICT_TAG)
-        for owner, cname in _WATCHED_CLASSES:
-            m = _sys.modules.get(owner)
-            cls = getattr(m, cname, None) if m is not None else None
-            key = owner + "." + cname
-            if isinstance(cls, type) and key not in watched:
-                watched[key] = _snapshot(cls, _DICT_TAG)
+        _watch(watched, _DICT_TAG)
 
     hooks0 = {k: getattr(_sys, k, None) for k in ("excepthook", "displayhook",
                                                   "unraisablehook", "breakpointhook")}
@@ -950,7 +942,7 @@ def _host_main():
         try:
             if d is None:
                 if alarm_on[0]:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
+                    _signal.setitimer(ITIMER_REAL, 0)
                     alarm_on[0] = False
                 return
             # The code may have replaced it. (_signal's: signal.getsignal makes an enum of the
