@@ -456,7 +456,7 @@ fn pytest_asserts_meet_the_decoys_too() {
 }
 
 /// The code plants a module in the scratch directory it shares with the runner, overrules the
-/// host's own judgement of what the runner may import (a closure cell found through `gc`), and
+/// host's own judgement of what the runner may import (found through `gc`), and
 /// hands over a value of that module. Tests that put their own directory on sys.path (their
 /// `__file__` is in scratch, a common idiom) must still never make the runner import it: there
 /// it would run among the tests (here it would leave at once, with every test unreported).
@@ -478,9 +478,7 @@ def _overrule():
     import gc
     for f in gc.get_objects():
         if type(f).__name__ == "function" and f.__name__ == "module_trusted":
-            cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
-            if "path_cache" in cells:
-                cells["path_cache"].cell_contents["planted_mod"] = True
+            f.__globals__["path_cache"]["planted_mod"] = True
 
 
 class BalancedBrackets:

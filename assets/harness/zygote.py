@@ -101,11 +101,21 @@ MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 16384, 1 << 18
 PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_SECUREBITS, PR_CAP_AMBIENT = 38, 24, 28, 47
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 PR_SET_PDEATHSIG = 1
+PR_SET_NAME = 15
 MS_RDONLY, MS_REMOUNT, MS_BIND = 1, 32, 4096
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SECBITS_LOCKDOWN = 0xEF  # NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE (+ locks), KEEP_CAPS_LOCKED
 SYS_CAPSET, SYS_LL_CREATE, SYS_LL_ADD, SYS_LL_RESTRICT = 126, 444, 445, 446  # x86_64
 O_PATH = 0o10000000
+
+
+# Each process of a suite by its part (`ps`, `perf` tell them apart), the names kept here.
+NAMES = {k: ctypes.create_string_buffer(b"classlab-" + k.encode()) for k in
+         ("init", "host", "runner")}
+
+
+def name_process(kind):
+    libc.prctl(PR_SET_NAME, ctypes.addressof(NAMES[kind]), 0, 0, 0)
 
 
 class Fail(Exception):
@@ -302,6 +312,7 @@ def suite_init(fds):
     host, pair = None, None
     try:
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        name_process("init")
         os.setsid()
         for s in (signal.SIGCHLD, signal.SIGTERM, signal.SIGPIPE):
             signal.signal(s, signal.SIG_DFL)
@@ -384,6 +395,7 @@ def start_host(req, pair, outputs, runner_fds, st_w, userns):
         report(st_w, "error host setup: %s\n" % e)
         os._exit(125)
     h = req["host"]
+    name_process("host")
     python(req, dict(req, **h), HARNESSES["host"]["_host_entry"], h["spec"],
            list(outputs) + [pair[1].detach()], st_w)
     os._exit(124)
@@ -476,6 +488,7 @@ def reap(runner_pid, st_w, written, wd, host):
 
 def runner(req, run, fds, sock, st_w):
     ns = HARNESSES["split" if run.get("harness") == "split" else "inproc"]
+    name_process("runner")
     python(req, req, ns["_main"], run["spec"], list(fds) + ([sock] if sock is not None else []),
            st_w)
 
