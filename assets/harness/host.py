@@ -316,7 +316,7 @@ class Peer(Codec):
         self.fixups = []
         self.next_rid = 1
         self.proxy_classes = {}
-        self.pending_copies = {}
+        self.pending_copies = Lent()
         self.budget = [200_000]
 
     # -- encoding (host -> runner) --
@@ -329,13 +329,11 @@ class Peer(Codec):
             return
         tag = container_tags.get(t)
         if tag is not None:
-            cur = self.copies[-1] if self.copies else None
-            if cur is not None:
-                for cid, c in cur.items():
-                    if c is x:
-                        out.append(T_COPYREF)
-                        _varint(cid, out)
-                        return
+            cid = self.copies[-1].cid_of(x) if self.copies else None
+            if cid is not None:
+                out.append(T_COPYREF)
+                _varint(cid, out)
+                return
             self.enc_container_handle(x, t, tag, out, depth)
             return
         if t is type or isinstance(x, type):
@@ -630,7 +628,7 @@ class Peer(Codec):
 
     def decode(self, payload):
         # The copies a request carries are decoded before `serve` runs: into a fresh map.
-        self.copies.append({})
+        self.copies.append(Lent())
         self.fixups = []
         try:
             msg = self.loads(payload)
@@ -694,7 +692,7 @@ class Peer(Codec):
             deadline[0] = mine if outer is None or aside else min(outer, mine)
             arm()
         self.copies.append(self.pending_copies)
-        self.pending_copies = {}
+        self.pending_copies = Lent()
         self.budget = [200_000]
         was = in_code[0]
         try:

@@ -190,6 +190,23 @@ local_cache = {}
 # A class's own namespace in this process (`vars()` of a class of the code's would ask
 # the host, see HostType.__dict__).
 own_dict = type.__dict__["__dict__"].__get__
+class_mro = type.__dict__["__mro__"].__get__
+
+
+def protocol_of(cls):
+    """The names in PROTOCOL that `getattr(cls, name, None)` finds (not None), looked up in the
+    class's and its metaclass's dictionaries without running what is found there: a
+    MagicMock's class answers each magic method asked that way with a new child mock (~100 µs
+    each, 72 a mock)."""
+    dicts = [own_dict(k) for k in class_mro(cls) + class_mro(type_(cls))]
+    names = []
+    for n in PROTOCOL:
+        for d in dicts:
+            if n in d:
+                if d[n] is not None:
+                    names.append(n)
+                break
+    return tuple(names)
 
 
 def local_names(cls):
@@ -1143,7 +1160,7 @@ class Peer(Codec):
                 cls = x.__class__
                 if not isinstance_(cls, type) or not (cls in proxy_info or path_of(cls)):
                     cls = None
-                names = tuple(n for n in PROTOCOL if getattr_(type_(x), n, None) is not None)
+                names = protocol_of(type_(x))
                 self.enc((cls, names), out, depth + 1)
             else:
                 out.append(T_AGAIN)
@@ -1154,11 +1171,11 @@ class Peer(Codec):
 
     def enc_copy(self, x, t, tag, out, depth):
         cur = self.copies[-1]
-        for cid, c in cur.items():
-            if c is x:
-                out.append(T_COPYREF)
-                _varint(cid, out)
-                return
+        cid = cur.cid_of(x)
+        if cid is not None:
+            out.append(T_COPYREF)
+            _varint(cid, out)
+            return
         cid = len_(cur) + 1
         cur[cid] = x
         out.append(tag)
@@ -1406,7 +1423,7 @@ class Peer(Codec):
         if rel is None:
             frames.send(payload)
             return
-        self.copies.append({})
+        self.copies.append(Lent())
         try:
             released = self.dumps(("R", rel))
         finally:
@@ -1469,7 +1486,7 @@ class Peer(Codec):
             state["epoch"] += 1
         d = state["deadline"]
         left = None if d is None else max(d - monotonic(), 0.0)
-        self.copies.append({})
+        self.copies.append(Lent())
         # The protocol is never interrupted half way: the alarm only marks the deadline
         # (see Split.waiting) until the answer is in, or while a callback runs test code.
         was_waiting = state["waiting"]
@@ -1550,7 +1567,7 @@ class Peer(Codec):
         if len_(msg) < 4 or type_(msg[1]) is not int:
             die(HostMisbehaved, "a malformed request")
         rid, op, operands = msg[1], msg[2], msg[5:]
-        self.copies.append({})
+        self.copies.append(Lent())
         was_waiting = state["waiting"]
         try:
             try:

@@ -311,6 +311,24 @@ class Codec:
     d_copyref = d_new = d_again = d_snap = d_yours = d_path = d_value = d_class = d_exc = bad
 
 
+class Lent(dict):
+    """The containers one message lends: cid -> container, and a container's cid by its
+    identity (a message that lends many finds each again at once)."""
+    __slots__ = ("ids",)
+
+    def __init__(self):
+        dict.__init__(self)
+        self.ids = {}
+
+    def __setitem__(self, cid, c):
+        dict.__setitem__(self, cid, c)
+        self.ids[id(c)] = cid
+
+    def cid_of(self, x):
+        cid = self.ids.get(id(x))
+        return cid if cid is not None and dict.get(self, cid) is x else None
+
+
 class Frames:
     """Length-prefixed frames over one socket descriptor."""
 

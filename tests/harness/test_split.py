@@ -849,6 +849,29 @@ class Carried(unittest.TestCase):
         self.assertEqual(imp[0]["line"], 4)
 
 
+class ProtocolOf(unittest.TestCase):
+    """What the runner tells the host an object of the tests supports: what getattr on its
+    class finds, without running it (a MagicMock's class makes a child mock per magic method
+    asked with getattr)."""
+
+    def test_the_same_names_as_getattr_and_no_child_mocks(self):
+        import collections
+        from unittest import mock
+        ns = {"__name__": "split_under_test"}
+        exec(compile(driver.source("wire.py", "split.py"), "split.py", "exec"), ns)
+        protocol = ns["PROTOCOL"]
+        for x in (mock.Mock(), lambda: 1, len, [], {}, 3, object(), collections.Counter(),
+                  int, "s", None):
+            want = tuple(n for n in protocol if getattr(type(x), n, None) is not None)
+            self.assertEqual(ns["protocol_of"](type(x)), want, type(x))
+        m = mock.MagicMock()
+        names = ns["protocol_of"](type(m))
+        self.assertIn("__call__", names)
+        self.assertIn("__len__", names)
+        self.assertEqual(m._mock_children, {}, "child mocks were made")
+        self.assertTrue(all(type(v) is not mock.MagicMock for v in vars(type(m)).values()))
+
+
 class HostSnapshots(unittest.TestCase):
     """The host's snapshots of the test machinery, taken where host.py is compiled (the warm
     interpreter, before any suite forks from it), tell a changed dictionary from an unchanged

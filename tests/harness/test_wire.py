@@ -121,6 +121,19 @@ class FramesTest(unittest.TestCase):
             b.close()
 
 
+class LentTest(unittest.TestCase):
+    """A message's lent containers, found again by identity (not by equality)."""
+
+    def test_a_container_is_found_by_identity(self):
+        lent = W["Lent"]()
+        a, b = [1], [1]
+        lent[1] = a
+        self.assertEqual(lent.cid_of(a), 1)
+        self.assertIsNone(lent.cid_of(b), "an equal list is another container")
+        lent[2] = b
+        self.assertEqual((lent.cid_of(a), lent.cid_of(b), dict(lent)), (1, 2, {1: a, 2: b}))
+
+
 class HandlesTest(unittest.TestCase):
     def test_an_object_is_one_handle_and_released_by_count(self):
         h = Handles()
