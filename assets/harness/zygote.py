@@ -31,6 +31,7 @@ import os
 import resource
 import select
 import signal
+import _signal
 import socket
 import struct
 import sys
@@ -134,12 +135,22 @@ def mount(src, target, fstype, flags, data):
                      data.encode() if data else None), "mount " + target)
 
 
-def drop_caps(run_as):
-    check(libc.prctl(PR_SET_SECUREBITS, SECBITS_LOCKDOWN, 0, 0, 0), "securebits")
+def cap_last_cap():
     try:
         with open("/proc/sys/kernel/cap_last_cap") as f:
-            last = int(f.read())
-    except OSError:
+            return int(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+# The kernel's, read once here where it can be (a suite reads it if this could not).
+CAP_LAST = cap_last_cap()
+
+
+def drop_caps(run_as):
+    check(libc.prctl(PR_SET_SECUREBITS, SECBITS_LOCKDOWN, 0, 0, 0), "securebits")
+    last = CAP_LAST if CAP_LAST is not None else cap_last_cap()
+    if last is None:
         last = 63
     for cap in range(last + 1):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
@@ -203,13 +214,20 @@ OWN_PID = 0x4F574E50  # where the programs want the installing process's pid (se
 BPF_JEQ_K = 0x15
 
 
+OWN_PID_K = struct.pack("=I", OWN_PID)
+
+
 def seccomp(programs, own_pid):
+    pid = struct.pack("=I", own_pid)
     for hexed in programs:
         raw = bytearray.fromhex(hexed)
-        for at in range(0, len(raw), 8):
-            code, _jt, _jf, k = struct.unpack_from("=HBBI", raw, at)
-            if k == OWN_PID and code == BPF_JEQ_K:
-                struct.pack_into("=I", raw, at + 4, own_pid)
+        # The placeholder where it is an instruction's k (bytes 4-7 of 8) in a JEQ: found by
+        # search, not by unpacking each of the program's ~650 instructions (~0.15 ms).
+        at = raw.find(OWN_PID_K)
+        while at >= 0:
+            if at % 8 == 4 and struct.unpack_from("=H", raw, at - 4)[0] == BPF_JEQ_K:
+                raw[at:at + 4] = pid
+            at = raw.find(OWN_PID_K, at + 1)
         buf = ctypes.create_string_buffer(bytes(raw), len(raw))
         prog = Fprog(len(raw) // 8, ctypes.addressof(buf))
         check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog), 0, 0),
@@ -517,9 +535,13 @@ def python(req, own, main, spec, fds, st_w):
         if req["landlock_abi"]:
             landlock(req["landlock_abi"], own["read_paths"], own["write_paths"], True)
         seccomp(req.get("seccomp") or [], os.getpid())
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        os.environ.clear()
-        os.environ.update(own["env"])
+        # _signal's: signal.signal makes an enum of the old handler, raising and catching a
+        # ValueError for a function.
+        _signal.signal(signal.SIGINT, signal.default_int_handler)
+        env = own["env"]
+        if list(os.environ.items()) != list(env.items()):  # usually the same already
+            os.environ.clear()
+            os.environ.update(env)
         sys.argv = ["-c", spec]
         os.close(st_w)
     except BaseException as e:
