@@ -538,10 +538,8 @@ def python(req, own, main, spec, fds, st_w):
         # _signal's: signal.signal makes an enum of the old handler, raising and catching a
         # ValueError for a function.
         _signal.signal(signal.SIGINT, signal.default_int_handler)
-        env = own["env"]
-        if list(os.environ.items()) != list(env.items()):  # usually the same already
-            os.environ.clear()
-            os.environ.update(env)
+        os.environ.clear()
+        os.environ.update(own["env"])
         sys.argv = ["-c", spec]
         os.close(st_w)
     except BaseException as e:
