@@ -98,7 +98,6 @@ _PRISTINE = _watch({}, _DICT_TAG, skip=("sys",))
 # any suite is forked: a suite then defines nothing). What is a suite's own is set by
 # `_host_main` in the names below, each in its process's copy of this module.
 spec = None  # the host spec (JSON from argv)
-code_dir = scratch = None
 regions = ()  # (file, first line, last line) of the code under test
 untrusted_dirs = ()  # the code's and the scratch directory, each with a trailing /
 frames = handles = peer = None
@@ -264,8 +263,7 @@ container_tags = {
     collections.deque: T_DEQUE, collections.OrderedDict: T_ODICT,
     collections.Counter: T_COUNTER, collections.defaultdict: T_DEFAULTDICT,
 }
-trusted_meta = set()
-trusted_meta.update((type, abc.ABCMeta, enum.EnumType))
+trusted_meta = {type, abc.ABCMeta, enum.EnumType}
 path_cache = {}
 
 
@@ -322,6 +320,19 @@ class Peer(Codec):
     # -- encoding (host -> runner) --
     def enc_other(self, x, out, depth):
         t = type(x)
+        if t is _Raw:
+            out += x.data
+            return
+        if t is _Raised:
+            self.enc_raised(x.exc, out, depth)
+            return
+        if t is _Snap:  # a container's handle with its state
+            o = x.obj
+            ot = type(o)
+            out.append(T_SNAP)
+            self.enc_handle(o, out, depth)
+            self.enc_state(o, ot, container_tags[ot], out, depth + 1, [1 << 40])
+            return
         hid = handles.proxy_ids.get(id(x))
         if hid is not None and isinstance(x, RunnerObject):
             out.append(T_YOURS)
@@ -797,22 +808,6 @@ class _Raised:
         self.exc = exc
 
 
-base_enc_other = Peer.enc_other
-
-
-def enc_other(self, x, out, depth):
-    t = type(x)
-    if t is _Raw:
-        out += x.data
-    elif t is _Raised:
-        self.enc_raised(x.exc, out, depth)
-    else:
-        base_enc_other(self, x, out, depth)
-
-
-Peer.enc_other = enc_other
-
-
 def safe_str(x):
     try:
         return str(x)
@@ -1100,23 +1095,6 @@ class _Snap:
         self.obj = obj
 
 
-prev_enc_other = Peer.enc_other
-
-
-def enc_other2(self, x, out, depth):
-    if type(x) is _Snap:
-        o = x.obj
-        t = type(o)
-        out.append(T_SNAP)
-        self.enc_handle(o, out, depth)
-        self.enc_state(o, t, container_tags[t], out, depth + 1, [1 << 40])
-    else:
-        prev_enc_other(self, x, out, depth)
-
-
-Peer.enc_other = enc_other2
-
-
 def op_eqn(obj, values, negate):
     """obj == v (or !=) for each value, in the order given, with the truth of each result
     taken at once (the runner judges by it; the exception when it has none)."""
@@ -1201,7 +1179,7 @@ ops = {
 
 
 def _host_main():
-    global spec, code_dir, scratch, regions, untrusted_dirs, frames, handles, peer, hooks0
+    global spec, regions, untrusted_dirs, frames, handles, peer, hooks0
     spec = json.loads(_sys.argv[1])
     code_dir = os.path.realpath(spec["code_dir"])
     scratch = os.path.realpath(spec.get("scratch") or os.getcwd())

@@ -44,7 +44,7 @@ trusted_roots = ()  # sys.path's trees as the suite started (see trusted_path)
 test_module_names = code_module_names = frozenset()
 grace = 2.0  # seconds the host is given to answer past a test's deadline
 rng = None  # the suite's own: decoys in an order no other suite shares
-fd = frames = poller = peer = None
+frames = poller = peer = None
 
 perf = time.perf_counter
 monotonic = time.monotonic
@@ -168,7 +168,7 @@ class HostObject:
     def __getattribute__(self, name):
         if name in local_names(type_(self)):
             return object_getattribute(self, name)
-        return peer.getattr(self, name)
+        return getattr_forward(self, name)
 
     def __setattr__(self, name, value):
         peer.request("setattr", self, name, value)
@@ -319,7 +319,7 @@ class HostType(type):
                 "__wrapped__", "__signature__", "__abstractmethods__",
                 "__isabstractmethod__", "__func__", "__self__", "__origin__"):
             raise AttributeError(name)
-        return peer.getattr(cls, name)
+        return getattr_forward(cls, name)
 
     def __setattr__(cls, name, value):
         peer.request("setattr", cls, name, value)
@@ -456,14 +456,14 @@ def module_getattribute(self, name):
         cache = module_meta.setdefault(id(self), {})
         if name not in cache:
             try:
-                cache[name] = (True, peer.getattr(self, name))
+                cache[name] = (True, getattr_forward(self, name))
             except AttributeError as e:
                 cache[name] = (False, e)
         ok, v = cache[name]
         if not ok:
             raise v
         return v
-    return peer.getattr(self, name)
+    return getattr_forward(self, name)
 
 
 module_meta = {}
@@ -2048,7 +2048,7 @@ def _split_runner(ctx_):
     shares: the spec, the test module's name and path, `emit`, and the harness's exception
     classes."""
     global ctx, spec, emit, HarnessTimeout, tests_dir, scratch_dir, trusted_roots
-    global test_module_names, code_module_names, grace, rng, fd, frames, poller, peer
+    global test_module_names, code_module_names, grace, rng, frames, poller, peer
     ctx = ctx_
     spec = ctx["spec"]
     emit = ctx["emit"]
@@ -2074,6 +2074,5 @@ def _split_runner(ctx_):
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
     peer = Peer()
-    peer.getattr = getattr_forward
     literal_pool(ctx["test_top"])
     return Split

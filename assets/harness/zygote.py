@@ -149,9 +149,7 @@ CAP_LAST = cap_last_cap()
 
 def drop_caps(run_as):
     check(libc.prctl(PR_SET_SECUREBITS, SECBITS_LOCKDOWN, 0, 0, 0), "securebits")
-    last = CAP_LAST if CAP_LAST is not None else cap_last_cap()
-    if last is None:
-        last = 63
+    last = CAP_LAST or cap_last_cap() or 63
     for cap in range(last + 1):
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
@@ -212,8 +210,6 @@ class Fprog(ctypes.Structure):
 
 OWN_PID = 0x4F574E50  # where the programs want the installing process's pid (seccomp.rs)
 BPF_JEQ_K = 0x15
-
-
 OWN_PID_K = struct.pack("=I", OWN_PID)
 
 
